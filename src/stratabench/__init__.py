@@ -1,0 +1,1 @@
+"""stratabench: a benchmark workbench for the data layer."""

@@ -1,0 +1,137 @@
+"""The one exception tree of stratabench.
+
+Every failure a user can cause or meet is a subclass of
+:class:`StratabenchError` with a one-line message that names the bad input
+and what to do about it. Library code raises; only ``stratabench.cli.main``
+prints ``error: ...`` and turns the class's ``exit_code`` into the process
+exit status.
+
+::
+
+    StratabenchError                 1  anything else that went wrong
+    ├── UsageError                   2  a bad option, argument or value
+    │   └── UnknownNameError         2  an unknown suite, codec, store, ...
+    ├── DataError                   65  a malformed input file
+    │   └── ResultsFormatError      65  a results file that cannot be read
+    ├── UnavailableError            69  a missing package, binary or toolchain
+    ├── StoreError                  69  a store or server failed or is unreachable
+    │   └── ValueTooLargeError      69  a value over a store's item limit
+    ├── ServiceError                69  a local server could not start or stop
+    ├── IntegrityError              70  decoded data does not hash as expected
+    ├── OutputExistsError           73  refusing to overwrite an existing file
+    └── OutputError                 74  an output file cannot be written
+
+Context (the file, URL or cell concerned) is added on the way up with
+:meth:`StratabenchError.with_context`, which keeps the class and so the exit
+code.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DataError",
+    "IntegrityError",
+    "OutputError",
+    "OutputExistsError",
+    "ResultsFormatError",
+    "ServiceError",
+    "StoreError",
+    "StratabenchError",
+    "UnavailableError",
+    "UnknownNameError",
+    "UsageError",
+    "ValueTooLargeError",
+]
+
+
+class StratabenchError(Exception):
+    """Base of every error stratabench reports to its user.
+
+    The message is one line; it names what is wrong and what to do.
+    """
+
+    exit_code: int = 1
+
+    def __init__(self, message: str) -> None:
+        # One line, always: a multi-line message breaks the CLI's contract
+        # of one `error: ...` line and the result records' `error` field.
+        super().__init__(" ".join(str(message).split()))
+
+    @property
+    def message(self) -> str:
+        """The one-line message, without the class name."""
+        return str(self.args[0]) if self.args else ""
+
+    def with_context(self, context: str) -> StratabenchError:
+        """Return an error of the same class with ``context: `` in front.
+
+        Parameters
+        ----------
+        context
+            What was being worked on: a file name, a URL, a cell name.
+        """
+        error = type(self).__new__(type(self))
+        StratabenchError.__init__(error, f"{context}: {self.message}")
+        error.__dict__.update(self.__dict__)
+        error.__cause__ = self.__cause__ or self
+        return error
+
+
+class UsageError(StratabenchError):
+    """An option, argument or value the user gave is not valid."""
+
+    exit_code = 2
+
+
+class UnknownNameError(UsageError):
+    """A suite, codec, compressor, store or mapper name that is not registered."""
+
+
+class DataError(StratabenchError):
+    """An input file (records, dataset, results) is malformed."""
+
+    exit_code = 65
+
+
+class ResultsFormatError(DataError):
+    """A results file is corrupt, truncated or of an unknown format version."""
+
+
+class UnavailableError(StratabenchError):
+    """Something a plugin needs is missing: a package, a binary, a toolchain."""
+
+    exit_code = 69
+
+
+class StoreError(StratabenchError):
+    """A store failed: its server is unreachable, refused, or died mid-run."""
+
+    exit_code = 69
+
+
+class ValueTooLargeError(StoreError):
+    """A value is larger than the store accepts for one item."""
+
+
+class ServiceError(StratabenchError):
+    """A private local server could not be started, reached or stopped."""
+
+    exit_code = 69
+
+
+class IntegrityError(StratabenchError):
+    """What a data path returned does not hash to what went in."""
+
+    exit_code = 70
+
+
+class OutputExistsError(StratabenchError):
+    """An output file exists and overwriting it was not asked for."""
+
+    exit_code = 73
+
+
+class OutputError(StratabenchError):
+    """An output file or directory cannot be written."""
+
+    exit_code = 74

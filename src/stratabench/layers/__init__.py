@@ -1,0 +1,1 @@
+"""Layers: codecs, compressors, stores and mappers, each a plugin kind."""

@@ -1,0 +1,127 @@
+"""Typed, frozen options: what the CLI builds from arguments.
+
+The command line ends at the CLI. Everything below it (engine, suites,
+reporters) receives these objects, never an argparse namespace, and they
+cross into worker processes as JSON (:meth:`RunOptions.to_json`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from stratabench.errors import UsageError
+
+__all__ = ["EngineOptions", "RunOptions"]
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the engine measures each cell.
+
+    Attributes
+    ----------
+    samples
+        Timed samples per cell, each a calibrated loop of the operation.
+    warmups
+        Untimed loops run before the samples, at the calibrated loop count.
+    min_sample_ns
+        Calibration target: each sample lasts at least this long, so the
+        clock's resolution and the loop's own cost are negligible. Slower
+        operations run once per sample.
+    max_sample_ns
+        Stop adding samples to a cell once its samples took this long in
+        total (at least three are always taken), so a 7-second compile cell
+        does not take ten times that.
+    memory_samples
+        Operations measured in the tracemalloc pass (0 disables the pass).
+    isolate
+        Run each cell in a fresh worker process (the default); ``False``
+        runs in this process, which is faster but lets cells share caches.
+    cell_timeout_s
+        A worker that takes longer is killed and its cell reported failed.
+    """
+
+    samples: int = 5
+    warmups: int = 1
+    min_sample_ns: int = 100_000_000
+    max_sample_ns: int = 20_000_000_000
+    memory_samples: int = 1
+    isolate: bool = True
+    cell_timeout_s: float = 900.0
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise UsageError(f"--samples must be at least 1, not {self.samples}")
+        if self.warmups < 0:
+            raise UsageError(f"--warmups must be 0 or more, not {self.warmups}")
+        if self.min_sample_ns < 0:
+            raise UsageError("--min-time must not be negative")
+        if self.memory_samples < 0:
+            raise UsageError(f"--memory-samples must be 0 or more, not {self.memory_samples}")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to run and on what.
+
+    Attributes
+    ----------
+    suites
+        Suite names; empty means every suite that runs by default.
+    size
+        Dataset size override (records); ``None`` keeps each suite's default.
+    seed
+        Dataset seed; the studies' reference data uses each suite's default.
+    codecs, compressors, mappers
+        Restrict the matrix to these plugin names; empty keeps the defaults.
+    stores
+        Store URLs to add to the embedded defaults (``redis://127.0.0.1:6379/0``).
+    data
+        A user's records file (JSON Lines or CSV) for the matrix suite.
+    settings
+        Namespaced plugin settings, ``redis.pool_size`` → ``"4"``.
+    run_id
+        Identifies the run; prefixes every key and table a store writes.
+    engine
+        How each cell is measured.
+    """
+
+    suites: tuple[str, ...] = ()
+    size: int | None = None
+    seed: int | None = None
+    codecs: tuple[str, ...] = ()
+    compressors: tuple[str, ...] = ()
+    mappers: tuple[str, ...] = ()
+    stores: tuple[str, ...] = ()
+    data: str | None = None
+    settings: Mapping[str, str] = field(default_factory=dict)
+    run_id: str = "local"
+    engine: EngineOptions = field(default_factory=EngineOptions)
+
+    def __post_init__(self) -> None:
+        if self.size is not None and self.size < 1:
+            raise UsageError(f"--size must be a positive number of records, not {self.size}")
+
+    def with_engine(self, **changes: Any) -> RunOptions:
+        """A copy with some engine options changed."""
+        return replace(self, engine=replace(self.engine, **changes))
+
+    def setting(self, name: str, default: str) -> str:
+        """A namespaced plugin setting, for example ``sqlite.journal_mode``."""
+        return self.settings.get(name, default)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["settings"] = dict(self.settings)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunOptions:
+        values = dict(data)
+        values["engine"] = EngineOptions(**values.get("engine", {}))
+        for name in (f.name for f in fields(cls)):
+            if isinstance(values.get(name), list):
+                values[name] = tuple(values[name])
+        return cls(**values)
