@@ -34,19 +34,36 @@ class CellSpec:
     language
         ``python`` cells run in the engine; any other value marks a cell
         measured by an external adapter (``Suite.run_external``).
+    env
+        Environment variables the cell's worker process needs, set before
+        anything is imported (for example a protobuf backend switch). Such a
+        cell cannot run in-process.
     """
 
     suite: str
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
     language: str = "python"
+    env: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"suite": self.suite, "name": self.name, "params": dict(self.params), "language": self.language}
+        return {
+            "suite": self.suite,
+            "name": self.name,
+            "params": dict(self.params),
+            "language": self.language,
+            "env": dict(self.env),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CellSpec:
-        return cls(data["suite"], data["name"], dict(data.get("params", {})), data.get("language", "python"))
+        return cls(
+            data["suite"],
+            data["name"],
+            dict(data.get("params", {})),
+            data.get("language", "python"),
+            dict(data.get("env", {})),
+        )
 
 
 @dataclass(frozen=True)
@@ -103,6 +120,13 @@ class Operation:
         what the cell wrote.
     trace_memory
         Whether the tracemalloc pass means something for this operation.
+    statement
+        For ``timeit``: Python source ``(stmt, setup)`` that the engine
+        inlines into its timed loop instead of calling ``call``, as
+        :mod:`timeit` and pyperf do, so that a function call's own cost is
+        not part of the measurement. ``call`` still runs it once for checks.
+    namespace
+        Globals for ``statement``.
     """
 
     call: Callable[[], object]
@@ -114,3 +138,5 @@ class Operation:
     before_each: Callable[[], None] | None = None
     close: Callable[[], None] | None = None
     trace_memory: bool = True
+    statement: tuple[str, str] | None = None
+    namespace: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,100 @@
+"""The engine for your own code: measure a callable or a statement from Python.
+
+>>> import stratabench
+>>> result = stratabench.measure(lambda: sorted(range(100)))
+>>> result.median("wall_ns") > 0
+True
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.measure import measure_operation
+from stratabench.engine.operation import Integrity, Operation
+from stratabench.options import EngineOptions
+from stratabench.results.records import CellResult, MetricResult
+
+__all__ = ["measure", "timeit"]
+
+
+def _result(name: str, operation: Operation, options: EngineOptions, clock: Clock) -> CellResult:
+    measurement = measure_operation(operation, options, clock)
+    integrity = measurement.integrity
+    ok = integrity is None or integrity.ok
+    return CellResult(
+        suite="api", cell=name, params={}, language="python",
+        status="ok" if ok else "failed",
+        error=None if ok or integrity is None else f"integrity: {integrity.detail}",
+        loops=measurement.loops,
+        metrics={metric: MetricResult.of(values) for metric, values in measurement.samples.items() if values},
+        integrity=integrity,
+    )
+
+
+def measure(
+    fn: Callable[[], object],
+    *,
+    name: str | None = None,
+    samples: int = 5,
+    min_time: float = 0.1,
+    warmups: int = 1,
+    memory: bool = False,
+    verify: Callable[[object], Integrity] | None = None,
+    clock: Clock = SYSTEM_CLOCK,
+) -> CellResult:
+    """Measure a callable in this process with stratabench's engine.
+
+    Parameters
+    ----------
+    fn
+        Called with no arguments, many times, in calibrated loops.
+    name
+        How the result is labelled (default: the function's name).
+    samples, min_time, warmups
+        As ``stratabench run``'s ``--samples``, ``--min-time`` (seconds)
+        and ``--warmups``.
+    memory
+        Also run the tracemalloc pass (``alloc_bytes``, ``retained_bytes``, ``allocs``).
+    verify
+        Checks one result of ``fn``, outside timing.
+
+    Returns
+    -------
+    CellResult
+        ``result.median("wall_ns")``, ``result.summary("wall_ns")`` and the raw
+        samples in ``result.metrics``.
+    """
+    options = EngineOptions(samples=samples, warmups=warmups, min_sample_ns=int(min_time * 1e9),
+                            memory_samples=1 if memory else 0, isolate=False)
+    label = name or getattr(fn, "__qualname__", "callable")
+    return _result(label, Operation(call=fn, verify=verify, trace_memory=memory), options, clock)
+
+
+def timeit(
+    stmt: str = "pass",
+    setup: str = "pass",
+    *,
+    globals: dict[str, Any] | None = None,  # noqa: A002 - the name timeit.timeit uses
+    samples: int = 5,
+    min_time: float = 0.1,
+    warmups: int = 1,
+    clock: Clock = SYSTEM_CLOCK,
+) -> CellResult:
+    """Time a statement as :mod:`timeit` does: inlined in the timed loop.
+
+    ``setup`` runs before each timed loop, untimed, and the names it binds
+    are local to the loop, so the statement is measured without any call
+    overhead of its own.
+    """
+    stmt, setup = textwrap.dedent(stmt), textwrap.dedent(setup)
+    namespace = dict(globals or {})
+    exec(compile(f"def _once():\n{textwrap.indent(setup, '    ')}\n{textwrap.indent(stmt, '    ')}\n",
+                 "<stratabench-timeit>", "exec"), namespace)
+    operation = Operation(call=namespace["_once"], statement=(stmt, setup), namespace=namespace, trace_memory=False)  # type: ignore[arg-type]
+    options = EngineOptions(samples=samples, warmups=warmups, min_sample_ns=int(min_time * 1e9),
+                            memory_samples=0, isolate=False)
+    return _result(stmt, operation, options, clock)

@@ -1,0 +1,1 @@
+"""The command line: one module per sub-command; only ``main`` prints errors and exits."""

@@ -1,0 +1,70 @@
+"""Arguments shared by several sub-commands, and their conversion to options."""
+
+from __future__ import annotations
+
+import argparse
+
+from stratabench.errors import UsageError
+from stratabench.options import EngineOptions
+
+__all__ = ["add_engine_arguments", "engine_options", "parse_settings", "positive_int"]
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of 1 or more, with a readable error."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:
+    """The measurement options: samples, warm-ups, calibration, isolation."""
+    group = parser.add_argument_group("measurement")
+    group.add_argument("--samples", type=positive_int, default=samples, metavar="N",
+                       help=f"timed samples per cell (default {samples})")
+    group.add_argument("--warmups", type=int, default=1, metavar="N",
+                       help="untimed warm-up loops before the samples (default 1)")
+    group.add_argument("--min-time", type=_seconds, default=0.1, metavar="SECONDS",
+                       help="calibrate loops so each sample lasts at least this long (default 0.1)")
+    group.add_argument("--memory-samples", type=int, default=1, metavar="N",
+                       help="operations traced for alloc/retained bytes, in a separate pass (default 1; 0 skips)")
+    group.add_argument("--in-process", action="store_true",
+                       help="measure every cell in this process instead of a fresh worker process each")
+    group.add_argument("--cell-timeout", type=_seconds, default=900.0, metavar="SECONDS",
+                       help="fail a cell whose worker runs longer than this (default 900)")
+
+
+def engine_options(args: argparse.Namespace) -> EngineOptions:
+    return EngineOptions(
+        samples=args.samples,
+        warmups=args.warmups,
+        min_sample_ns=int(args.min_time * 1e9),
+        memory_samples=args.memory_samples,
+        isolate=not args.in_process,
+        cell_timeout_s=args.cell_timeout,
+    )
+
+
+def parse_settings(pairs: list[str] | None) -> dict[str, str]:
+    """``--set name=value`` pairs; names are namespaced (``sqlite.journal_mode``)."""
+    settings = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or "." not in name:
+            raise UsageError(f"--set {pair!r}: expected PLUGIN.SETTING=VALUE, for example sqlite.journal_mode=wal")
+        settings[name.strip()] = value.strip()
+    return settings

@@ -1,0 +1,75 @@
+"""``stratabench list``: every plugin, whether it can run here, and why not."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from stratabench.registry import Registry
+
+__all__ = ["add_parser", "registries"]
+
+
+def registries() -> list[tuple[str, Registry[Any]]]:
+    """The plugin kinds, in the order they are listed."""
+    from stratabench.layers.codecs import CODECS
+    from stratabench.layers.compressors import COMPRESSORS
+    from stratabench.layers.mappers import MAPPERS
+    from stratabench.layers.stores import STORES
+    from stratabench.report.formats import REPORTERS
+    from stratabench.suites import SUITES
+
+    kinds: list[tuple[str, Registry[Any]]] = [
+        ("suites", SUITES), ("codecs", CODECS), ("compressors", COMPRESSORS), ("stores", STORES),
+        ("mappers", MAPPERS), ("report formats", REPORTERS),
+    ]
+    try:
+        from stratabench.services import SERVICES
+    except ImportError:
+        pass
+    else:
+        kinds.append(("services", SERVICES))
+    return kinds
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "list", help="show suites, codecs, stores and other plugins, and whether each can run here",
+        description="Show every registered plugin, whether it is available on this machine and, if not, "
+        "what to install. Nothing optional is imported to find out.",
+    )
+    parser.add_argument("kind", nargs="?", help="only this kind: suites, codecs, compressors, stores, mappers")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from stratabench.errors import UsageError
+
+    kinds = registries()
+    if args.kind:
+        kinds = [(name, registry) for name, registry in kinds if name.startswith(args.kind.lower())]
+        if not kinds:
+            raise UsageError(f"unknown kind {args.kind!r}; choose one of: suites, codecs, compressors, stores, mappers")
+    listing = {
+        kind: [
+            {"name": info.name, "available": info.availability.ok, "reason": info.availability.reason,
+             "summary": info.summary}
+            for info in registry
+        ]
+        for kind, registry in kinds
+    }
+    if args.json:
+        print(json.dumps(listing, indent=2))
+        return 0
+    for kind, plugins in listing.items():
+        print(kind)
+        width = max((len(p["name"]) for p in plugins), default=0)
+        for plugin in plugins:
+            state = "yes" if plugin["available"] else "no "
+            detail = plugin["summary"] if plugin["available"] else f"{plugin['summary']} ({plugin['reason']})"
+            print(f"  {plugin['name']:<{width}}  {state}  {detail}".rstrip())
+        if not plugins:
+            print("  (none)")
+    return 0

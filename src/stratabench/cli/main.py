@@ -1,0 +1,67 @@
+"""``stratabench``: parse, build typed options, run, report, exit.
+
+Each sub-command lives in its own module with ``add_parser(subparsers)``,
+which sets the parser's ``handler``: a function of the parsed arguments that
+returns the exit code. This module is the only place that prints ``error:``
+lines and turns exceptions into exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from stratabench.errors import StratabenchError
+
+__all__ = ["build_parser", "entry_point", "main"]
+
+#: Sub-command modules, in the order ``--help`` lists them.
+COMMANDS = ("run", "list", "report", "dataset", "timeit", "services")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="stratabench",
+        description=(
+            "Measure what it costs to move records between storage and usable objects: "
+            "codecs, compressors, stores, caches and object mappers, on your machine and data."
+        ),
+        epilog="Run 'stratabench COMMAND --help' for a command's options. "
+        "With no command, 'stratabench run' runs every default suite on embedded backends.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"stratabench.cli.{name}")
+        except ModuleNotFoundError as error:
+            if error.name == f"stratabench.cli.{name}":
+                continue  # a sub-command still being built is simply not offered
+            raise
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return the exit code (never raises for user errors)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["run", *(argv or [])])
+    try:
+        code: int = args.handler(args)
+        return code
+    except StratabenchError as error:
+        print(f"error: {error.message}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("interrupted: results measured so far are kept", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 141
+
+
+def entry_point() -> None:
+    """The ``stratabench`` console script."""
+    sys.exit(main())

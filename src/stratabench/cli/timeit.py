@@ -1,0 +1,53 @@
+"""``stratabench timeit STMT``: time a Python statement with stratabench's engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from stratabench.cli.arguments import add_engine_arguments, engine_options
+from stratabench.engine.cell import run_cell
+from stratabench.options import RunOptions
+from stratabench.suites.timeit import TimeitSuite
+from stratabench.units import format_ns
+
+__all__ = ["add_parser"]
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "timeit", help="time a Python statement with the same engine as every suite",
+        description="Time a Python statement as timeit and pyperf do (the statement is inlined in a "
+        "calibrated loop), in a fresh worker process, and print the median per loop with its 95%% "
+        "confidence interval.",
+    )
+    parser.add_argument("stmt", nargs="?", default="pass", help="the statement to time (default: pass)")
+    parser.add_argument("-s", "--setup", default="pass", help="run before each timed loop, untimed")
+    parser.add_argument("--json", action="store_true", help="print the result record as JSON")
+    add_engine_arguments(parser, samples=20)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from stratabench.results.format import cell_to_json
+
+    options = RunOptions(suites=("timeit",), settings={"timeit.stmt": args.stmt, "timeit.setup": args.setup},
+                         engine=engine_options(args))
+    (cell,) = TimeitSuite(options).cells()
+    result = run_cell(cell, options)
+    if args.json:
+        print(json.dumps(cell_to_json(result), indent=2))
+        return 0 if result.ok else 1
+    if not result.ok:
+        from stratabench.errors import StratabenchError
+
+        raise StratabenchError(result.error or result.status)
+    wall = result.summary("wall_ns")
+    assert wall is not None
+    print(
+        f"{args.stmt}: {format_ns(wall.median)} per loop "
+        f"(95% CI {format_ns(wall.ci_low)} .. {format_ns(wall.ci_high)}; "
+        f"{wall.n} samples of {result.loops:,} loops; min {format_ns(wall.min)}, max {format_ns(wall.max)})"
+    )
+    return 0

@@ -1,0 +1,1 @@
+"""The engine: calibrated measurement of operations, in worker processes."""

@@ -1,0 +1,161 @@
+"""Running one cell: in this process, or in a fresh worker process.
+
+Parent and worker talk through a narrow channel, as in pyperf: the parent
+writes the cell spec and run options to a request file and starts
+``python -m stratabench.engine.worker REQUEST RESULT``; the worker writes one
+result record to the result file. Anything else the worker prints is
+diagnostics, shown only when the worker dies without a result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.measure import measure_operation
+from stratabench.engine.operation import CellSpec
+from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
+from stratabench.options import RunOptions
+from stratabench.results.format import cell_from_json, cell_to_json
+from stratabench.results.records import CellResult, MetricResult, Status
+
+__all__ = ["run_cell", "run_cell_in_process", "run_cell_in_worker", "status_of"]
+
+
+def status_of(error: StratabenchError) -> Status:
+    """The cell status an error stands for."""
+    if isinstance(error, ValueTooLargeError):
+        return "unsupported"
+    if isinstance(error, UnavailableError):
+        return "unavailable"
+    return "failed"
+
+
+def _internal_error(error: BaseException) -> str:
+    # A bug in a suite or plugin: keep the result one line but say where it
+    # happened, so the report points at the code to fix.
+    frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+    message = " ".join(str(error).split()) or "no message"
+    return f"internal error {type(error).__name__}{where}: {message}"
+
+
+def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYSTEM_CLOCK) -> CellResult:
+    """Prepare, measure and verify one Python cell in this process.
+
+    Never raises for a cell's own failure: errors become a result with a
+    status and a one-line reason, so one bad cell never stops a run.
+    """
+    from stratabench.suites import SUITES
+
+    started = time.perf_counter()
+
+    def failed(status: Status, message: str) -> CellResult:
+        return CellResult.failure(spec, status, message, time.perf_counter() - started)
+
+    try:
+        suite = SUITES.get(spec.suite)(options)
+    except StratabenchError as error:
+        return failed(status_of(error), error.message)
+    with tempfile.TemporaryDirectory(prefix="stratabench-cell-") as workdir:
+        try:
+            operation = suite.prepare(spec, Path(workdir))
+        except StratabenchError as error:
+            return failed(status_of(error), error.message)
+        except Exception as error:  # noqa: BLE001 - any plugin bug fails only its cell
+            traceback.print_exc()
+            return failed("failed", _internal_error(error))
+        try:
+            measurement = measure_operation(operation, options.engine, clock)
+        except StratabenchError as error:
+            return failed(status_of(error), error.message)
+        except Exception as error:  # noqa: BLE001
+            traceback.print_exc()
+            return failed("failed", _internal_error(error))
+        finally:
+            if operation.close is not None:
+                try:
+                    operation.close()
+                except Exception:  # noqa: BLE001 - cleanup trouble must not hide the result
+                    traceback.print_exc()
+    integrity = measurement.integrity
+    status: Status = "ok"
+    error: str | None = None
+    if integrity is not None and not integrity.ok:
+        status = "failed"
+        error = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
+    return CellResult(
+        suite=spec.suite,
+        cell=spec.name,
+        params=dict(spec.params),
+        language=spec.language,
+        status=status,
+        error=error,
+        loops=measurement.loops,
+        metrics={name: MetricResult.of(values) for name, values in measurement.samples.items() if values},
+        integrity=integrity,
+        notes=dict(operation.notes),
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def run_cell_in_worker(spec: CellSpec, options: RunOptions) -> CellResult:
+    """Run one cell in a fresh Python process and read back its result."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
+        request = Path(tmp) / "request.json"
+        result_path = Path(tmp) / "result.json"
+        request.write_text(json.dumps({"cell": spec.to_json(), "options": options.to_json()}))
+        env = {**os.environ, **spec.env}
+        try:
+            process = subprocess.run(
+                [sys.executable, "-m", "stratabench.engine.worker", str(request), str(result_path)],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=options.engine.cell_timeout_s,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return CellResult.failure(
+                spec, "failed", f"timed out after {options.engine.cell_timeout_s:.0f} s; raise --cell-timeout or use a smaller --size",
+                time.perf_counter() - started,
+            )
+        if result_path.exists():
+            return cell_from_json(json.loads(result_path.read_text()))
+        lines = [line for line in process.stderr.strip().splitlines() if line.strip()]
+        last = lines[-1].strip() if lines else "no output"
+        return CellResult.failure(
+            spec, "failed", f"worker process exited with code {process.returncode} and no result: {last}",
+            time.perf_counter() - started,
+        )
+
+
+def run_cell(spec: CellSpec, options: RunOptions) -> CellResult:
+    """Run one cell the way the options say (worker process by default)."""
+    if options.engine.isolate:
+        return run_cell_in_worker(spec, options)
+    if spec.env:
+        return CellResult.failure(
+            spec, "unavailable", f"needs its own process (environment {', '.join(spec.env)}); run without --in-process"
+        )
+    return run_cell_in_process(spec, options)
+
+
+def worker_main(argv: list[str]) -> int:
+    """Entry point of the worker process: ``REQUEST RESULT``."""
+    request_path, result_path = argv
+    request = json.loads(Path(request_path).read_text())
+    spec = CellSpec.from_json(request["cell"])
+    options = RunOptions.from_json(request["options"])
+    result = run_cell_in_process(spec, options)
+    Path(result_path).write_text(json.dumps(cell_to_json(result)))
+    return 0

@@ -1,0 +1,252 @@
+"""The measurement of one operation: calibrate, warm up, sample, trace, verify.
+
+The order matters:
+
+1. **Calibrate** the loop count so that one sample lasts at least
+   ``min_sample_ns`` (the clock's resolution and the loop's own cost then
+   vanish); operations slower than that run once per sample.
+2. **Warm up** at that loop count, untimed, so caches and lazy imports are
+   settled before the first sample.
+3. **Sample**: each sample is one timed loop; ``wall_ns`` and ``cpu_ns`` per
+   operation are the loop's totals divided by the loop count. Server CPU is
+   read around the loop, outside it.
+4. **Trace memory** in a separate pass, because tracemalloc slows every
+   allocation and would distort the timings.
+5. **Verify** one result outside every timed region.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import sys
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.operation import Integrity, Operation
+from stratabench.options import EngineOptions
+
+__all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass"]
+
+#: Takes a loop count, runs the operation that many times, returns (wall_ns, cpu_ns) in total.
+LoopTimer = Callable[[int], tuple[int, int]]
+
+#: Never calibrate beyond this; an operation this cheap is measured well enough.
+MAX_LOOPS = 1 << 30
+
+
+@dataclass
+class Measurement:
+    """Raw results of measuring one operation.
+
+    Attributes
+    ----------
+    loops
+        Operations per timed sample.
+    samples
+        Per-operation values of each metric, one per sample, keyed by metric name.
+    integrity
+        The verification outcome, or ``None`` when the operation has nothing to verify.
+    """
+
+    loops: int
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    integrity: Integrity | None = None
+
+
+def loop_timer(call: Callable[[], object], clock: Clock = SYSTEM_CLOCK) -> LoopTimer:
+    """A timed loop around ``call``: the smallest loop Python offers.
+
+    ``itertools.repeat`` avoids creating an int per iteration, as
+    :mod:`timeit` does; the counters are bound to locals so that reading
+    them costs as little as possible inside the timed region.
+    """
+    wall, cpu, repeat = clock.wall_ns, clock.cpu_ns, itertools.repeat
+
+    def timed(loops: int) -> tuple[int, int]:
+        iterations = repeat(None, loops)
+        cpu0 = cpu()
+        wall0 = wall()
+        for _ in iterations:
+            call()
+        wall1 = wall()
+        cpu1 = cpu()
+        return wall1 - wall0, cpu1 - cpu0
+
+    return timed
+
+
+_STATEMENT_TEMPLATE = """
+def timed(_loops, _wall=_wall, _cpu=_cpu, _repeat=_repeat):
+{setup}
+    _iterations = _repeat(None, _loops)
+    _cpu0 = _cpu()
+    _wall0 = _wall()
+    for _ in _iterations:
+{stmt}
+    _wall1 = _wall()
+    _cpu1 = _cpu()
+    return _wall1 - _wall0, _cpu1 - _cpu0
+"""
+
+
+def _indent(source: str, spaces: int) -> str:
+    lines = source.strip("\n").splitlines() or ["pass"]
+    return "\n".join(" " * spaces + line for line in lines)
+
+
+def statement_timer(stmt: str, setup: str, namespace: dict[str, Any], clock: Clock = SYSTEM_CLOCK) -> LoopTimer:
+    """A timed loop with ``stmt`` inlined in its body, as :mod:`timeit` builds one.
+
+    ``setup`` runs inside the function before the clock starts, so names it
+    binds are fast locals, exactly as in :mod:`timeit` and ``pyperf timeit``:
+    the same statement then costs the same in all three.
+    """
+    source = _STATEMENT_TEMPLATE.format(setup=_indent(setup or "pass", 4), stmt=_indent(stmt or "pass", 8))
+    scope = dict(namespace)
+    scope.update(_wall=clock.wall_ns, _cpu=clock.cpu_ns, _repeat=itertools.repeat)
+    exec(compile(source, "<stratabench-timeit>", "exec"), scope)
+    timed: LoopTimer = scope["timed"]
+    return timed
+
+
+def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS) -> int:
+    """The smallest loop count whose loop lasts at least ``min_sample_ns``.
+
+    Starts at one operation and grows by the measured shortfall (at least
+    2×, at most 10× a step, so one outlier cannot overshoot by much). The
+    calibration loops also warm the operation up.
+    """
+    loops = 1
+    while loops < max_loops:
+        wall, _ = timed(loops)
+        if wall >= min_sample_ns:
+            break
+        factor = 10 if wall <= 0 else min(10, max(2, math.ceil(min_sample_ns / wall * 1.05)))
+        loops = min(max_loops, loops * factor)
+    return loops
+
+
+def _server_cpu_ns(pids: tuple[int, ...]) -> int | None:
+    """User+system CPU of the given processes, or ``None`` if any is unknown."""
+    if not pids:
+        return None
+    import psutil
+
+    total = 0.0
+    try:
+        for pid in pids:
+            times = psutil.Process(pid).cpu_times()
+            total += times.user + times.system
+    except psutil.Error:
+        return None
+    return int(total * 1e9)
+
+
+def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
+    """Trace one operation's memory; return the metrics and one result.
+
+    ``alloc_bytes`` is the tracemalloc peak over the baseline during the
+    operation, ``retained_bytes`` what stays allocated with its result
+    alive. ``allocs`` (live memory blocks) is counted on a second, untraced
+    call, because tracemalloc's own bookkeeping would be counted too.
+    """
+    gc.collect()
+    tracemalloc.start()
+    try:
+        baseline, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        result = call()
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del result
+    gc.collect()
+    blocks_before = sys.getallocatedblocks()
+    result = call()
+    gc.collect()
+    blocks_after = sys.getallocatedblocks()
+    metrics = {
+        "alloc_bytes": float(peak - baseline),
+        "retained_bytes": float(current - baseline),
+        "allocs": float(blocks_after - blocks_before),
+    }
+    return metrics, result
+
+
+def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK) -> Measurement:
+    """Measure ``op`` as the module docstring describes.
+
+    Parameters
+    ----------
+    op
+        What to measure, built by a suite (or by :func:`stratabench.measure`).
+    options
+        Samples, warm-ups, calibration target and memory pass.
+    clock
+        The counters to read; tests pass a fake one.
+    """
+    if op.statement is not None:
+        stmt, setup = op.statement
+        timed = statement_timer(stmt, setup, op.namespace, clock)
+    else:
+        timed = loop_timer(op.call, clock)
+
+    if op.before_each is not None:
+        # Each operation needs a fresh state, so each sample is one operation.
+        loops = 1
+    else:
+        loops = calibrate(timed, options.min_sample_ns)
+    measurement = Measurement(loops=loops)
+    for _ in range(options.warmups):
+        if op.before_each is not None:
+            op.before_each()
+        timed(loops)
+
+    walls: list[float] = []
+    cpus: list[float] = []
+    server: list[float] = []
+    spent = 0
+    for index in range(options.samples):
+        if index >= 3 and spent >= options.max_sample_ns:
+            break
+        if op.before_each is not None:
+            op.before_each()
+        server_before = _server_cpu_ns(op.server_pids)
+        wall, cpu = timed(loops)
+        server_after = _server_cpu_ns(op.server_pids)
+        spent += wall
+        walls.append(wall / loops)
+        cpus.append(cpu / loops)
+        if server_before is not None and server_after is not None:
+            server.append((server_after - server_before) / loops)
+    measurement.samples["wall_ns"] = walls
+    measurement.samples["cpu_ns"] = cpus
+    if server and len(server) == len(walls):
+        measurement.samples["server_cpu_ns"] = server
+
+    result: object = None
+    if op.trace_memory and options.memory_samples > 0:
+        memory: dict[str, list[float]] = {}
+        for _ in range(options.memory_samples):
+            if op.before_each is not None:
+                op.before_each()
+            values, result = memory_pass(op.call)
+            for name, value in values.items():
+                memory.setdefault(name, []).append(value)
+        measurement.samples.update(memory)
+    if op.verify is not None:
+        if result is None:
+            if op.before_each is not None:
+                op.before_each()
+            result = op.call()
+        measurement.integrity = op.verify(result)
+    if op.size_bytes is not None:
+        measurement.samples["size_bytes"] = [float(op.size_bytes)]
+    for name, value in op.extra.items():
+        measurement.samples[name] = [float(value)]
+    return measurement

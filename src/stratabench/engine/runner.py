@@ -1,0 +1,129 @@
+"""Running suites: plan every cell first, then measure and stream each result."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from stratabench.engine.cell import run_cell, status_of
+from stratabench.engine.operation import CellSpec
+from stratabench.errors import StratabenchError
+from stratabench.options import RunOptions
+from stratabench.results.records import CellResult
+from stratabench.suites import SUITES
+from stratabench.suites.base import Suite
+
+__all__ = ["Plan", "Progress", "plan_run", "execute"]
+
+
+class Progress(Protocol):
+    """Receives the run's progress; the CLI shows it, tests record it."""
+
+    def start(self, total: int) -> None: ...
+
+    def cell_started(self, spec: CellSpec) -> None: ...
+
+    def cell_finished(self, result: CellResult) -> None: ...
+
+    def warn(self, message: str) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class ResultSink(Protocol):
+    def write(self, result: CellResult) -> None: ...
+
+
+@dataclass
+class Plan:
+    """The suites of a run and their cells, built before anything is measured."""
+
+    suites: list[tuple[Suite, list[CellSpec]]] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(len(cells) for _, cells in self.suites)
+
+
+def suite_names(options: RunOptions) -> list[str]:
+    """The suites to run: those named, else every suite that runs by default."""
+    if options.suites:
+        for name in options.suites:
+            SUITES.info(name)  # unknown names fail before anything runs
+        return list(options.suites)
+    return [info.name for info in SUITES if getattr(info.cls, "default", True)]
+
+
+def plan_run(options: RunOptions, progress: Progress) -> Plan:
+    """Build every suite's cells.
+
+    A suite that cannot run here (a missing package) is left out with a
+    warning when it was not named; a suite named on the command line, or a
+    bad input such as a malformed ``--data`` file, stops the run before any
+    measurement, with a one-line error.
+    """
+    plan = Plan()
+    for name in suite_names(options):
+        info = SUITES.info(name)
+        if not info.availability.ok and not options.suites:
+            progress.warn(f"suite {name} left out: {info.availability.reason}")
+            continue
+        suite = SUITES.get(name)(options)
+        try:
+            cells = suite.cells()
+        except StratabenchError as error:
+            raise error.with_context(f"suite {name}") from None
+        plan.suites.append((suite, cells))
+    return plan
+
+
+def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progress) -> list[CellResult]:
+    """Measure every planned cell, writing each result as soon as it exists.
+
+    Python cells run one by one (each in its own worker unless
+    ``--in-process``); a suite's external cells (Go) are handed to its
+    adapter together. An interrupt propagates after the finished cells are
+    written, so nothing measured is lost.
+    """
+    results: list[CellResult] = []
+
+    def record(result: CellResult) -> None:
+        sink.write(result)
+        results.append(result)
+        progress.cell_finished(result)
+
+    progress.start(plan.total)
+    try:
+        for suite, cells in plan.suites:
+            python_cells = [cell for cell in cells if cell.language == "python"]
+            external = [cell for cell in cells if cell.language != "python"]
+            for cell in python_cells:
+                progress.cell_started(cell)
+                record(run_cell(cell, options))
+            if external:
+                _run_external(suite, external, record, progress)
+    finally:
+        progress.finish()
+    return results
+
+
+def _run_external(suite: Suite, cells: Sequence[CellSpec], record: object, progress: Progress) -> None:
+    """Hand a suite's external cells to its adapter; failures land on the cells."""
+    assert callable(record)
+    pending = {cell.name: cell for cell in cells}
+    progress.cell_started(cells[0])
+    with tempfile.TemporaryDirectory(prefix="stratabench-external-") as workdir:
+        try:
+            for result in suite.run_external(cells, Path(workdir)):
+                pending.pop(result.cell, None)
+                record(result)
+                if pending:
+                    progress.cell_started(next(iter(pending.values())))
+        except StratabenchError as error:
+            # The adapter failed as a whole (Go missing, build broken): every
+            # cell it had not reported yet carries the one-line reason.
+            for cell in pending.values():
+                record(CellResult.failure(cell, status_of(error), error.message))

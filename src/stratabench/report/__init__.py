@@ -1,0 +1,1 @@
+"""Reports: one neutral table model, rendered by thin format plugins."""

@@ -1,0 +1,1 @@
+"""Results: the versioned JSON Lines format, its records, writer and reader."""

@@ -1,0 +1,177 @@
+"""The results file format: JSON Lines, one header then one record per cell.
+
+Each line is one JSON object with a ``type``:
+
+- ``header``: ``format_version``, ``run_id``, ``started`` (ISO 8601 UTC),
+  ``environment`` (machine, CPU, Python, packages, Go, git revision),
+  ``options`` (the run's options), ``services`` (local servers' URLs,
+  passwords removed).
+- ``cell``: the fields of :class:`~stratabench.results.records.CellResult`;
+  each metric as ``{"samples": [...], "summary": {...}}``.
+
+Records are appended as each cell finishes, so a crash or an interrupt
+keeps every finished cell; a file may therefore end without a trailer.
+
+History of ``FORMAT_VERSION`` (one line per change; a reader upgrades older
+files step by step with ``upgrade_to_N``):
+
+1. First version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stratabench.engine.operation import Integrity
+from stratabench.engine.stats import Summary
+from stratabench.errors import ResultsFormatError, StratabenchError
+from stratabench.results.records import CellResult, MetricResult
+
+__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines"]
+
+FORMAT_VERSION = 1
+
+#: upgrade_to_N turns a version N-1 record into a version N record.
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """A loaded results file: its header and its cell results, in file order."""
+
+    header: dict[str, Any]
+    cells: list[CellResult]
+
+
+def header_record(run_id: str, started: str, environment: dict[str, Any], options: dict[str, Any],
+                  services: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The header line of a results file."""
+    return {
+        "type": "header",
+        "format_version": FORMAT_VERSION,
+        "run_id": run_id,
+        "started": started,
+        "environment": environment,
+        "options": options,
+        "services": services or {},
+    }
+
+
+def cell_to_json(result: CellResult) -> dict[str, Any]:
+    """One cell record, ready for ``json.dumps``."""
+    integrity = result.integrity
+    return {
+        "type": "cell",
+        "suite": result.suite,
+        "cell": result.cell,
+        "params": dict(result.params),
+        "language": result.language,
+        "status": result.status,
+        "error": result.error,
+        "loops": result.loops,
+        "metrics": {
+            name: {"samples": list(m.samples), "summary": m.summary.to_json()} for name, m in result.metrics.items()
+        },
+        "integrity": None
+        if integrity is None
+        else {"expected": integrity.expected, "actual": integrity.actual, "detail": integrity.detail, "ok": integrity.ok},
+        "notes": dict(result.notes),
+        "duration_s": result.duration_s,
+    }
+
+
+def cell_from_json(record: dict[str, Any]) -> CellResult:
+    integrity = record.get("integrity")
+    return CellResult(
+        suite=record["suite"],
+        cell=record["cell"],
+        params=record.get("params", {}),
+        language=record.get("language", "python"),
+        status=record["status"],
+        error=record.get("error"),
+        loops=record.get("loops"),
+        metrics={
+            name: MetricResult(tuple(m["samples"]), Summary.from_json(m["summary"]))
+            for name, m in record.get("metrics", {}).items()
+        },
+        integrity=None
+        if integrity is None
+        else Integrity(integrity["expected"], integrity["actual"], integrity.get("detail")),
+        notes=record.get("notes", {}),
+        duration_s=record.get("duration_s"),
+    )
+
+
+def _upgrade(record: dict[str, Any], version: int) -> dict[str, Any]:
+    for step in range(version + 1, FORMAT_VERSION + 1):
+        record = UPGRADES[step](record)
+    return record
+
+
+def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
+    """Parse the lines of a results file; ``source`` names it in errors.
+
+    Raises
+    ------
+    ResultsFormatError
+        Naming the file and line, for anything that is not a valid record
+        of a known format version.
+    """
+    header: dict[str, Any] | None = None
+    cells: list[CellResult] = []
+    version = FORMAT_VERSION
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{source}, line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ResultsFormatError(f"{where}: not JSON ({error.msg}); the file is corrupt or truncated") from None
+        if not isinstance(record, dict):
+            raise ResultsFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        kind = record.get("type")
+        if header is None:
+            if kind != "header":
+                raise ResultsFormatError(f"{where}: the first record must be the header; is this a stratabench results file?")
+            version = record.get("format_version")
+            if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+                raise ResultsFormatError(
+                    f"{where}: format version {version!r} is not one this stratabench reads "
+                    f"(1 to {FORMAT_VERSION}); upgrade stratabench"
+                )
+            header = _upgrade(record, version)
+            continue
+        if kind != "cell":
+            raise ResultsFormatError(f"{where}: unknown record type {kind!r}")
+        try:
+            cells.append(cell_from_json(_upgrade(record, version)))
+        except (KeyError, TypeError, ValueError, StratabenchError) as error:
+            raise ResultsFormatError(f"{where}: malformed cell record ({type(error).__name__}: {error})") from None
+    if header is None:
+        raise ResultsFormatError(f"{source}: empty file, no header record")
+    return ResultsFile(header, cells)
+
+
+def load(path: str | Path) -> ResultsFile:
+    """Load a results file, upgrading older format versions.
+
+    Raises
+    ------
+    ResultsFormatError
+        For a missing, unreadable or malformed file.
+    """
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as lines:
+            return parse_lines(iter(lines), str(path))
+    except FileNotFoundError:
+        raise ResultsFormatError(f"{path}: no such results file") from None
+    except UnicodeDecodeError:
+        raise ResultsFormatError(f"{path}: not a text file; is this a stratabench results file?") from None
+    except OSError as error:
+        raise ResultsFormatError(f"{path}: cannot read ({error.strerror})") from None

@@ -1,0 +1,65 @@
+"""Streams a results file: the header first, then each cell as it finishes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from stratabench.errors import OutputError, OutputExistsError
+from stratabench.results.format import cell_to_json
+from stratabench.results.records import CellResult
+
+__all__ = ["ResultsWriter"]
+
+
+class ResultsWriter:
+    """Appends records to a results file, flushing each one.
+
+    Flushing after every cell means an interrupted or crashed run keeps
+    every finished cell on disk, as hyperfine exports after each benchmark.
+
+    Parameters
+    ----------
+    path
+        The file to write; its directory is created if needed.
+    header
+        The header record (see :func:`stratabench.results.format.header_record`).
+    overwrite
+        Replace an existing file; without it an existing file is refused,
+        so a previous run's results are never clobbered.
+    """
+
+    def __init__(self, path: str | Path, header: dict[str, Any], *, overwrite: bool = False) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file: IO[str] = self.path.open("w" if overwrite else "x", encoding="utf-8")
+        except FileExistsError:
+            raise OutputExistsError(
+                f"{self.path} exists; choose another --output or pass --overwrite to replace it"
+            ) from None
+        except OSError as error:
+            raise OutputError(f"cannot write results to {self.path}: {error.strerror}") from None
+        self._write(header)
+
+    def _write(self, record: dict[str, Any]) -> None:
+        try:
+            self._file.write(json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n")
+            self._file.flush()
+        except OSError as error:
+            raise OutputError(f"cannot write results to {self.path}: {error.strerror}") from None
+
+    def write(self, result: CellResult) -> None:
+        """Append one cell's record."""
+        self._write(cell_to_json(result))
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()

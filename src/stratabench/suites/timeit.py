@@ -1,0 +1,41 @@
+"""The ``timeit`` suite: one cell that times a user's Python statement.
+
+It exists so that ``stratabench timeit`` runs exactly the engine that every
+suite uses (worker process, calibration, samples, statistics), which is what
+lets the engine be checked against pyperf on the same statement. The
+statement and its setup come from the settings ``timeit.stmt`` and
+``timeit.setup``. It does not run by default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.errors import UsageError
+from stratabench.suites import SUITES
+from stratabench.suites.base import Suite
+
+__all__ = ["TimeitSuite"]
+
+
+@SUITES.register("timeit")
+class TimeitSuite(Suite):
+    """Time one Python statement (stratabench timeit)."""
+
+    default = False
+
+    def cells(self) -> list[CellSpec]:
+        stmt = self.options.setting("timeit.stmt", "pass")
+        return [CellSpec("timeit", stmt, {"stmt": stmt, "setup": self.options.setting("timeit.setup", "pass")})]
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
+        stmt, setup = cell.params["stmt"], cell.params["setup"]
+        for label, source in (("statement", stmt), ("--setup", setup)):
+            try:
+                compile(source, f"<{label}>", "exec")
+            except SyntaxError as error:
+                raise UsageError(f"{label} {source!r} is not valid Python: {error.msg}") from None
+        namespace: dict[str, object] = {}
+        exec(compile(f"def _once():\n    {setup}\n    {stmt}\n", "<stratabench-timeit>", "exec"), namespace)
+        return Operation(call=namespace["_once"], statement=(stmt, setup), trace_memory=False)  # type: ignore[arg-type]
