@@ -35,6 +35,9 @@ class ResultsWriter:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise OutputError(f"cannot write results to {self.path}: {error.strerror or error}") from None
+        try:
             self._file: IO[str] = self.path.open("w" if overwrite else "x", encoding="utf-8")
         except FileExistsError:
             raise OutputExistsError(

@@ -1,0 +1,113 @@
+"""The CLI in-process: commands, output streams, and one-line errors with exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stratabench.cli.main import main
+from tests.golden_files import GOLDEN
+
+RESULTS = GOLDEN / "results" / "v1.jsonl"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_shows_availability(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list", "--json")
+    listing = json.loads(out)
+    assert code == 0
+    assert {"suites", "codecs", "compressors", "stores", "mappers"} <= set(listing)
+    assert any(p["name"] == "timeit" and p["available"] for p in listing["suites"])
+
+
+def test_report_renders_each_format(capsys: pytest.CaptureFixture[str]) -> None:
+    for fmt, marker in (("terminal", "json/typed"), ("markdown", "| json/typed |"), ("csv", "table,cell"), ("json", '"rows"')):
+        code, out, _ = run(capsys, "report", str(RESULTS), "--format", fmt)
+        assert code == 0 and marker in out, fmt
+
+
+def test_report_to_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "report.md"
+    code, out, _ = run(capsys, "report", str(RESULTS), "--format", "markdown", "-o", str(target))
+    assert code == 0 and out == "" and "| json/typed |" in target.read_text()
+
+
+def test_timeit_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "timeit", "--in-process", "--samples", "3", "--min-time", "0.001", "x = [1] * 10")
+    assert code == 0 and out.startswith("x = [1] * 10: ") and "per loop (95% CI" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (["run", "no-such-suite"], 2, "error: unknown suite 'no-such-suite'; known: "),
+        (["report", "/nonexistent.jsonl"], 65, "error: /nonexistent.jsonl: no such results file"),
+        (["report", str(RESULTS), "--format", "pdf"], 2, "error: unknown report format 'pdf'; known: csv, json, markdown, terminal"),
+        (["run", "timeit", "--set", "nodot"], 2, "error: --set 'nodot': expected PLUGIN.SETTING=VALUE"),
+        (["run", "--data", "/nonexistent.jsonl"], 2, "error: --data /nonexistent.jsonl: no such file"),
+        (["timeit", "--in-process", "--min-time", "0.001", "--samples", "1", "1 +"], 1, "error: statement '1 +' is not valid Python"),
+    ],
+)
+def test_errors_are_one_line_with_exit_codes(capsys: pytest.CaptureFixture[str], argv: list[str], code: int, message: str) -> None:
+    got, out, err = run(capsys, *argv)
+    assert got == code
+    assert err.startswith(message), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_size_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--size", "0"])
+    assert exit_.value.code == 2
+    assert "'0' must be 1 or more" in capsys.readouterr().err
+
+
+def test_corrupt_results_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(RESULTS.read_text()[:200])
+    code, _, err = run(capsys, "report", str(bad))
+    assert code == 65 and err.startswith(f"error: {bad}, line 1: not JSON")
+
+
+def test_unwritable_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(capsys, "run", "timeit", "--in-process", "--samples", "1", "--min-time", "0.001",
+                       "-o", str(blocker / "results.jsonl"))
+    assert code == 74 and err.startswith("error: cannot write results to")
+
+
+def test_existing_output_is_not_clobbered(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "results.jsonl"
+    target.write_text("keep me\n")
+    code, _, err = run(capsys, "run", "timeit", "--in-process", "--samples", "1", "--min-time", "0.001", "-o", str(target))
+    assert code == 73 and "pass --overwrite" in err and target.read_text() == "keep me\n"
+
+
+def test_run_writes_results_and_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "results.jsonl"
+    code, out, err = run(capsys, "run", "timeit", "--samples", "2", "--min-time", "0.001", "-o", str(target),
+                         "--set", "timeit.stmt=sum(range(10))")
+    assert code == 0, err
+    assert "sum(range(10))" in out and f"results: {target}" in err
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[0]["environment"]["python"]["version"]
+    assert lines[1]["cell"] == "sum(range(10))" and lines[1]["status"] == "ok"
+    assert len(lines[1]["metrics"]["wall_ns"]["samples"]) == 2
+
+
+def test_console_script_runs_as_a_subprocess() -> None:
+    exe = Path(sys.executable).with_name("stratabench")
+    done = subprocess.run([str(exe), "run", "nope"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("error: unknown suite 'nope'")
+    done = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and "run" in done.stdout

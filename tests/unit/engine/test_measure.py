@@ -1,0 +1,117 @@
+"""The engine driven by a fake clock: calibration, sampling and checks, exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratabench.engine.clock import FakeClock
+from stratabench.engine.measure import calibrate, loop_timer, measure_operation, statement_timer
+from stratabench.engine.operation import Integrity, Operation
+from stratabench.options import EngineOptions
+
+
+def costing(clock: FakeClock, wall_ns: int, cpu_ns: int | None = None) -> Operation:
+    calls = []
+
+    def call() -> list[int]:
+        clock.advance(wall_ns, cpu_ns)
+        calls.append(1)
+        return calls
+
+    return Operation(call=call, trace_memory=False)
+
+
+def test_calibration_reaches_the_minimum_sample_time() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000)
+    # 1 loop = 1 µs, short by 100× → ×10 per step, capped: 1 → 10 → 100.
+    assert calibrate(loop_timer(op.call, clock.clock), 100_000) == 100
+
+
+def test_calibration_grows_by_the_measured_shortfall() -> None:
+    clock = FakeClock()
+    op = costing(clock, 40_000)
+    # 40 µs against 100 µs: ×ceil(2.5·1.05)=3 → 3 loops = 120 µs.
+    assert calibrate(loop_timer(op.call, clock.clock), 100_000) == 3
+
+
+def test_slow_operation_runs_once_per_sample() -> None:
+    clock = FakeClock()
+    op = costing(clock, 500_000_000)
+    assert calibrate(loop_timer(op.call, clock.clock), 100_000_000) == 1
+
+
+def test_samples_are_per_operation() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000, cpu_ns=600)
+    options = EngineOptions(samples=7, warmups=2, min_sample_ns=100_000, memory_samples=0)
+    measurement = measure_operation(op, options, clock.clock)
+    assert measurement.loops == 100
+    assert measurement.samples["wall_ns"] == [1000.0] * 7
+    assert measurement.samples["cpu_ns"] == [600.0] * 7
+    assert "server_cpu_ns" not in measurement.samples  # unknown server: not measured, never 0
+
+
+def test_sampling_stops_at_the_time_budget_after_three_samples() -> None:
+    clock = FakeClock()
+    op = costing(clock, 2_000_000_000)
+    options = EngineOptions(samples=10, warmups=0, min_sample_ns=1, max_sample_ns=1_000_000_000, memory_samples=0)
+    assert len(measure_operation(op, options, clock.clock).samples["wall_ns"]) == 3
+
+
+def test_before_each_forces_one_operation_per_sample() -> None:
+    clock = FakeClock()
+    op = costing(clock, 10)
+    resets: list[int] = []
+    op.before_each = lambda: resets.append(1)
+    options = EngineOptions(samples=4, warmups=1, min_sample_ns=1_000_000, memory_samples=0)
+    measurement = measure_operation(op, options, clock.clock)
+    assert measurement.loops == 1
+    assert len(resets) == 1 + 4  # the warm-up and each sample
+
+
+def test_verify_runs_once_outside_timing_and_reports_mismatch() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000)
+    seen: list[object] = []
+
+    def verify(result: object) -> Integrity:
+        seen.append(result)
+        return Integrity("aaaa", "bbbb", "record 3 field 'float': expected 1, got 2")
+
+    op.verify = verify
+    measurement = measure_operation(op, EngineOptions(samples=3, min_sample_ns=1, memory_samples=0), clock.clock)
+    assert len(seen) == 1
+    assert measurement.integrity is not None and not measurement.integrity.ok
+
+
+def test_memory_pass_sees_what_the_result_holds() -> None:
+    op = Operation(call=lambda: [bytes(1000) for _ in range(100)])
+    measurement = measure_operation(op, EngineOptions(samples=3, min_sample_ns=1, memory_samples=2))
+    assert len(measurement.samples["retained_bytes"]) == 2
+    assert measurement.samples["retained_bytes"][0] >= 100_000
+    assert measurement.samples["alloc_bytes"][0] >= measurement.samples["retained_bytes"][0]
+    assert measurement.samples["allocs"][0] >= 1  # the list's own block, at least
+
+
+def test_size_and_extra_metrics_are_recorded() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000)
+    op.size_bytes = 123
+    op.extra = {"compile_ns": 5e9}
+    samples = measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=0), clock.clock).samples
+    assert samples["size_bytes"] == [123.0] and samples["compile_ns"] == [5e9]
+
+
+def test_statement_is_inlined_with_setup_locals() -> None:
+    clock = FakeClock()
+    namespace = {"tick": clock.advance}
+    timed = statement_timer("tick(step)", "step = 250", namespace, clock.clock)
+    assert timed(4) == (1000, 1000)
+
+
+def test_options_refuse_nonsense() -> None:
+    from stratabench.errors import UsageError
+
+    with pytest.raises(UsageError, match="--samples"):
+        EngineOptions(samples=0)

@@ -1,0 +1,108 @@
+"""The results format: golden files of every version load; bad files give one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stratabench.engine.operation import Integrity
+from stratabench.errors import OutputExistsError, ResultsFormatError
+from stratabench.results.format import FORMAT_VERSION, cell_to_json, header_record, load
+from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.writer import ResultsWriter
+
+GOLDEN = Path(__file__).parents[2] / "golden" / "results"
+
+
+def example_cell() -> CellResult:
+    return CellResult(
+        suite="bulkload", cell="json/typed", params={"codec": "json", "mode": "typed", "size": 10},
+        language="python", status="ok", loops=1000,
+        metrics={"wall_ns": MetricResult.of([100.0, 110.0, 105.0]), "size_bytes": MetricResult.of([1776.0])},
+        integrity=Integrity("69e2a61caa30fcff9ea19db1b95611ab9f84fd2a", "69e2a61caa30fcff9ea19db1b95611ab9f84fd2a"),
+        notes={"library": "json"}, duration_s=1.5,
+    )
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("v*.jsonl")), ids=lambda p: p.name)
+def test_every_golden_version_still_loads(path: Path) -> None:
+    results = load(path)
+    assert results.header["run_id"] == "golden"
+    assert [c.cell for c in results.cells] == ["json/typed", "orjson/raw"]
+    ok, failed = results.cells
+    assert ok.ok and ok.median("wall_ns") == 105.0 and ok.integrity is not None and ok.integrity.ok
+    assert failed.status == "failed" and failed.error == "integrity: record 0 field 'time': expected 1, got 2"
+
+
+def test_current_version_has_a_golden_file() -> None:
+    assert (GOLDEN / f"v{FORMAT_VERSION}.jsonl").exists(), "add a golden file for the new format version"
+
+
+def test_round_trip_through_writer_and_loader(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with ResultsWriter(path, header_record("rid", "2026-01-01T00:00:00+00:00", {}, {})) as writer:
+        writer.write(example_cell())
+    loaded = load(path)
+    assert loaded.cells == [example_cell()]
+    assert loaded.header["format_version"] == FORMAT_VERSION
+
+
+def test_writer_refuses_to_clobber(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("precious\n")
+    with pytest.raises(OutputExistsError, match="exists; choose another --output or pass --overwrite"):
+        ResultsWriter(path, header_record("rid", "t", {}, {}))
+    assert path.read_text() == "precious\n"
+    ResultsWriter(path, header_record("rid", "t", {}, {}), overwrite=True).close()
+    assert load(path).cells == []
+
+
+def test_records_are_flushed_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = ResultsWriter(path, header_record("rid", "t", {}, {}))
+    writer.write(example_cell())
+    assert len(load(path).cells) == 1  # readable before close: a crash keeps it
+    writer.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "empty file, no header record"),
+        ("{not json\n", "line 1: not JSON"),
+        ('{"type": "cell"}\n', "line 1: the first record must be the header"),
+        ('{"type": "header", "format_version": 99, "run_id": "x"}\n', "format version 99 is not one this stratabench reads"),
+        ('[1, 2]\n', "line 1: expected a JSON object"),
+    ],
+)
+def test_bad_files_give_one_line_errors(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    with pytest.raises(ResultsFormatError, match=message) as raised:
+        load(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_truncated_last_line_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    good = (GOLDEN / f"v{FORMAT_VERSION}.jsonl").read_text().splitlines()
+    path.write_text("\n".join(good[:2]) + "\n" + good[2][:40])
+    with pytest.raises(ResultsFormatError, match="line 3: not JSON"):
+        load(path)
+
+
+def test_malformed_cell_record(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    header = json.dumps(header_record("x", "t", {}, {}))
+    cell = cell_to_json(example_cell())
+    cell["metrics"] = {"not_a_metric": cell["metrics"]["wall_ns"]}
+    path.write_text(header + "\n" + json.dumps(cell) + "\n")
+    with pytest.raises(ResultsFormatError, match="line 2: malformed cell record"):
+        load(path)
+
+
+def test_missing_file() -> None:
+    with pytest.raises(ResultsFormatError, match="no such results file"):
+        load("/nonexistent/results.jsonl")
