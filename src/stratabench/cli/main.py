@@ -65,3 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry_point() -> None:
     """The ``stratabench`` console script."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry_point()
