@@ -1,0 +1,268 @@
+// Command stratabench-go is the Go side of stratabench's bulkload study
+// (specs/bulkload.md §4.1). The Python engine runs it as a subprocess.
+//
+//	stratabench-go bulkload --seed 100 --size 100000 --workdir DIR \
+//	    [--formats embed,json,gob,msgp,msgpack] [--variants warm,fresh] \
+//	    [--benchtime 1s] [--count 3] [--embed-max-rss 8GiB] [--embed-timeout 10m]
+//	stratabench-go info
+//	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
+//	stratabench-go hash --seed S --size N
+//
+// stdout carries only JSON Lines (bulkload, info) or the hash; diagnostics
+// go to stderr. Bad flags or an unknown format exit with code 2 and a
+// one-line message; a cell that fails is printed with its error and the
+// run goes on.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"stratabench.dev/go/internal/bench"
+	"stratabench.dev/go/internal/dataset"
+	"stratabench.dev/go/internal/format"
+)
+
+// usageError is a bad command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(f string, a ...any) error { return usageError{fmt.Sprintf(f, a...)} }
+
+func main() {
+	err := run(os.Args[1:], os.Stdout)
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "stratabench-go: %s\n", strings.Join(strings.Fields(err.Error()), " "))
+	var ue usageError
+	if errors.As(err, &ue) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+func run(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("missing command: want bulkload, info, export or hash")
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "bulkload":
+		return runBulkload(args, stdout)
+	case "info":
+		return runInfo(args, stdout)
+	case "export":
+		return runExport(args)
+	case "hash":
+		return runHash(args, stdout)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, "usage: stratabench-go bulkload|info|export|hash [flags]")
+		return nil
+	}
+	return usagef("unknown command %q: want bulkload, info, export or hash", cmd)
+}
+
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+func checkSize(size int) error {
+	if size < 1 {
+		return usagef("--size must be at least 1, got %d", size)
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runBulkload(args []string, stdout io.Writer) error {
+	fs := newFlags("bulkload")
+	seed := fs.Int64("seed", 100, "generator seed")
+	size := fs.Int("size", 100000, "number of records")
+	workdir := fs.String("workdir", "", "directory for assets and the embed build (required)")
+	formats := fs.String("formats", strings.Join(format.Names(), ","), "comma-separated formats")
+	variants := fs.String("variants", format.Warm+","+format.Fresh, "comma-separated variants: warm, fresh")
+	benchtime := fs.String("benchtime", "1s", "target time per benchmark (testing's -benchtime: 1s, 100x)")
+	count := fs.Int("count", 3, "samples: repeated benchmarks per cell")
+	maxRSS := fs.String("embed-max-rss", "8GiB", "stop the embed compile when a process exceeds this resident size")
+	timeout := fs.Duration("embed-timeout", 10*time.Minute, "stop the embed compile after this long")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSize(*size); err != nil {
+		return err
+	}
+	if *workdir == "" {
+		return usagef("bulkload: --workdir is required")
+	}
+	if *count < 1 {
+		return usagef("--count must be at least 1, got %d", *count)
+	}
+	if *timeout <= 0 {
+		return usagef("--embed-timeout must be positive, got %s", *timeout)
+	}
+	rss, err := bench.ParseBytes(*maxRSS)
+	if err != nil {
+		return usagef("--embed-max-rss: %v", err)
+	}
+	var fmts []format.Format
+	for _, name := range splitList(*formats) {
+		f, ok := format.Lookup(name)
+		if !ok {
+			return usagef("unknown format %q: want one of %s", name, strings.Join(format.Names(), ", "))
+		}
+		fmts = append(fmts, f)
+	}
+	if len(fmts) == 0 {
+		return usagef("--formats is empty")
+	}
+	vs := splitList(*variants)
+	for _, v := range vs {
+		if v != format.Warm && v != format.Fresh {
+			return usagef("unknown variant %q: want warm or fresh", v)
+		}
+	}
+	if len(vs) == 0 {
+		return usagef("--variants is empty")
+	}
+	if err := bench.SetBenchtime(*benchtime); err != nil {
+		return usageError{err.Error()}
+	}
+	if err := os.MkdirAll(*workdir, 0o755); err != nil {
+		return fmt.Errorf("create workdir: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := format.Config{
+		Seed: *seed, Size: *size, Workdir: *workdir,
+		Count: *count, Benchtime: *benchtime,
+		EmbedMaxRSS: rss, EmbedTimeout: *timeout,
+	}
+	recs := dataset.Generate(*size, *seed)
+	var emitErr error
+	emit := func(r bench.Result) {
+		line, err := json.Marshal(r)
+		if err == nil {
+			_, err = stdout.Write(append(line, '\n'))
+		}
+		if err != nil && emitErr == nil {
+			emitErr = err
+		}
+	}
+	for _, f := range fmts {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted")
+		}
+		f.Run(ctx, recs, cfg, vs, emit)
+		if emitErr != nil {
+			return fmt.Errorf("write result: %w", emitErr)
+		}
+	}
+	return nil
+}
+
+func runInfo(args []string, stdout io.Writer) error {
+	if err := parse(newFlags("info"), args); err != nil {
+		return err
+	}
+	modules := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			modules[m.Path] = m.Version
+		}
+	}
+	line, err := json.Marshal(map[string]any{
+		"go_version": runtime.Version(),
+		"gomaxprocs": runtime.GOMAXPROCS(0),
+		"goos":       runtime.GOOS,
+		"goarch":     runtime.GOARCH,
+		"formats":    format.Names(),
+		"modules":    modules,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(append(line, '\n'))
+	return err
+}
+
+func runExport(args []string) error {
+	fs := newFlags("export")
+	name := fs.String("format", "", "json, gob, msgp or msgpack")
+	seed := fs.Int64("seed", 100, "generator seed")
+	size := fs.Int("size", 100000, "number of records")
+	out := fs.String("out", "", "file to write")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSize(*size); err != nil {
+		return err
+	}
+	c, ok := format.LookupCodec(*name)
+	if !ok {
+		var files []string
+		for _, n := range format.Names() {
+			if _, ok := format.LookupCodec(n); ok {
+				files = append(files, n)
+			}
+		}
+		return usagef("export: unknown or non-file format %q: want one of %s", *name, strings.Join(files, ", "))
+	}
+	if *out == "" {
+		return usagef("export: --out is required")
+	}
+	_, err := format.WriteAsset(c, *out, dataset.Generate(*size, *seed))
+	return err
+}
+
+func runHash(args []string, stdout io.Writer) error {
+	fs := newFlags("hash")
+	seed := fs.Int64("seed", 100, "generator seed")
+	size := fs.Int("size", 100000, "number of records")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSize(*size); err != nil {
+		return err
+	}
+	h, err := dataset.Hash(dataset.Generate(*size, *seed))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, h)
+	return err
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestInfo(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"info"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		GoVersion  string   `json:"go_version"`
+		GOMAXPROCS int      `json:"gomaxprocs"`
+		GOOS       string   `json:"goos"`
+		Formats    []string `json:"formats"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.GoVersion != runtime.Version() || info.GOOS != runtime.GOOS || info.GOMAXPROCS < 1 {
+		t.Errorf("info = %+v", info)
+	}
+	if strings.Join(info.Formats, ",") != "embed,json,gob,msgp,msgpack" {
+		t.Errorf("formats = %v", info.Formats)
+	}
+}
+
+func TestHash(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"hash", "--seed", "100", "--size", "10"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "69e2a61caa30fcff9ea19db1b95611ab9f84fd2a\n" {
+		t.Errorf("hash printed %q", got)
+	}
+}
+
+func TestExportJSONIsCanonical(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "list.json")
+	if err := run([]string{"export", "--format", "json", "--size", "1000", "--out", path}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha1.Sum(b)
+	if got := hex.EncodeToString(sum[:]); got != "f95cc302db8529e5daabc7211c27616afbe832ba" {
+		t.Errorf("sha1 of exported json = %s", got)
+	}
+}
+
+func TestBulkloadLines(t *testing.T) {
+	var out bytes.Buffer
+	args := []string{"bulkload", "--size", "10", "--workdir", t.TempDir(),
+		"--formats", "json,msgpack", "--variants", "fresh,warm", "--benchtime", "3x", "--count", "2"}
+	if err := run(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var r struct {
+			Format, Variant string
+			Loops           int
+			Samples         map[string][]float64
+			Hash            *string
+			Error           *string
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if r.Error != nil || r.Hash == nil || *r.Hash != "69e2a61caa30fcff9ea19db1b95611ab9f84fd2a" || r.Loops != 3 {
+			t.Errorf("bad cell %s", sc.Text())
+		}
+		for _, k := range []string{"wall_ns", "alloc_total_bytes", "allocs_total"} {
+			if len(r.Samples[k]) != 2 {
+				t.Errorf("%s/%s: %d %s samples", r.Format, r.Variant, len(r.Samples[k]), k)
+			}
+		}
+		cells = append(cells, r.Format+"/"+r.Variant)
+	}
+	if got := strings.Join(cells, " "); got != "json/fresh json/warm msgpack/fresh msgpack/warm" {
+		t.Errorf("cells %s", got)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nope"},
+		{"info", "--bogus"},
+		{"hash", "--size", "0"},
+		{"hash", "--size", "x"},
+		{"bulkload", "--workdir", "/tmp", "--formats", "json,yaml"},
+		{"bulkload", "--workdir", "/tmp", "--variants", "tepid"},
+		{"bulkload", "--formats", "json"},
+		{"bulkload", "--workdir", "/tmp", "--count", "0"},
+		{"bulkload", "--workdir", "/tmp", "--benchtime", "soon"},
+		{"bulkload", "--workdir", "/tmp", "--embed-max-rss", "lots"},
+		{"export", "--format", "embed", "--out", "/tmp/x"},
+		{"export", "--format", "json"},
+	} {
+		var out bytes.Buffer
+		err := run(args, &out)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: want a usage error, got %v", args, err)
+		} else if strings.Contains(ue.msg, "\n") {
+			t.Errorf("%v: message is not one line: %q", args, ue.msg)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: printed %q on stdout", args, out.String())
+		}
+	}
+}

@@ -1,0 +1,78 @@
+// Package format holds the bulkload formats of spec §4.1. Each format lives
+// in one file and registers itself in init(); the command finds them here,
+// with no import list to keep.
+package format
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"stratabench.dev/go/internal/bench"
+	"stratabench.dev/go/internal/dataset"
+)
+
+// Variants of the load operation (spec §4.1, load semantics).
+const (
+	// Warm keeps the destination between operations, as the seed's
+	// package-level slice did: decoders reuse its backing array.
+	Warm = "warm"
+	// Fresh empties the destination before every operation, as at process
+	// start: every operation builds new records.
+	Fresh = "fresh"
+)
+
+// Config is what every cell gets besides the records.
+type Config struct {
+	Seed      int64
+	Size      int
+	Workdir   string
+	Count     int
+	Benchtime string
+	// Limits of the embed cell's compilation.
+	EmbedMaxRSS  int64
+	EmbedTimeout time.Duration
+}
+
+// Format measures loading one kind of asset.
+type Format interface {
+	// Name is the format's name on the command line and in results.
+	Name() string
+	// Run writes the asset for recs under cfg.Workdir (untimed), then
+	// measures each variant and emits one result per variant, failed
+	// cells included, in the order given.
+	Run(ctx context.Context, recs dataset.Records, cfg Config, variants []string, emit func(bench.Result))
+}
+
+type entry struct {
+	rank   int
+	format Format
+}
+
+var registry = map[string]entry{}
+
+// Register adds f under its name. rank orders listings (the seed's table
+// order). A duplicate name is a programming error and panics at init.
+func Register(rank int, f Format) {
+	if _, dup := registry[f.Name()]; dup {
+		panic(fmt.Sprintf("format %q registered twice", f.Name()))
+	}
+	registry[f.Name()] = entry{rank, f}
+}
+
+// Lookup returns the format called name.
+func Lookup(name string) (Format, bool) {
+	e, ok := registry[name]
+	return e.format, ok
+}
+
+// Names lists the registered formats in rank order.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return registry[names[i]].rank < registry[names[j]].rank })
+	return names
+}
