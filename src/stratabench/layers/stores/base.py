@@ -1,0 +1,392 @@
+"""The store contract: bytes by key, inside a namespace of the run's own.
+
+A store is opened from a URL with :func:`open_store`; the URL's scheme picks
+the plugin (``redis://`` → :mod:`.redis`). Every store keeps what it writes
+inside its *namespace*, a name the caller derives from the run id:
+
+- key/value servers (Redis, memcached) prefix every key with
+  ``sb:{namespace}:``;
+- SQL databases and SQLite use a table of their own, ``stratabench_{namespace}``;
+- MongoDB uses a database of its own (or a collection of its own when the URL
+  names a database);
+- a directory of files uses a subdirectory, LMDB a named sub-database.
+
+:meth:`Store.cleanup` removes that namespace and nothing else. No store ever
+flushes a database or drops anything it did not name itself, so a URL that
+points at a server holding someone else's data is safe to use.
+
+The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
+Optional abilities are separate protocols checked with ``isinstance``, as
+go-ycsb separates ``DB`` from ``BatchDB``: :class:`BatchStore` for batched
+get and put, :class:`ItemLimit` for stores that refuse large items.
+
+Failures are :class:`~stratabench.errors.StoreError` with one line naming the
+server (URL redacted) and what to do; a value over the item limit is
+:class:`~stratabench.errors.ValueTooLargeError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from types import TracebackType
+from typing import ClassVar, Protocol, runtime_checkable
+from urllib.parse import SplitResult, unquote, urlsplit
+
+from stratabench.errors import StoreError, StratabenchError, UsageError, ValueTooLargeError
+from stratabench.options import RunOptions
+from stratabench.redact import redact, scrub
+
+__all__ = [
+    "NAMESPACE_PATTERN",
+    "BatchStore",
+    "ItemLimit",
+    "Store",
+    "namespace_identifier",
+    "open_store",
+    "parse_store_url",
+    "store_for_scheme",
+]
+
+NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+"""What a namespace may be: no ``:``, so that one namespace's key prefix can
+never be the beginning of another's, and nothing a SQL identifier or a file
+name would have to quote."""
+
+
+@runtime_checkable
+class BatchStore(Protocol):
+    """A store that reads and writes many keys in one round trip."""
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        """Values of ``keys`` in the same order, ``None`` for a missing key."""
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        """Store every ``(key, value)`` pair, replacing existing values."""
+
+
+@runtime_checkable
+class ItemLimit(Protocol):
+    """A store that refuses values above a size, such as memcached's 1 MB."""
+
+    @property
+    def item_limit_bytes(self) -> int:
+        """The largest value, in bytes, that one ``put`` accepts."""
+
+
+def namespace_identifier(namespace: str, *, max_length: int = 63) -> str:
+    """The SQL table or database name for ``namespace``: ``stratabench_{namespace}``.
+
+    Lowercase letters, digits and ``_`` only, at most ``max_length``
+    characters (PostgreSQL's limit is 63). When the namespace had to be
+    changed to fit, a short hash of the original is appended, so two
+    namespaces never share a table.
+    """
+    cleaned = re.sub(r"[^a-z0-9_]", "_", namespace.lower())
+    name = f"stratabench_{cleaned}"
+    if cleaned != namespace or len(name) > max_length:
+        digest = hashlib.sha1(namespace.encode()).hexdigest()[:8]
+        name = f"{name[: max_length - 9]}_{digest}"
+    return name
+
+
+def parse_store_url(url: str) -> SplitResult:
+    """Split a store URL, raising :class:`UsageError` when it is not one.
+
+    A store URL has a scheme and ``://``: ``redis://127.0.0.1:6379/0``,
+    ``sqlite:///tmp/bench.db``, ``memory://``.
+    """
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError on a port that is not a number
+    except ValueError as exc:
+        raise UsageError(f"malformed store URL {redact(url)!r}: {exc}; expected SCHEME://HOST:PORT/...") from None
+    if not parts.scheme or "://" not in url:
+        raise UsageError(
+            f"malformed store URL {redact(url)!r}: no scheme; "
+            "expected for example memory://, sqlite:///path/bench.db or redis://127.0.0.1:6379/0"
+        )
+    return parts
+
+
+class Store(ABC):
+    """Bytes by key, inside a namespace of its own.
+
+    Parameters
+    ----------
+    url
+        Where the store lives. Kept private: only :attr:`redacted_url` is
+        ever shown.
+    namespace
+        The run's own namespace (see the module docstring); letters,
+        digits, ``_``, ``.`` and ``-``.
+    options
+        Run options; store settings are read from them as
+        ``{store name}.{setting}`` (``redis.socket_timeout``).
+    server_pids
+        Process ids of the local server behind the URL, when known, for
+        the engine's ``server_cpu_ns``.
+
+    Notes
+    -----
+    Keys are arbitrary bytes, the empty key included; stores that need
+    text encode them. Values are bytes, the empty value included.
+    """
+
+    name: ClassVar[str]
+    """The registered name (set by the registry)."""
+
+    schemes: ClassVar[tuple[str, ...]] = ()
+    """URL schemes this store opens."""
+
+    service: ClassVar[str | None] = None
+    """The ``stratabench services`` name that starts such a server locally."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        namespace: str,
+        options: RunOptions | None = None,
+        server_pids: tuple[int, ...] = (),
+    ) -> None:
+        if not NAMESPACE_PATTERN.match(namespace):
+            raise UsageError(
+                f"store namespace {namespace!r} is not valid; use 1-100 letters, digits, '_', '.' or '-'"
+            )
+        self._url = url
+        self._parts = parse_store_url(url)
+        self.namespace = namespace
+        self.options = options if options is not None else RunOptions()
+        self._server_pids = tuple(server_pids)
+        self._closed = False
+        self._open()
+
+    def _open(self) -> None:
+        """Connect or open files; called once at the end of ``__init__``.
+
+        Raise :meth:`_unreachable` errors here, so a store that cannot be
+        reached fails when it is opened, not at its first operation.
+        """
+
+    # -- the contract -----------------------------------------------------
+
+    @abstractmethod
+    def get(self, key: bytes) -> bytes | None:
+        """The value stored under ``key``, or ``None`` when there is none."""
+
+    @abstractmethod
+    def put(self, key: bytes, value: bytes) -> None:
+        """Store ``value`` under ``key``, replacing any value there."""
+
+    @abstractmethod
+    def delete(self, key: bytes) -> None:
+        """Remove ``key``; removing a missing key is not an error."""
+
+    @abstractmethod
+    def keys(self) -> Iterator[bytes]:
+        """Every key of this namespace, in no particular order."""
+
+    @abstractmethod
+    def _close(self) -> None:
+        """Release connections and handles (called once by :meth:`close`)."""
+
+    def cleanup(self) -> None:
+        """Delete everything of this namespace, and only that.
+
+        The default deletes key by key; stores with a table, database or
+        directory of their own drop it instead.
+        """
+        for key in list(self.keys()):
+            self.delete(key)
+
+    def close(self) -> None:
+        """Release connections and handles. Idempotent; does not clean up."""
+        if not self._closed:
+            self._closed = True
+            self._close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- what it is -------------------------------------------------------
+
+    @property
+    def redacted_url(self) -> str:
+        """The URL with its password masked: the only form ever shown."""
+        return redact(self._url)
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of a server store, or the path of an embedded one."""
+        parts = self._parts
+        if parts.hostname:
+            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            return f"{host}:{parts.port}" if parts.port else host
+        return self.path or self.name
+
+    @property
+    def path(self) -> str:
+        """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
+        parts = self._parts
+        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
+        return unquote(netloc + parts.path)
+
+    @property
+    def server_pids(self) -> tuple[int, ...]:
+        """Process ids of the local server (empty when not known)."""
+        return self._server_pids
+
+    @property
+    def prefix(self) -> bytes:
+        """``sb:{namespace}:``, the key prefix of key/value servers."""
+        return f"sb:{self.namespace}:".encode()
+
+    def setting(self, key: str, default: str) -> str:
+        """The run's setting ``{store name}.{key}``, or ``default``."""
+        return self.options.setting(f"{self.name}.{key}", default)
+
+    def float_setting(self, key: str, default: float) -> float:
+        """A numeric setting; a value that is not a number is a :class:`UsageError`."""
+        raw = self.setting(key, str(default))
+        try:
+            return float(raw)
+        except ValueError:
+            raise UsageError(f"setting {self.name}.{key}={raw!r} is not a number") from None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.redacted_url} namespace={self.namespace!r}>"
+
+    __str__ = __repr__
+
+    # -- failures ---------------------------------------------------------
+
+    def _reason(self, exc: BaseException) -> str:
+        """One line of ``exc`` with this store's credentials removed."""
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return scrub(text, self._url)
+
+    def _unreachable(self, exc: BaseException | str) -> StoreError:
+        """The error for a server that cannot be reached or opened."""
+        reason = exc if isinstance(exc, str) else self._reason(exc)
+        if self.service:
+            todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
+        else:
+            todo = "check the path and its permissions"
+        return StoreError(f"cannot connect to {self.name} at {self.address}: {reason}; {todo}")
+
+    def _failed(self, operation: str, exc: BaseException | str) -> StoreError:
+        """The error for an operation that failed on an open store."""
+        reason = exc if isinstance(exc, str) else self._reason(exc)
+        todo = (
+            "check that the server is still running (`stratabench services status`)"
+            if self.service
+            else "check the disk and the path's permissions"
+        )
+        return StoreError(f"{self.name} at {self.address} failed during {operation}: {reason}; {todo}")
+
+    def _too_large(self, size: int, limit: int, how: str) -> ValueTooLargeError:
+        return ValueTooLargeError(
+            f"value of {size} bytes exceeds {self.name}'s item limit of {limit} bytes at {self.address}; {how}"
+        )
+
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
+        """Exception classes of the driver that mean the store failed."""
+        return (OSError,)
+
+    @contextmanager
+    def _guard(self, operation: str) -> Iterator[None]:
+        """Turn the driver's exceptions inside the block into :class:`StoreError`."""
+        if self._closed:
+            raise StoreError(f"{self.name} at {self.address}: {operation} on a closed store; open it again")
+        try:
+            yield
+        except StratabenchError:
+            raise
+        except self._driver_errors() as exc:
+            raise self._failed(operation, exc) from exc
+
+
+_SchemeMap = dict[str, str]
+
+
+def _scheme_map() -> _SchemeMap:
+    from stratabench.layers.stores import STORES
+
+    schemes: _SchemeMap = {}
+    for info in STORES:
+        for scheme in getattr(info.cls, "schemes", ()):
+            schemes[scheme] = info.name
+    return schemes
+
+
+def store_for_scheme(scheme: str) -> str:
+    """The registered store name that opens URLs of ``scheme``.
+
+    Raises
+    ------
+    UnknownNameError
+        Listing the schemes that are known.
+    """
+    from stratabench.errors import UnknownNameError
+
+    schemes = _scheme_map()
+    try:
+        return schemes[scheme.lower()]
+    except KeyError:
+        known = ", ".join(f"{s}://" for s in sorted(schemes))
+        raise UnknownNameError(f"no store opens {scheme}:// URLs; known: {known}") from None
+
+
+def open_store(
+    url: str,
+    *,
+    namespace: str,
+    options: RunOptions | None = None,
+    server_pids: tuple[int, ...] | None = None,
+) -> Store:
+    """Open the store that ``url`` names, inside ``namespace``.
+
+    Parameters
+    ----------
+    url
+        ``memory://``, ``file:///dir``, ``sqlite:///path``, ``lmdb:///path``,
+        ``redis://``, ``memcached://``, ``postgresql://``, ``mysql://`` (or
+        ``mariadb://``), ``mongodb://``.
+    namespace
+        The run's namespace; see :class:`Store`.
+    options
+        Run options, for the store's namespaced settings.
+    server_pids
+        Process ids of the server. ``None`` looks them up among the servers
+        ``stratabench services`` started, so the engine can measure their CPU.
+
+    Raises
+    ------
+    UsageError
+        A malformed URL or namespace.
+    UnknownNameError
+        No store opens the URL's scheme.
+    UnavailableError
+        The store's driver package is missing.
+    StoreError
+        The store cannot be reached.
+    """
+    from stratabench.layers.stores import STORES
+
+    parts = parse_store_url(url)
+    cls = STORES.get(store_for_scheme(parts.scheme))
+    if server_pids is None:
+        from stratabench.services.state import pids_for_address
+
+        server_pids = pids_for_address(parts.hostname, parts.port) if parts.hostname else ()
+    store: Store = cls(url, namespace=namespace, options=options, server_pids=server_pids)
+    return store

@@ -1,0 +1,109 @@
+"""SQLite: a key/value table in a database file, with the standard library.
+
+Needs nothing beyond Python's ``sqlite3``. ``sqlite:///path/bench.db``
+creates the file if needed and keeps this namespace in the table
+``stratabench_{namespace}``; other tables in the file are never touched and
+:meth:`cleanup` drops only that table. ``sqlite:///:memory:`` gives a
+private in-memory database.
+
+Settings: ``sqlite.journal_mode`` (default ``wal``), ``sqlite.synchronous``
+(default ``normal``) and ``sqlite.busy_timeout`` in seconds (default 5).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from stratabench.errors import UsageError
+from stratabench.layers.stores import STORES
+from stratabench.layers.stores.base import Store, namespace_identifier
+
+__all__ = ["SqliteStore"]
+
+# SQLite's default SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32 but 999
+# before; stay under the old limit so any build works.
+_CHUNK = 500
+_JOURNAL_MODES = {"delete", "truncate", "persist", "memory", "wal", "off"}
+_SYNCHRONOUS = {"off", "normal", "full", "extra"}
+
+
+@STORES.register("sqlite")
+class SqliteStore(Store):
+    """A table of key/value rows in an SQLite file."""
+
+    schemes = ("sqlite",)
+
+    def _open(self) -> None:
+        path = self.path
+        if path in ("/:memory:", ":memory:"):
+            path = ":memory:"
+        elif not path:
+            raise UsageError(f"store URL {self.redacted_url!r} names no file; use sqlite:///path/bench.db")
+        journal = self.setting("journal_mode", "wal").lower()
+        synchronous = self.setting("synchronous", "normal").lower()
+        if journal not in _JOURNAL_MODES:
+            raise UsageError(f"setting sqlite.journal_mode={journal!r}; use one of {', '.join(sorted(_JOURNAL_MODES))}")
+        if synchronous not in _SYNCHRONOUS:
+            raise UsageError(f"setting sqlite.synchronous={synchronous!r}; use one of {', '.join(sorted(_SYNCHRONOUS))}")
+        self._table = namespace_identifier(self.namespace)
+        try:
+            if path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=self.float_setting("busy_timeout", 5.0), isolation_level=None)
+            self._db.execute(f"PRAGMA journal_mode={journal}")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db.execute(
+                f'CREATE TABLE IF NOT EXISTS "{self._table}" (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID'
+            )
+        except (sqlite3.Error, OSError) as exc:
+            raise self._unreachable(exc) from exc
+
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
+        return (sqlite3.Error, OSError)
+
+    def get(self, key: bytes) -> bytes | None:
+        with self._guard("get"):
+            row = self._db.execute(f'SELECT v FROM "{self._table}" WHERE k = ?', (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def put(self, key: bytes, value: bytes) -> None:
+        with self._guard("put"):
+            self._db.execute(f'INSERT OR REPLACE INTO "{self._table}" (k, v) VALUES (?, ?)', (key, value))
+
+    def delete(self, key: bytes) -> None:
+        with self._guard("delete"):
+            self._db.execute(f'DELETE FROM "{self._table}" WHERE k = ?', (key,))
+
+    def keys(self) -> Iterator[bytes]:
+        with self._guard("keys"):
+            rows = self._db.execute(f'SELECT k FROM "{self._table}"').fetchall()
+        return (bytes(row[0]) for row in rows)
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        found: dict[bytes, bytes] = {}
+        with self._guard("get_many"):
+            for start in range(0, len(keys), _CHUNK):
+                chunk = list(keys[start : start + _CHUNK])
+                marks = ",".join("?" * len(chunk))
+                sql = f'SELECT k, v FROM "{self._table}" WHERE k IN ({marks})'
+                found.update((bytes(k), bytes(v)) for k, v in self._db.execute(sql, chunk))
+        return [found.get(key) for key in keys]
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        with self._guard("put_many"):
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(f'INSERT OR REPLACE INTO "{self._table}" (k, v) VALUES (?, ?)', items)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def cleanup(self) -> None:
+        with self._guard("cleanup"):
+            self._db.execute(f'DROP TABLE IF EXISTS "{self._table}"')
+
+    def _close(self) -> None:
+        self._db.close()

@@ -1,0 +1,94 @@
+"""Keep passwords out of everything stratabench prints or writes.
+
+A store URL may carry credentials (``postgresql://app:s3cret@db/app``).
+Whatever shows a URL (messages, ``repr``, result headers, the ``services``
+listing) shows :func:`redact` of it, and text that came from elsewhere, such
+as a driver's exception message, goes through :func:`scrub` with the URL it
+concerns before it is shown.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+__all__ = ["MASK", "password_of", "redact", "scrub"]
+
+MASK = "***"
+"""What stands in for a password."""
+
+
+def _split_netloc(netloc: str) -> tuple[str | None, str | None, str]:
+    # rpartition: a password may itself contain '@' when it was not escaped.
+    userinfo, at, hostport = netloc.rpartition("@")
+    if not at:
+        return None, None, netloc
+    user, colon, password = userinfo.partition(":")
+    return user, (password if colon else None), hostport
+
+
+def redact(url: str) -> str:
+    """Return ``url`` with its password, if any, replaced by ``***``.
+
+    The user name, host, port, path and query stay, so the URL still says
+    which server it is. Query parameters named ``password`` (libpq style)
+    are masked too. Text that is not a URL comes back unchanged.
+
+    Examples
+    --------
+    >>> redact("mysql://bench:hunter2@127.0.0.1:3307/stratabench")
+    'mysql://bench:***@127.0.0.1:3307/stratabench'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    user, password, hostport = _split_netloc(parts.netloc)
+    netloc = parts.netloc
+    if password is not None:
+        netloc = f"{user}:{MASK}@{hostport}"
+    query = parts.query
+    if "password=" in query.lower():
+        pairs = []
+        for pair in query.split("&"):
+            key, eq, _ = pair.partition("=")
+            pairs.append(f"{key}={MASK}" if eq and key.lower() == "password" else pair)
+        query = "&".join(pairs)
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def password_of(url: str) -> str | None:
+    """The password carried by ``url`` (decoded), or ``None``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    _, password, _ = _split_netloc(parts.netloc)
+    if password:
+        return unquote(password)
+    for pair in parts.query.split("&"):
+        key, eq, value = pair.partition("=")
+        if eq and key.lower() == "password" and value:
+            return unquote(value)
+    return None
+
+
+def scrub(text: str, *urls: str) -> str:
+    """Remove from ``text`` every URL of ``urls`` and every password they carry.
+
+    Use it on text stratabench did not write itself (a driver's error
+    message, a server log line) before showing it: the URL is replaced by
+    its redacted form and the password, raw or percent-encoded, by ``***``.
+    """
+    for url in urls:
+        if not url:
+            continue
+        text = text.replace(url, redact(url))
+        password = password_of(url)
+        if password:
+            raw = urlsplit(url).netloc.rpartition("@")[0].partition(":")[2]
+            for secret in sorted({password, raw}, key=len, reverse=True):
+                if secret:
+                    text = text.replace(secret, MASK)
+    return text
