@@ -67,6 +67,7 @@ __all__ = [
     "Schema",
     "datetime_from_us",
     "first_difference",
+    "json_value",
     "make_format",
     "row_converter",
     "tuple_rows",
@@ -312,6 +313,20 @@ class FunctionFormat(Format):
 
     def _to_rows(self, decoded: Any) -> list[Row]:
         raise NotImplementedError
+
+
+def json_value(value: Any) -> Any:
+    """A JSON value with the tuples and read-only mappings of some decoders made lists and dicts.
+
+    For ``to_rows`` of codecs that decode arrays as tuples (msgpack's
+    ``use_list=False``, cbor2's ``immutable=True``) where an ``any`` field
+    needs its canonical lists back.
+    """
+    if isinstance(value, (tuple, list)):
+        return [json_value(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: json_value(item) for key, item in value.items()}
+    return value
 
 
 def tuple_rows(decoded: Iterable[Sequence[Any]]) -> list[Row]:

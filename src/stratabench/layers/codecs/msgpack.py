@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from stratabench.layers.codecs import CODECS
 from stratabench.layers.codecs.base import (
@@ -35,19 +34,11 @@ from stratabench.layers.codecs.base import (
     Row,
     Schema,
     datetime_from_us,
+    json_value,
     row_converter,
 )
 
-__all__ = ["MsgpackCodec", "json_lists"]
-
-
-def json_lists(value: Any) -> Any:
-    """Turn the tuples of a JSON value unpacked with ``use_list=False`` back into lists."""
-    if isinstance(value, (tuple, list)):
-        return [json_lists(item) for item in value]
-    if isinstance(value, dict):
-        return {key: json_lists(item) for key, item in value.items()}
-    return value
+__all__ = ["MsgpackCodec"]
 
 
 @CODECS.register("msgpack", requires=("msgpack",), extra="codecs")
@@ -63,8 +54,8 @@ class MsgpackCodec(Codec):
             to_wire = row_converter(schema)
             to_rows = row_converter(
                 schema,
-                convert={"list_str": "list({})", "list_int": "list({})", "any": "_json_lists({})"},
-                namespace={"_json_lists": json_lists},
+                convert={"list_str": "list({})", "list_int": "list({})", "any": "_json_value({})"},
+                namespace={"_json_value": json_value},
             )
 
             def decode(data: bytes) -> object:
