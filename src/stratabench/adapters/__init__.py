@@ -1,0 +1,1 @@
+"""Adapters that run stratabench programs written in other languages as subprocesses."""

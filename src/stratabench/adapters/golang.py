@@ -1,0 +1,307 @@
+"""Run stratabench's Go programs (``go/cmd/...``) as subprocesses.
+
+The Go module in ``go/`` builds two programs:
+
+``stratabench-go``
+    The Go side of the bulkload study (specs/bulkload.md §4.1): it generates
+    the dataset, writes each format's asset, times loading it under
+    ``testing.Benchmark`` and prints one JSON object per cell on stdout.
+``stratabench-mongo``
+    A MongoDB-compatible test server (FerretDB with SQLite) on a loopback
+    port.
+
+Binaries live in ``<repo>/.build/go/<name>``, or in the directory named by
+the ``STRATABENCH_GO_BIN_DIR`` environment variable. Building needs the Go
+toolchain (1.24 or later) on ``PATH``; running a built binary does not,
+except for the ``embed`` bulkload format, which compiles Go source at run
+time.
+
+This module uses the standard library only. Its two error classes are
+plain ``RuntimeError`` subclasses for now.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "BIN_DIR_ENV",
+    "GO_DIR",
+    "GoRunError",
+    "GoUnavailableError",
+    "binary_path",
+    "build",
+    "export",
+    "go_available",
+    "info",
+    "run_bulkload",
+]
+
+#: The repository root: this file is ``<repo>/src/stratabench/adapters/golang.py``.
+REPO_ROOT = Path(__file__).resolve().parents[3]
+#: The Go module.
+GO_DIR = REPO_ROOT / "go"
+#: Environment variable that overrides where the binaries are.
+BIN_DIR_ENV = "STRATABENCH_GO_BIN_DIR"
+
+_MIN_GO = (1, 24)
+_INSTALL_HINT = "install Go 1.24+ from https://go.dev/dl/ or your package manager and put `go` on PATH"
+# How much of a failed program's stderr goes into the error message.
+_STDERR_TAIL = 20
+
+
+class GoUnavailableError(RuntimeError):
+    """The Go toolchain or a Go binary needed here is missing."""
+
+
+class GoRunError(RuntimeError):
+    """A Go build or program failed; the message ends with its stderr tail."""
+
+
+def binary_path(name: str = "stratabench-go") -> Path:
+    """Return where the binary ``name`` is (or will be) built.
+
+    ``$STRATABENCH_GO_BIN_DIR/<name>`` if that variable is set, else
+    ``<repo>/.build/go/<name>``. The file need not exist.
+    """
+    override = os.environ.get(BIN_DIR_ENV)
+    base = Path(override) if override else REPO_ROOT / ".build" / "go"
+    return base / name
+
+
+def _go_version(go: str) -> tuple[int, ...] | None:
+    try:
+        out = subprocess.run(
+            [go, "env", "GOVERSION"], capture_output=True, text=True, timeout=60, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.match(r"go(\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def go_available() -> tuple[bool, str]:
+    """Tell whether the Go toolchain can build the binaries, and why not.
+
+    Returns
+    -------
+    (ok, reason)
+        ``ok`` is true when a ``go`` command of version 1.24 or later is on
+        ``PATH``; ``reason`` describes what was found or what is missing.
+    """
+    go = shutil.which("go")
+    if go is None:
+        return False, f"Go toolchain not found: {_INSTALL_HINT}"
+    version = _go_version(go)
+    if version is None:
+        return False, f"`{go} env GOVERSION` failed: {_INSTALL_HINT}"
+    shown = "go" + ".".join(map(str, version))
+    if version < _MIN_GO:
+        return False, f"{shown} at {go} is too old: {_INSTALL_HINT}"
+    return True, f"{shown} at {go}"
+
+
+def _tail(text: str, lines: int = _STDERR_TAIL) -> str:
+    kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+    return " | ".join(kept) if kept else "(no output on stderr)"
+
+
+def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> None:
+    """Build the Go programs ``names`` into :func:`binary_path`.
+
+    Runs ``go build -o <binary_path(name)> ./cmd/<name>`` in ``go/`` for
+    each name. Go's build cache makes a rebuild of unchanged code take about
+    a second. With ``quiet=False`` the toolchain's output goes to this
+    process's stdout and stderr.
+
+    Raises
+    ------
+    GoUnavailableError
+        When no suitable ``go`` is on PATH, or ``go/cmd/<name>`` does not exist.
+    GoRunError
+        When ``go build`` fails.
+    """
+    ok, reason = go_available()
+    if not ok:
+        raise GoUnavailableError(reason)
+    for name in names:
+        if not (GO_DIR / "cmd" / name).is_dir():
+            raise GoUnavailableError(f"no Go program {name!r}: {GO_DIR / 'cmd' / name} does not exist")
+        out = binary_path(name)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cmd = ["go", "build", "-o", str(out), f"./cmd/{name}"]
+        proc = subprocess.run(cmd, cwd=GO_DIR, capture_output=quiet, text=True, check=False)
+        if proc.returncode != 0:
+            detail = _tail(proc.stderr) if quiet else "see the output above"
+            raise GoRunError(f"`{' '.join(cmd)}` in {GO_DIR} failed ({proc.returncode}): {detail}")
+
+
+def _binary(name: str = "stratabench-go") -> Path:
+    path = binary_path(name)
+    if not path.is_file():
+        raise GoUnavailableError(
+            f"{path} is not built: run stratabench.adapters.golang.build() (needs Go 1.24+)"
+        )
+    return path
+
+
+def _run(args: list[str], *, timeout: float | None = None) -> str:
+    cmd = [str(_binary()), *args]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise GoRunError(f"`{' '.join(cmd)}` timed out after {timeout} s") from exc
+    if proc.returncode != 0:
+        raise GoRunError(f"`{' '.join(cmd)}` failed ({proc.returncode}): {_tail(proc.stderr)}")
+    return proc.stdout
+
+
+def info() -> dict[str, Any]:
+    """Describe the built ``stratabench-go``.
+
+    Returns a dict with ``go_version``, ``gomaxprocs``, ``goos``,
+    ``goarch``, ``formats`` (the bulkload formats, in the seed's order) and
+    ``modules`` (module path to version of the codec libraries).
+    """
+    data = json.loads(_run(["info"], timeout=60))
+    if not isinstance(data, dict):
+        raise GoRunError(f"stratabench-go info printed {data!r}, not a JSON object")
+    return data
+
+
+def export(fmt: str, seed: int, size: int, out: str | os.PathLike[str]) -> Path:
+    """Write the bulkload asset of ``fmt`` (json, gob, msgp, msgpack) to ``out``.
+
+    The json asset is the canonical form, so its SHA-1 is the dataset hash.
+    Returns ``out`` as a Path.
+    """
+    path = Path(out)
+    _run(["export", "--format", fmt, "--seed", str(seed), "--size", str(size), "--out", str(path)])
+    return path
+
+
+def _join(values: str | Iterable[str]) -> str:
+    return values if isinstance(values, str) else ",".join(values)
+
+
+def _drain(stream: IO[str], keep: collections.deque[str]) -> None:
+    for line in stream:
+        keep.append(line.rstrip("\n"))
+
+
+def run_bulkload(
+    *,
+    seed: int,
+    size: int,
+    workdir: str | os.PathLike[str],
+    formats: str | Iterable[str],
+    variants: str | Iterable[str],
+    benchtime: str = "1s",
+    count: int = 3,
+    timeout: float | None = None,
+    embed_max_rss: str | None = None,
+    embed_timeout: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Run ``stratabench-go bulkload`` and yield each cell as it finishes.
+
+    Each yielded dict is one JSON line of the program: ``format``,
+    ``variant``, ``loops``, ``samples`` (``wall_ns``, ``alloc_total_bytes``,
+    ``allocs_total``: one value per repetition), ``size_bytes``, ``hash``,
+    ``extra`` and ``error`` (``None``, or a one-line reason for a failed
+    cell, whose samples are then empty). Cells arrive one at a time, so a
+    caller can show progress.
+
+    Parameters
+    ----------
+    formats, variants
+        Names, as a list or one comma-separated string.
+    benchtime
+        Target time per benchmark, in Go's -benchtime syntax (``1s``,
+        ``100ms``, or an iteration count such as ``10x``).
+    count
+        Samples per cell: the benchmark is repeated this many times.
+    timeout
+        Seconds for the whole run; the program is killed past it.
+    embed_max_rss, embed_timeout
+        Limits of the embed cell's compilation (``8GiB``, ``10m``);
+        ``None`` keeps the program's defaults.
+
+    Raises
+    ------
+    GoRunError
+        When the program exits non-zero (a bad option or an unknown format
+        exits with 2), prints something that is not a JSON object, or
+        runs out of time. The message ends with its stderr tail.
+    """
+    args = [
+        "bulkload",
+        "--seed", str(seed),
+        "--size", str(size),
+        "--workdir", str(workdir),
+        "--formats", _join(formats),
+        "--variants", _join(variants),
+        "--benchtime", benchtime,
+        "--count", str(count),
+    ]  # fmt: skip
+    if embed_max_rss is not None:
+        args += ["--embed-max-rss", embed_max_rss]
+    if embed_timeout is not None:
+        args += ["--embed-timeout", embed_timeout]
+    cmd = [str(_binary()), *args]
+    stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    # stderr is drained on the side so that a chatty program cannot block
+    # on a full pipe while we wait for its next stdout line.
+    drainer = threading.Thread(target=_drain, args=(proc.stderr, stderr_tail), daemon=True)
+    drainer.start()
+    timed_out = threading.Event()
+    watchdog: threading.Timer | None = None
+    if timeout is not None:
+
+        def _expire() -> None:
+            timed_out.set()
+            proc.kill()
+
+        watchdog = threading.Timer(timeout, _expire)
+        watchdog.daemon = True
+        watchdog.start()
+    try:
+        for line in proc.stdout:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise GoRunError(f"stratabench-go printed a line that is not JSON: {line.strip()[:200]!r}") from exc
+            if not isinstance(record, dict):
+                raise GoRunError(f"stratabench-go printed {line.strip()[:200]!r}, not a JSON object")
+            yield record
+        returncode = proc.wait()
+        drainer.join()
+        if timed_out.is_set():
+            raise GoRunError(f"stratabench-go bulkload timed out after {timeout} s: {_tail(chr(10).join(stderr_tail))}")
+        if returncode != 0:
+            raise GoRunError(
+                f"stratabench-go bulkload failed ({returncode}): {_tail(chr(10).join(stderr_tail))}"
+            )
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        if proc.poll() is None:
+            # The caller stopped iterating early (or an error above): the
+            # program must not outlive the iterator.
+            proc.kill()
+            proc.wait()
+        drainer.join(timeout=5)
+        proc.stdout.close()
+        proc.stderr.close()

@@ -1,0 +1,109 @@
+"""Tests of stratabench.adapters.golang against the real Go programs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from stratabench.adapters import golang
+
+HASH_1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"
+FORMATS = ["embed", "json", "gob", "msgp", "msgpack"]
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    ok, reason = golang.go_available()
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    golang.build(("stratabench-go",))
+    return golang.binary_path()
+
+
+def test_binary_path_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(golang.BIN_DIR_ENV, raising=False)
+    assert golang.binary_path() == golang.REPO_ROOT / ".build" / "go" / "stratabench-go"
+    monkeypatch.setenv(golang.BIN_DIR_ENV, str(tmp_path))
+    assert golang.binary_path("stratabench-mongo") == tmp_path / "stratabench-mongo"
+
+
+def test_missing_go_is_explained(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    ok, reason = golang.go_available()
+    assert not ok
+    assert reason.startswith("Go toolchain not found")
+    with pytest.raises(golang.GoUnavailableError, match="Go toolchain not found"):
+        golang.build()
+
+
+def test_unbuilt_binary_is_explained(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(golang.BIN_DIR_ENV, str(tmp_path))
+    with pytest.raises(golang.GoUnavailableError, match="not built"):
+        golang.info()
+
+
+@pytest.mark.slow
+def test_info(built: Path) -> None:
+    data = golang.info()
+    assert data["formats"] == FORMATS
+    assert data["go_version"].startswith("go")
+    assert data["gomaxprocs"] >= 1
+
+
+@pytest.mark.slow
+def test_run_bulkload_every_format_hashes(built: Path, tmp_path: Path) -> None:
+    cells = list(
+        golang.run_bulkload(
+            seed=100,
+            size=1000,
+            workdir=tmp_path,
+            formats=FORMATS,
+            variants=["warm", "fresh"],
+            benchtime="10ms",
+            count=1,
+            timeout=300,
+        )
+    )
+    assert [(c["format"], c["variant"]) for c in cells] == [
+        (f, v) for f in FORMATS for v in ("warm", "fresh")
+    ]
+    for cell in cells:
+        assert cell["error"] is None, cell
+        assert cell["hash"] == HASH_1000, cell
+        assert len(cell["samples"]["wall_ns"]) == 1
+        assert cell["loops"] >= 1
+    embed = cells[0]["extra"]
+    for key in ("compile_ns", "compile_peak_rss_bytes", "binary_size_bytes", "init_ns"):
+        assert embed[key] is not None
+
+
+@pytest.mark.slow
+def test_unknown_format_raises(built: Path, tmp_path: Path) -> None:
+    with pytest.raises(golang.GoRunError, match="unknown format"):
+        list(
+            golang.run_bulkload(
+                seed=100, size=10, workdir=tmp_path, formats="json,yaml", variants="warm"
+            )
+        )
+
+
+@pytest.mark.slow
+def test_export_json_is_canonical(built: Path, tmp_path: Path) -> None:
+    out = golang.export("json", 100, 1000, tmp_path / "list.json")
+    assert hashlib.sha1(out.read_bytes()).hexdigest() == HASH_1000
+
+
+@pytest.mark.slow
+def test_stopping_early_ends_the_program(built: Path, tmp_path: Path) -> None:
+    cells = golang.run_bulkload(
+        seed=100, size=100, workdir=tmp_path, formats="json,gob", variants="warm",
+        benchtime="1x", count=1,
+    )  # fmt: skip
+    first = next(cells)
+    assert first["format"] == "json"
+    cells.close()
