@@ -70,6 +70,7 @@ __all__ = [
     "json_value",
     "make_format",
     "row_converter",
+    "thawed_rows",
     "tuple_rows",
     "us_from_datetime",
     "verify_rows",
@@ -329,6 +330,20 @@ def json_value(value: Any) -> Any:
     return value
 
 
+def thawed_rows(schema: Schema) -> Callable[[Iterable[Any]], list[Row]]:
+    """``to_rows`` for decoders that make every array a tuple (and maps read-only).
+
+    msgpack's ``use_list=False`` and cbor2's ``immutable=True`` build row
+    tuples in C; this gives ``list_str``, ``list_int`` and ``any`` values
+    their canonical lists and dicts back.
+    """
+    return row_converter(
+        schema,
+        convert={"list_str": "list({})", "list_int": "list({})", "any": "_json_value({})"},
+        namespace={"_json_value": json_value},
+    )
+
+
 def tuple_rows(decoded: Iterable[Sequence[Any]]) -> list[Row]:
     """``to_rows`` for decoders that already return canonical rows (as tuples or lists)."""
     return [tuple(row) for row in decoded]
@@ -507,42 +522,52 @@ def first_difference(schema: Schema, expected: Sequence[Row], actual: Sequence[R
 
 
 def verify_rows(
-    schema: Schema,
     rows: Sequence[Row],
     *,
     expected_hash: str,
     hash_rows: Callable[[Sequence[Row]], str],
     expected_rows: Callable[[], Sequence[Row]],
+    difference: Callable[[Sequence[Row], Sequence[Row]], str | None],
 ) -> Integrity:
     """Check decoded rows against a dataset's canonical hash (outside timing).
 
     Parameters
     ----------
-    schema
-        The record schema, to name fields in the message.
     rows
         What :meth:`Format.to_rows` returned for one decode.
     expected_hash
         The dataset's canonical hash.
     hash_rows
-        The dataset's canonical hash function of rows.
+        The dataset's canonical hash function of rows
+        (``bulkload.canonical_hash``).
     expected_rows
-        Regenerates the dataset's rows; called only on a mismatch, to name
-        the first differing record and field.
+        Regenerates the dataset's rows; called only on a mismatch.
+    difference
+        Names the first differing record and field of (expected, actual):
+        the dataset's own (``bulkload.first_difference``), or
+        ``functools.partial(first_difference, schema)`` for any schema.
 
     Returns
     -------
     Integrity
         With ``detail`` set to one line on a mismatch.
+
+    Examples
+    --------
+    >>> from functools import partial
+    >>> rows = [(True, 1, 0.5, "A", 0)]
+    >>> verify_rows(rows, expected_hash="x", hash_rows=lambda r: "y", expected_rows=lambda: [(True, 1, 0.5, "A", 1)],
+    ...             difference=partial(first_difference, BULKLOAD_SCHEMA)).detail
+    'record 0, field time: expected int 1, got int 0'
     """
     try:
         actual = hash_rows(rows)
         problem = None
     except (TypeError, ValueError, AttributeError, IndexError) as error:
-        actual, problem = "none", f"the rows cannot be put in canonical form: {_cause(error)}"
+        actual, problem = "none", f"the rows have no canonical form: {_cause(error)}"
     if actual == expected_hash:
         return Integrity(expected_hash, actual)
-    difference = first_difference(schema, expected_rows(), rows)
-    if difference is None:
-        difference = problem or "every record matches field by field, yet the hash differs; check the canonical form"
-    return Integrity(expected_hash, actual, difference)
+    detail = difference(expected_rows(), rows)
+    if detail is None:
+        detail = problem or "every record matches field by field, yet the hash differs; check the canonical form"
+    return Integrity(expected_hash, actual, detail)

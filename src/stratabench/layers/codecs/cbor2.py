@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, Row, Schema, json_value, row_converter
+from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, Row, Schema, row_converter, thawed_rows
 
 __all__ = ["Cbor2Codec"]
 
@@ -40,11 +40,7 @@ class Cbor2Codec(Codec):
         decode: Callable[[bytes], object]
         if mode == "typed":
             to_wire = row_converter(schema)
-            to_rows = row_converter(
-                schema,
-                convert={"list_str": "list({})", "list_int": "list({})", "any": "_json_value({})"},
-                namespace={"_json_value": json_value},
-            )
+            to_rows = thawed_rows(schema)
 
             def decode(data: bytes) -> object:
                 return cbor2.loads(data, immutable=True)

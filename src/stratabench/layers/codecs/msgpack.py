@@ -34,8 +34,8 @@ from stratabench.layers.codecs.base import (
     Row,
     Schema,
     datetime_from_us,
-    json_value,
     row_converter,
+    thawed_rows,
 )
 
 __all__ = ["MsgpackCodec"]
@@ -52,11 +52,7 @@ class MsgpackCodec(Codec):
 
         if mode == "typed":
             to_wire = row_converter(schema)
-            to_rows = row_converter(
-                schema,
-                convert={"list_str": "list({})", "list_int": "list({})", "any": "_json_value({})"},
-                namespace={"_json_value": json_value},
-            )
+            to_rows = thawed_rows(schema)
 
             def decode(data: bytes) -> object:
                 return msgpack.unpackb(data, use_list=False, timestamp=3)
