@@ -38,6 +38,9 @@ LoopTimer = Callable[[int], tuple[int, int]]
 #: Never calibrate beyond this; an operation this cheap is measured well enough.
 MAX_LOOPS = 1 << 30
 
+#: An operation at least this slow is warmed up by its calibration run alone.
+SLOW_OPERATION_NS = 1_000_000_000
+
 
 @dataclass
 class Measurement:
@@ -196,13 +199,19 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     else:
         timed = loop_timer(op.call, clock)
 
+    warmups = options.warmups
     if op.before_each is not None:
         # Each operation needs a fresh state, so each sample is one operation.
         loops = 1
     else:
+        started = clock.wall_ns()
         loops = calibrate(timed, options.min_sample_ns)
+        if loops == 1 and clock.wall_ns() - started >= SLOW_OPERATION_NS:
+            # The calibration run of a slow operation (a compile, a large
+            # load) has already warmed it up; another would only cost time.
+            warmups = 0
     measurement = Measurement(loops=loops)
-    for _ in range(options.warmups):
+    for _ in range(warmups):
         if op.before_each is not None:
             op.before_each()
         timed(loops)

@@ -1,0 +1,62 @@
+"""Datasets as the CLI sees them: rows, a schema and a canonical hash.
+
+Each registered entry is a small adapter over a dataset module; the
+generator and canonical form stay in that module.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from stratabench.datasets import DATASETS
+
+if TYPE_CHECKING:
+    from stratabench.layers.codecs.base import Schema
+
+__all__ = ["BulkloadDataset", "DatasetEntry"]
+
+
+class DatasetEntry(ABC):
+    """A dataset ``stratabench dataset NAME`` can hash and export."""
+
+    name: ClassVar[str]
+    default_size: ClassVar[int]
+    default_seed: ClassVar[int]
+
+    @abstractmethod
+    def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
+        """The records as canonical rows (tuples in schema order)."""
+
+    @abstractmethod
+    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+        """SHA-1 of the canonical form of ``rows``."""
+
+    @property
+    @abstractmethod
+    def schema(self) -> Schema:
+        """The record schema codecs export with."""
+
+
+@DATASETS.register("bulkload")
+class BulkloadDataset(DatasetEntry):
+    """100,000 five-field records from Go's math/rand, seed 100 (specs/bulkload.md)."""
+
+    default_size = 100_000
+    default_seed = 100
+
+    def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
+        from stratabench.suites.bulkload import _records
+
+        return _records(size, seed)
+
+    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+        from stratabench.datasets.bulkload import canonical_hash
+
+        return canonical_hash(rows)
+
+    @property
+    def schema(self) -> Schema:
+        from stratabench.layers.codecs.base import BULKLOAD_SCHEMA
+
+        return BULKLOAD_SCHEMA

@@ -1,0 +1,93 @@
+"""The bulkload suite in-process on a small dataset: cells, integrity, tables, verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stratabench.engine.cell import run_cell_in_process
+from stratabench.engine.operation import CellSpec
+from stratabench.options import EngineOptions, RunOptions
+from stratabench.results.records import CellResult, MetricResult
+from stratabench.suites.bulkload import BulkloadSuite, _go_result
+
+FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
+HASH_1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"
+
+
+def suite(**options: object) -> BulkloadSuite:
+    return BulkloadSuite(RunOptions(suites=("bulkload",), size=1000, engine=FAST, **options))  # type: ignore[arg-type]
+
+
+def test_cells_cover_every_codec_and_go_format() -> None:
+    names = [cell.name for cell in suite().cells()]
+    assert "json/typed" in names and "msgspec.msgpack/typed" in names and "embed/cached" in names
+    assert [n for n in names if n.startswith("go ")] == [
+        f"go {f}/{v}" for f in ("embed", "gob", "json", "msgp", "msgpack") for v in ("warm", "fresh")
+    ]
+    assert not any(name.endswith("/datetime") for name in names), "inexact modes must not run by default"
+
+
+def test_inexact_modes_run_only_when_asked() -> None:
+    names = [c.name for c in suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).cells()]
+    assert "msgspec.json/datetime" in names
+
+
+def test_unknown_codec_fails_before_measuring() -> None:
+    from stratabench.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match="unknown codec 'nope'"):
+        suite(codecs=("nope",)).cells()
+
+
+@pytest.mark.parametrize("name", ["json/typed", "msgspec.msgpack/typed", "pickle/typed"])
+def test_python_cell_verifies_the_reference_hash(name: str) -> None:
+    (cell,) = [c for c in suite().cells() if c.name == name]
+    result = run_cell_in_process(cell, suite().options)
+    assert result.ok, result.error
+    assert result.integrity is not None and result.integrity.actual == HASH_1000
+    for metric in ("wall_ns", "cpu_ns", "alloc_bytes", "retained_bytes", "allocs", "size_bytes"):
+        assert metric in result.metrics, metric
+
+
+def test_inexact_cell_fails_naming_record_and_field() -> None:
+    options = suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).options
+    (cell,) = [c for c in BulkloadSuite(options).cells() if c.name == "msgspec.json/datetime"]
+    result = run_cell_in_process(cell, options)
+    assert result.status == "failed"
+    assert result.error is not None and result.error.startswith("integrity: record 0") and "time" in result.error
+
+
+def test_go_line_with_a_wrong_hash_fails_the_cell() -> None:
+    spec = CellSpec("bulkload", "go gob/warm", {"format": "gob", "variant": "warm", "size": 1000, "seed": 100}, "go")
+    line = {"format": "gob", "variant": "warm", "loops": 10, "samples": {"wall_ns": [1.0, 2.0]},
+            "size_bytes": 5, "hash": "0" * 40, "extra": {}, "error": None}
+    result = _go_result(spec, line, HASH_1000, {})
+    assert result.status == "failed" and "integrity" in (result.error or "")
+    line["hash"] = HASH_1000
+    assert _go_result(spec, line, HASH_1000, {}).ok
+
+
+def _go(fmt: str, wall: list[float], total: list[float]) -> CellResult:
+    return CellResult("bulkload", f"go {fmt}/warm", {"format": fmt, "variant": "warm", "size": 1000}, "go", "ok",
+                      loops=1, metrics={"wall_ns": MetricResult.of(wall), "alloc_total_bytes": MetricResult.of(total)})
+
+
+def test_conclusions_follow_the_numbers() -> None:
+    results = [_go("embed", [1, 1, 1], [0, 0, 0]), _go("gob", [100, 101, 102], [50, 50, 50]),
+               _go("json", [900, 910, 920], [300, 300, 300]), _go("msgp", [50, 51, 52], [20, 20, 20])]
+    verdicts = {row["n"]: row["verdict"] for row in suite()._conclusions(results).rows}
+    assert verdicts == {1: "reproduced", 2: "reproduced", 3: "refuted", 4: "holds by construction"}
+    results[3] = _go("msgp", [200, 201, 202], [90, 90, 90])
+    assert suite()._conclusions(results).rows[2]["verdict"] == "reproduced"
+    results[3] = _go("msgp", [99, 101, 103], [90, 90, 90])
+    assert suite()._conclusions(results).rows[2]["verdict"] == "within noise"
+
+
+def test_tables_render(tmp_path: Path) -> None:
+    from stratabench.report.formats import REPORTERS
+
+    results = [_go("gob", [100, 101, 102], [50, 50, 50])]
+    text = REPORTERS.get("terminal")().render(suite().tables(results, {}))
+    assert "go gob/warm" in text and "59.7 ms" in text  # ours beside the published dev_appserver figure
