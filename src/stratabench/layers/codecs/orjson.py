@@ -25,7 +25,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from stratabench.errors import DataError
 from stratabench.layers.codecs import CODECS
 from stratabench.layers.codecs.base import Codec, Format, Schema
 from stratabench.layers.codecs.json_wire import json_wire_format
@@ -43,7 +42,6 @@ class OrjsonCodec(Codec):
         import orjson
 
         float_keys = [field.name for field in schema.fields if field.type == "float"]
-        label = f"{self.name}/{mode}"
 
         def dumps(objects: list[dict[str, Any]]) -> bytes:
             # orjson writes NaN and infinities as null without a word; JSON
@@ -51,7 +49,7 @@ class OrjsonCodec(Codec):
             for item in objects:
                 for key in float_keys:
                     if not math.isfinite(item[key]):
-                        raise DataError(f"{label}: JSON cannot hold the float {item[key]!r} of field {key!r}")
+                        raise ValueError(f"JSON cannot hold the float {item[key]!r} of field {key!r}")
             return orjson.dumps(objects)
 
         return json_wire_format(self.name, schema, mode, loads=orjson.loads, dumps=dumps)

@@ -1,0 +1,55 @@
+"""Tests of reading the Go adapter's bulkload assets (stratabench.layers.codecs.go_assets).
+
+The golden files are 10-record assets written by ``stratabench-go export
+--seed 100 --size 10``; a slow test also reads 1,000 records freshly
+exported by the Go program.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from stratabench.datasets.bulkload import REFERENCE_HASHES, canonical_hash, generate
+from stratabench.errors import DataError, UsageError
+from stratabench.layers.codecs.go_assets import GO_ASSET_FORMATS, decode_go_asset
+
+GOLDEN = Path(__file__).parents[3] / "golden" / "go_assets"
+
+
+@pytest.mark.parametrize("fmt", GO_ASSET_FORMATS)
+def test_reads_each_golden_go_asset(fmt: str) -> None:
+    rows = decode_go_asset(fmt, (GOLDEN / f"bulkload-10-100.{fmt}").read_bytes())
+    assert canonical_hash(rows) == REFERENCE_HASHES[(10, 100)]
+    assert rows == generate(10, 100)
+
+
+def test_the_json_asset_is_the_canonical_form() -> None:
+    from stratabench.datasets.bulkload import canonical_bytes
+
+    assert (GOLDEN / "bulkload-10-100.json").read_bytes() == canonical_bytes(generate(10, 100))
+
+
+def test_unreadable_formats_and_corrupt_assets_are_explained() -> None:
+    with pytest.raises(UsageError, match="cannot read Go's 'gob' asset in Python; readable: json, msgpack, msgp"):
+        decode_go_asset("gob", b"")
+    data = (GOLDEN / "bulkload-10-100.msgp").read_bytes()
+    with pytest.raises(DataError, match=r"^Go msgp asset of 608 bytes cannot be read: "):
+        decode_go_asset("msgp", data[:608])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", GO_ASSET_FORMATS)
+def test_reads_fresh_exports_of_the_go_program(fmt: str, tmp_path: Path) -> None:
+    from stratabench.adapters import golang
+
+    ok, reason = golang.go_available()
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    golang.build(("stratabench-go",))
+    path = golang.export(fmt, 100, 1000, tmp_path / f"asset.{fmt}")
+    assert canonical_hash(decode_go_asset(fmt, path.read_bytes())) == REFERENCE_HASHES[(1000, 100)]
