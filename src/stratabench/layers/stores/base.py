@@ -163,7 +163,15 @@ class Store(ABC):
         self.options = options if options is not None else RunOptions()
         self._server_pids = tuple(server_pids)
         self._closed = False
-        self._open()
+        try:
+            self._open()
+        except BaseException:
+            # A half-opened client (pymongo's, redis-py's) must not outlive the error.
+            try:
+                self._close()
+            except Exception:  # noqa: BLE001 -- the open error is the one to report
+                pass
+            raise
 
     def _open(self) -> None:
         """Connect or open files; called once at the end of ``__init__``.

@@ -1,0 +1,76 @@
+"""The compressor contract: bytes in, fewer bytes out, and back.
+
+A compressor composes with any codec: the engine encodes, then compresses;
+reads decompress, then decode. Each compressor records its level in
+:attr:`Compressor.notes`, so results say ``zlib level 6`` and not just
+``zlib``. The level comes from the constructor or from the run's setting
+``{name}.level`` (``zlib.level=9``) through :meth:`Compressor.from_options`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from stratabench.errors import UsageError
+from stratabench.options import RunOptions
+
+__all__ = ["Compressor"]
+
+
+class Compressor(ABC):
+    """Compresses and decompresses whole values.
+
+    Parameters
+    ----------
+    level
+        The compression level; ``None`` uses :attr:`default_level`.
+    """
+
+    name: ClassVar[str]
+    """The registered name (set by the registry)."""
+
+    default_level: ClassVar[int | None] = None
+    """The level used when none is given; ``None`` for compressors without levels."""
+
+    levels: ClassVar[range | None] = None
+    """The levels this compressor accepts."""
+
+    def __init__(self, *, level: int | None = None) -> None:
+        if level is not None and (self.levels is None or level not in self.levels):
+            allowed = f"{self.levels.start} to {self.levels.stop - 1}" if self.levels else "none"
+            raise UsageError(f"{self.name} level {level} is not valid; levels: {allowed}")
+        self._level = self.default_level if level is None else level
+
+    @classmethod
+    def from_options(cls, options: RunOptions | None) -> Compressor:
+        """A compressor at the level of the run's ``{name}.level`` setting, if any."""
+        raw = options.setting(f"{cls.name}.level", "") if options is not None else ""
+        if not raw:
+            return cls()
+        try:
+            level = int(raw)
+        except ValueError:
+            raise UsageError(f"setting {cls.name}.level={raw!r} is not a whole number") from None
+        return cls(level=level)
+
+    @property
+    def level(self) -> int | None:
+        """The compression level in use (``None`` when there are none)."""
+        return self._level
+
+    @property
+    def notes(self) -> dict[str, Any]:
+        """What to keep with a result: the compressor and its level."""
+        return {"compressor": self.name, "level": self._level}
+
+    @abstractmethod
+    def compress(self, data: bytes) -> bytes:
+        """``data`` compressed; :meth:`decompress` gives it back exactly."""
+
+    @abstractmethod
+    def decompress(self, data: bytes) -> bytes:
+        """The bytes :meth:`compress` was given."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} level={self._level}>"

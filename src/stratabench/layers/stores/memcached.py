@@ -1,0 +1,205 @@
+"""memcached over TCP with pymemcache: one item per entry, under ``sb:{namespace}:``.
+
+Needs the ``pymemcache`` package (``stratabench[stores]``) and a memcached
+server: ``memcached://host:port``. memcached keys are text of at most 250
+bytes without spaces, so a key is stored as ``sb:{namespace}:`` + its
+URL-safe base64 (binary keys work; keys up to about 100 bytes).
+
+memcached refuses items over its ``item_size_max`` (1 MB by default, ``-I``
+to change). The store reads the limit from the server's ``stats settings``
+and raises :class:`~stratabench.errors.ValueTooLargeError` before sending a
+larger value. memcached cannot list keys, except through
+``lru_crawler metadump`` (1.4.31+), which :meth:`keys` uses; keys this store
+wrote are also remembered, so :meth:`cleanup` deletes them even where
+metadump is off. It never calls ``flush_all``. Items may be evicted at any
+time: a cache, not a database.
+
+Settings: ``memcached.connect_timeout`` and ``memcached.socket_timeout`` in
+seconds (default 5 and 30).
+"""
+
+from __future__ import annotations
+
+import base64
+import socket
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+from urllib.parse import unquote
+
+from stratabench.errors import StoreError, UsageError
+from stratabench.layers.stores import STORES
+from stratabench.layers.stores.base import Store
+
+__all__ = ["MemcachedStore"]
+
+_MAX_KEY = 250
+# Bytes an item takes besides its key and value (header, CAS, flags, suffix);
+# memcached 1.6 reports size=70 for a 10-byte key and 3-byte value.
+_ITEM_OVERHEAD = 64
+_DEFAULT_ITEM_SIZE_MAX = 1024 * 1024
+
+
+@STORES.register("memcached", requires=("pymemcache",), extra="stores")
+class MemcachedStore(Store):
+    """A memcached server; keys prefixed with the run's namespace, 1 MB item limit."""
+
+    schemes = ("memcached", "memcache")
+    service = "memcached"
+
+    def _open(self) -> None:
+        from pymemcache.client.base import Client
+        from pymemcache.exceptions import MemcacheError
+
+        host = self._parts.hostname or "127.0.0.1"
+        port = self._parts.port or 11211
+        self._timeout = self.float_setting("socket_timeout", 30.0)
+        self._connect_timeout = self.float_setting("connect_timeout", 5.0)
+        self._written: set[bytes] = set()
+        self._client: Any = Client(
+            (host, port),
+            connect_timeout=self._connect_timeout,
+            timeout=self._timeout,
+            no_delay=True,
+            default_noreply=False,
+        )
+        try:
+            settings = self._client.stats("settings")
+        except (MemcacheError, OSError) as exc:
+            raise self._unreachable(exc) from exc
+        raw = settings.get(b"item_size_max", settings.get("item_size_max", _DEFAULT_ITEM_SIZE_MAX))
+        self._item_size_max = int(raw)
+
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
+        from pymemcache.exceptions import MemcacheError
+
+        return (MemcacheError, OSError)
+
+    @property
+    def item_limit_bytes(self) -> int:
+        """The largest value a ``put`` accepts for the longest allowed key."""
+        return self._item_size_max - _ITEM_OVERHEAD - _MAX_KEY
+
+    def _key(self, key: bytes) -> bytes:
+        stored = self.prefix + base64.urlsafe_b64encode(key).rstrip(b"=")
+        if len(stored) > _MAX_KEY:
+            raise UsageError(f"key of {len(key)} bytes is too long for memcached once encoded ({_MAX_KEY} at most)")
+        return stored
+
+    def _key_of(self, stored: bytes) -> bytes | None:
+        if not stored.startswith(self.prefix):
+            return None
+        encoded = stored[len(self.prefix) :]
+        try:
+            return base64.urlsafe_b64decode(encoded + b"=" * (-len(encoded) % 4))
+        except ValueError:
+            return None
+
+    def _check_size(self, stored: bytes, value: bytes) -> None:
+        limit = self._item_size_max - _ITEM_OVERHEAD - len(stored)
+        if len(value) > limit:
+            raise self._too_large(
+                len(value), limit, f"memcached's item_size_max is {self._item_size_max}; start it with a larger -I"
+            )
+
+    def _too_large_reply(self, exc: BaseException, size: int) -> StoreError | None:
+        if "too large" in str(exc).lower():
+            return self._too_large(size, self._item_size_max, "the server refused the item (item_size_max)")
+        return None
+
+    def get(self, key: bytes) -> bytes | None:
+        stored = self._key(key)
+        with self._guard("get"):
+            value: bytes | None = self._client.get(stored)
+        return value
+
+    def put(self, key: bytes, value: bytes) -> None:
+        stored = self._key(key)
+        self._check_size(stored, value)
+        self._written.add(key)
+        with self._guard("put"):
+            try:
+                ok = self._client.set(stored, value, noreply=False)
+            except self._driver_errors() as exc:
+                raise self._too_large_reply(exc, len(value)) or self._failed("put", exc) from exc
+        if not ok:
+            raise self._failed("put", "the server did not store the item")
+
+    def delete(self, key: bytes) -> None:
+        stored = self._key(key)
+        with self._guard("delete"):
+            self._client.delete(stored, noreply=False)
+        self._written.discard(key)
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        stored = [self._key(key) for key in keys]
+        if not stored:
+            return []
+        with self._guard("get_many"):
+            found: dict[bytes, bytes] = self._client.get_many(stored)
+        return [found.get(key) for key in stored]
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        mapping: dict[bytes, bytes] = {}
+        for key, value in items:
+            stored = self._key(key)
+            self._check_size(stored, value)
+            mapping[stored] = value
+            self._written.add(key)
+        if not mapping:
+            return
+        with self._guard("put_many"):
+            failed = self._client.set_many(mapping, noreply=False)
+        if failed:
+            raise self._failed("put_many", f"the server did not store {len(failed)} of {len(mapping)} items")
+
+    def _metadump(self) -> list[bytes] | None:
+        """Every key on the server from ``lru_crawler metadump all``, or ``None`` if refused."""
+        host = self._parts.hostname or "127.0.0.1"
+        port = self._parts.port or 11211
+        for _ in range(20):
+            with socket.create_connection((host, port), timeout=self._timeout) as sock:
+                sock.sendall(b"lru_crawler metadump all\r\n")
+                data = _read_dump(sock)
+            if data.startswith(b"BUSY"):
+                time.sleep(0.05)  # another crawl is running; wait for it
+                continue
+            if not data.endswith(b"END\r\n"):
+                return None
+            return [
+                unquote(line[4:].split(b" ", 1)[0].decode()).encode()
+                for line in data.splitlines()
+                if line.startswith(b"key=")
+            ]
+        return None
+
+    def keys(self) -> Iterator[bytes]:
+        with self._guard("keys"):
+            dumped = self._metadump()
+        if dumped is None:
+            return iter(sorted(self._written))
+        found = {key for key in map(self._key_of, dumped) if key is not None}
+        return iter(found)
+
+    def cleanup(self) -> None:
+        doomed = set(self.keys()) | self._written
+        stored = [self._key(key) for key in doomed]
+        with self._guard("cleanup"):
+            for start in range(0, len(stored), 500):
+                self._client.delete_many(stored[start : start + 500], noreply=False)
+        self._written.clear()
+
+    def _close(self) -> None:
+        self._client.close()
+
+
+def _read_dump(sock: socket.socket) -> bytes:
+    """A metadump reply: key lines then ``END``, or one error line (``BUSY``, ``ERROR``)."""
+    data = b""
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return data
+        data += chunk
+        if data.endswith(b"END\r\n") or (not data.startswith(b"key=") and data.endswith(b"\r\n")):
+            return data

@@ -1,0 +1,128 @@
+"""MongoDB (or a compatible server) with pymongo: a database of the run's own.
+
+Needs the ``pymongo`` package (``stratabench[stores]``) and a server:
+``mongodb://[user:password@]host:port/[database]``. Without a database in
+the URL, this namespace is the database ``stratabench_{namespace}`` with one
+collection ``kv``, and :meth:`cleanup` drops that database. With a database
+in the URL (for a user allowed only there), the namespace is the collection
+``stratabench_{namespace}`` in it, and :meth:`cleanup` drops only that
+collection. Each entry is a document ``{_id: key, v: value}`` (both BSON
+binary); batches are one ``$in`` query and one unordered bulk write.
+
+A document is at most the server's ``maxBsonObjectSize`` (16 MiB), so a
+larger value raises :class:`~stratabench.errors.ValueTooLargeError`.
+
+Settings: ``mongodb.connect_timeout``, ``mongodb.socket_timeout`` and
+``mongodb.server_selection_timeout`` in seconds (default 5, 30 and 5: the
+last is how long an operation waits for a server that has gone away).
+Retryable reads and writes are off, so failures are reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+from urllib.parse import unquote
+
+from stratabench.layers.stores import STORES
+from stratabench.layers.stores.base import Store, namespace_identifier
+
+__all__ = ["MongodbStore"]
+
+# Room in a document for _id, the field name and BSON framing besides the value.
+_DOCUMENT_OVERHEAD = 1024
+_DEFAULT_MAX_BSON = 16 * 1024 * 1024
+
+
+@STORES.register("mongodb", requires=("pymongo",), extra="stores")
+class MongodbStore(Store):
+    """A MongoDB-compatible server; a database (or collection) of the run's own."""
+
+    schemes = ("mongodb",)
+    service = "mongodb"
+
+    def _open(self) -> None:
+        import pymongo
+        from pymongo.errors import PyMongoError
+
+        named = unquote(self._parts.path.strip("/"))
+        own = namespace_identifier(self.namespace)
+        self._own_database = not named
+        try:
+            self._client: Any = pymongo.MongoClient(
+                self._url,
+                connectTimeoutMS=int(self.float_setting("connect_timeout", 5.0) * 1000),
+                socketTimeoutMS=int(self.float_setting("socket_timeout", 30.0) * 1000),
+                serverSelectionTimeoutMS=int(self.float_setting("server_selection_timeout", 5.0) * 1000),
+                retryWrites=False,
+                retryReads=False,
+            )
+            hello = self._client.admin.command("hello")
+        except (PyMongoError, OSError) as exc:
+            raise self._unreachable(exc) from exc
+        self._max_bson = int(hello.get("maxBsonObjectSize", _DEFAULT_MAX_BSON))
+        self._database = self._client[named or own]
+        self._collection = self._database["kv" if self._own_database else own]
+
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
+        from pymongo.errors import PyMongoError
+
+        return (PyMongoError, OSError)
+
+    @property
+    def item_limit_bytes(self) -> int:
+        """The largest value that fits in one document with its key."""
+        return self._max_bson - _DOCUMENT_OVERHEAD
+
+    def _check(self, key: bytes, value: bytes) -> None:
+        if len(key) + len(value) > self.item_limit_bytes:
+            raise self._too_large(
+                len(value), self.item_limit_bytes - len(key), "a BSON document is limited to maxBsonObjectSize"
+            )
+
+    def get(self, key: bytes) -> bytes | None:
+        with self._guard("get"):
+            document = self._collection.find_one({"_id": key}, {"v": 1})
+        return None if document is None else bytes(document["v"])
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._check(key, value)
+        with self._guard("put"):
+            self._collection.replace_one({"_id": key}, {"_id": key, "v": value}, upsert=True)
+
+    def delete(self, key: bytes) -> None:
+        with self._guard("delete"):
+            self._collection.delete_one({"_id": key})
+
+    def keys(self) -> Iterator[bytes]:
+        with self._guard("keys"):
+            keys = [bytes(document["_id"]) for document in self._collection.find({}, {"_id": 1})]
+        return iter(keys)
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        if not keys:
+            return []
+        with self._guard("get_many"):
+            found = {bytes(d["_id"]): bytes(d["v"]) for d in self._collection.find({"_id": {"$in": list(keys)}})}
+        return [found.get(key) for key in keys]
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        from pymongo import ReplaceOne
+
+        requests = []
+        for key, value in items:
+            self._check(key, value)
+            requests.append(ReplaceOne({"_id": key}, {"_id": key, "v": value}, upsert=True))
+        if requests:
+            with self._guard("put_many"):
+                self._collection.bulk_write(requests, ordered=False)
+
+    def cleanup(self) -> None:
+        with self._guard("cleanup"):
+            if self._own_database:
+                self._client.drop_database(self._database.name)
+            else:
+                self._collection.drop()
+
+    def _close(self) -> None:
+        self._client.close()

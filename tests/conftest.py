@@ -1,0 +1,48 @@
+"""Real local servers for the tests, started by stratabench's own services code.
+
+``local_servers`` starts every service once per test session (in parallel,
+on free loopback ports, in temporary directories) and stops them at the
+end; ``server_url(name)`` gives a test the URL of one. A server that cannot
+start is skipped with its reason, except under ``CI=true``, where it fails
+the test: CI installs every server, so a missing one is a bug there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from stratabench.services.session import LocalServices, local_services
+from stratabench.services.state import STATE_ENV
+from tests.availability import unavailable
+
+
+@pytest.fixture(scope="session")
+def services_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A state file of the test session's own, so no test sees the user's servers."""
+    path = str(tmp_path_factory.mktemp("services-state") / "services.json")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(STATE_ENV, path)
+        yield path
+
+
+@pytest.fixture(scope="session")
+def local_servers(services_state: str) -> Iterator[LocalServices]:
+    """Every service that can start here, for the whole session."""
+    with local_services() as running:
+        yield running
+
+
+@pytest.fixture
+def server_url(local_servers: LocalServices) -> Callable[[str], str]:
+    """``server_url("redis")``: the URL of the session's server, or skip/fail with why not."""
+
+    def url(name: str) -> str:
+        if name in local_servers:
+            return local_servers[name].url
+        failure = local_servers.failures.get(name)
+        unavailable(f"no {name} server: {failure.message if failure else 'not started'}")
+        raise AssertionError("unreachable")
+
+    return url

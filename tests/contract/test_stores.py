@@ -1,0 +1,379 @@
+"""Every registered store against the real thing: the same contract for all.
+
+Embedded stores run in temporary directories; server stores run against the
+session's private servers (``tests/conftest.py``). Data "of someone else's"
+is written with the driver directly, beside the store's namespace, and must
+survive the store's cleanup untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from stratabench.errors import StoreError, UsageError, ValueTooLargeError
+from stratabench.layers.stores import STORES
+from stratabench.layers.stores.base import BatchStore, ItemLimit, Store, open_store
+from stratabench.options import RunOptions
+from stratabench.redact import password_of
+from tests.availability import unavailable
+
+STORE_NAMES = STORES.names
+SERVER_STORES = {"redis", "memcached", "postgresql", "mysql", "mongodb"}
+# The private service behind each server store.
+SERVICE_OF = {"redis": "redis", "memcached": "memcached", "postgresql": "postgresql", "mysql": "mariadb", "mongodb": "mongodb"}
+
+BINARY_KEYS = [b"", b"\x00", b"\x00\xff\xfe binary", "clé-ü".encode(), b"a" * 100, b"with space\r\nand newline"]
+LARGE = os.urandom(1000) * 700  # about 700 kB, not compressible by accident
+
+
+def test_every_store_is_covered() -> None:
+    assert set(STORE_NAMES) == {"memory", "file", "sqlite", "lmdb", *SERVER_STORES}
+
+
+@pytest.fixture(params=STORE_NAMES)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    name: str = request.param
+    info = STORES.info(name)
+    if not info.availability.ok:
+        unavailable(f"store {name}: {info.availability.reason}")
+    if name in SERVER_STORES:
+        server_url: Callable[[str], str] = request.getfixturevalue("server_url")
+        return server_url(SERVICE_OF[name])
+    return {
+        "memory": "memory://",
+        "file": f"file://{tmp_path}/files",
+        "sqlite": f"sqlite://{tmp_path}/bench.db",
+        "lmdb": f"lmdb://{tmp_path}/lmdb",
+    }[name]
+
+
+@pytest.fixture
+def namespace(request: pytest.FixtureRequest) -> str:
+    # Unique per test, so a failed cleanup cannot leak into another test.
+    return f"t{abs(hash(request.node.nodeid)) % 10**10}-{os.getpid()}"
+
+
+@pytest.fixture
+def store(store_url: str, namespace: str) -> Iterator[Store]:
+    opened = open_store(store_url, namespace=namespace)
+    try:
+        yield opened
+    finally:
+        if not opened._closed:
+            opened.cleanup()
+            opened.close()
+
+
+def test_round_trip(store: Store) -> None:
+    for index, key in enumerate(BINARY_KEYS):
+        store.put(key, f"value {index}".encode())
+    store.put(b"empty", b"")
+    store.put(b"large", LARGE)
+    for index, key in enumerate(BINARY_KEYS):
+        assert store.get(key) == f"value {index}".encode(), key
+    assert store.get(b"empty") == b""
+    assert store.get(b"large") == LARGE
+    store.put(b"empty", b"replaced")
+    assert store.get(b"empty") == b"replaced"
+    assert sorted(store.keys()) == sorted([*BINARY_KEYS, b"empty", b"large"])
+
+
+def test_missing_and_delete(store: Store) -> None:
+    assert store.get(b"never written") is None
+    store.delete(b"never written")
+    store.put(b"k", b"v")
+    store.delete(b"k")
+    assert store.get(b"k") is None
+    assert list(store.keys()) == []
+
+
+def test_batch_in_order_with_missing(store: Store) -> None:
+    if store.name == "file":
+        assert not isinstance(store, BatchStore)
+        return
+    assert isinstance(store, BatchStore), f"{store.name} should batch"
+    store.put_many([(b"a", b"1"), (b"\x00b", b"2"), (b"c", LARGE)])
+    assert store.get_many([b"c", b"missing", b"a", b"\x00b", b"a"]) == [LARGE, None, b"1", b"2", b"1"]
+    assert store.get_many([]) == []
+    store.put_many([])
+
+
+def test_namespaces_are_isolated(store_url: str, store: Store) -> None:
+    other = open_store(store_url, namespace=f"{store.namespace}-other")
+    try:
+        store.put(b"shared key", b"mine")
+        other.put(b"shared key", b"theirs")
+        other.put(b"only theirs", b"x")
+        assert store.get(b"shared key") == b"mine"
+        assert store.get(b"only theirs") is None
+        assert sorted(store.keys()) == [b"shared key"]
+        store.cleanup()
+        assert other.get(b"shared key") == b"theirs"
+        assert sorted(other.keys()) == [b"only theirs", b"shared key"]
+    finally:
+        other.cleanup()
+        other.close()
+
+
+def test_cleanup_removes_only_ours(store_url: str, namespace: str) -> None:
+    first = open_store(store_url, namespace=namespace)
+    name = first.name
+    plant, survived = FOREIGN[name](store_url)
+    try:
+        first.put(b"k1", b"v1")
+        first.put(b"k2", LARGE)
+        first.cleanup()
+        first.close()
+        again = open_store(store_url, namespace=namespace)
+        try:
+            assert list(again.keys()) == []
+            assert again.get(b"k1") is None
+        finally:
+            again.cleanup()
+            again.close()
+        assert survived(), f"{name}: someone else's data did not survive cleanup"
+    finally:
+        plant_cleanup = getattr(plant, "undo", None)
+        if plant_cleanup:
+            plant_cleanup()
+
+
+def test_password_never_shown(store: Store, store_url: str) -> None:
+    password = password_of(store_url)
+    for text in (str(store), repr(store), store.redacted_url):
+        assert store.name in text or "://" in text
+        if password:
+            assert password not in text
+    if password:
+        assert "***" in store.redacted_url
+
+
+@pytest.mark.parametrize("name", sorted(SERVER_STORES))
+def test_unreachable_server_is_one_line_without_password(name: str) -> None:
+    if not STORES.info(name).availability.ok:
+        unavailable(f"store {name}: {STORES.info(name).availability.reason}")
+    from stratabench.services.ports import free_port
+
+    port = free_port()  # nothing listens there
+    secret = "s3cret-Pa55word"
+    url = {
+        "redis": f"redis://:{secret}@127.0.0.1:{port}/0",
+        "memcached": f"memcached://user:{secret}@127.0.0.1:{port}",
+        "postgresql": f"postgresql://bench:{secret}@127.0.0.1:{port}/postgres",
+        "mysql": f"mysql://bench:{secret}@127.0.0.1:{port}/stratabench",
+        "mongodb": f"mongodb://bench:{secret}@127.0.0.1:{port}/",
+    }[name]
+    options = RunOptions(settings={f"{name}.server_selection_timeout": "1", f"{name}.connect_timeout": "2"})
+    with pytest.raises(StoreError) as caught:
+        open_store(url, namespace="unreachable", options=options)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert secret not in message and secret not in repr(caught.value)
+    assert f"127.0.0.1:{port}" in message
+    assert "stratabench services up" in message
+
+
+def test_wrong_password_is_one_line_without_it(server_url: Callable[[str], str]) -> None:
+    for service, scheme in (("postgresql", "postgresql"), ("mariadb", "mysql")):
+        parts = urlsplit(server_url(service))
+        secret = "Wr0ng-secret-xyz"
+        url = f"{scheme}://{parts.username}:{secret}@{parts.hostname}:{parts.port}{parts.path}"
+        with pytest.raises(StoreError) as caught:
+            open_store(url, namespace="badpassword")
+        assert secret not in str(caught.value)
+        assert "\n" not in str(caught.value)
+
+
+def test_memcached_item_limit(server_url: Callable[[str], str], namespace: str) -> None:
+    with open_store(server_url("memcached"), namespace=namespace) as store:
+        assert isinstance(store, ItemLimit)
+        limit = store.item_limit_bytes
+        assert 1_000_000 < limit < 1024 * 1024
+        store.put(b"at limit", b"x" * limit)
+        assert store.get(b"at limit") == b"x" * limit
+        with pytest.raises(ValueTooLargeError) as caught:
+            store.put(b"too large", b"x" * (2 * 1024 * 1024))
+        assert "item limit" in str(caught.value)
+        store.cleanup()
+
+
+def test_unknown_and_malformed_urls() -> None:
+    from stratabench.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match="redis://"):
+        open_store("cassandra://127.0.0.1/", namespace="x")
+    with pytest.raises(UsageError):
+        open_store("not a url", namespace="x")
+    with pytest.raises(UsageError):
+        open_store("memory://", namespace="has:colon")
+
+
+# -- someone else's data, written with the driver directly ---------------------
+
+
+class Plant:
+    """Undo hook for foreign data the test itself must remove afterwards."""
+
+    def __init__(self, undo: Callable[[], None] | None = None) -> None:
+        self.undo = undo
+
+
+Foreign = Callable[[str], tuple[Plant, Callable[[], bool]]]
+
+
+def _memory(url: str) -> tuple[Plant, Callable[[], bool]]:
+    neighbour = open_store(url, namespace="someone-else")
+    neighbour.put(b"theirs", b"keep")
+
+    def undo() -> None:
+        neighbour.cleanup()
+
+    return Plant(undo), lambda: neighbour.get(b"theirs") == b"keep"
+
+
+def _file(url: str) -> tuple[Plant, Callable[[], bool]]:
+    directory = Path(unquote(urlsplit(url).path))
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "theirs.txt").write_bytes(b"keep")
+    (directory / "stratabench-someone").mkdir(exist_ok=True)
+    (directory / "stratabench-someone" / "k00").write_bytes(b"keep")
+    return Plant(), lambda: (directory / "theirs.txt").read_bytes() == b"keep" and (
+        directory / "stratabench-someone" / "k00"
+    ).read_bytes() == b"keep"
+
+
+def _sqlite(url: str) -> tuple[Plant, Callable[[], bool]]:
+    path = unquote(urlsplit(url).path)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE theirs (k TEXT PRIMARY KEY, v TEXT)")
+        db.execute("INSERT INTO theirs VALUES ('k', 'keep')")
+
+    def survived() -> bool:
+        with sqlite3.connect(path) as db:
+            return db.execute("SELECT v FROM theirs WHERE k = 'k'").fetchone() == ("keep",)
+
+    return Plant(), survived
+
+
+def _lmdb(url: str) -> tuple[Plant, Callable[[], bool]]:
+    # Written through a store of another namespace: LMDB allows one open
+    # environment per process, which the store already shares.
+    neighbour = open_store(url, namespace="someone-else")
+    neighbour.put(b"theirs", b"keep")
+
+    def undo() -> None:
+        neighbour.cleanup()
+        neighbour.close()
+
+    return Plant(undo), lambda: neighbour.get(b"theirs") == b"keep"
+
+
+def _redis(url: str) -> tuple[Plant, Callable[[], bool]]:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    client.set(b"theirs:key", b"keep")
+    client.set(b"sb:someone-else:key", b"keep")
+
+    def undo() -> None:
+        client.delete(b"theirs:key", b"sb:someone-else:key")
+        client.close()
+
+    return Plant(undo), lambda: client.get(b"theirs:key") == b"keep" and client.get(b"sb:someone-else:key") == b"keep"
+
+
+def _memcached(url: str) -> tuple[Plant, Callable[[], bool]]:
+    from pymemcache.client.base import Client
+
+    parts = urlsplit(url)
+    client = Client((parts.hostname, parts.port))
+    client.set(b"theirs_key", b"keep")
+
+    def undo() -> None:
+        client.delete(b"theirs_key")
+        client.close()
+
+    return Plant(undo), lambda: client.get(b"theirs_key") == b"keep"
+
+
+def _postgresql(url: str) -> tuple[Plant, Callable[[], bool]]:
+    import psycopg
+
+    db = psycopg.connect(url, autocommit=True)
+    db.execute("CREATE TABLE IF NOT EXISTS theirs (k text PRIMARY KEY, v text)")
+    db.execute("INSERT INTO theirs VALUES ('k', 'keep') ON CONFLICT DO NOTHING")
+    db.execute("CREATE TABLE IF NOT EXISTS stratabench_someone_else (k bytea PRIMARY KEY, v bytea)")
+
+    def undo() -> None:
+        db.execute("DROP TABLE theirs")
+        db.execute("DROP TABLE stratabench_someone_else")
+        db.close()
+
+    def survived() -> bool:
+        row = db.execute("SELECT v FROM theirs WHERE k = 'k'").fetchone()
+        other = db.execute("SELECT to_regclass('stratabench_someone_else')").fetchone()
+        return row == ("keep",) and other is not None and other[0] is not None
+
+    return Plant(undo), survived
+
+
+def _mysql(url: str) -> tuple[Plant, Callable[[], bool]]:
+    import pymysql
+
+    parts = urlsplit(url)
+    db: Any = pymysql.connect(
+        host=parts.hostname, port=parts.port, user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""), database=parts.path.strip("/"), autocommit=True,
+    )  # fmt: skip
+    with db.cursor() as cursor:
+        cursor.execute("CREATE TABLE IF NOT EXISTS theirs (k VARCHAR(10) PRIMARY KEY, v TEXT)")
+        cursor.execute("INSERT IGNORE INTO theirs VALUES ('k', 'keep')")
+
+    def undo() -> None:
+        with db.cursor() as cursor:
+            cursor.execute("DROP TABLE theirs")
+        db.close()
+
+    def survived() -> bool:
+        with db.cursor() as cursor:
+            cursor.execute("SELECT v FROM theirs WHERE k = 'k'")
+            return bool(cursor.fetchone() == ("keep",))
+
+    return Plant(undo), survived
+
+
+def _mongodb(url: str) -> tuple[Plant, Callable[[], bool]]:
+    import pymongo
+
+    client: Any = pymongo.MongoClient(url, serverSelectionTimeoutMS=5000)
+    client["theirs"]["docs"].insert_one({"_id": "k", "v": "keep"})
+
+    def undo() -> None:
+        client.drop_database("theirs")
+        client.close()
+
+    def survived() -> bool:
+        return bool(client["theirs"]["docs"].find_one({"_id": "k"}) == {"_id": "k", "v": "keep"})
+
+    return Plant(undo), survived
+
+
+FOREIGN: dict[str, Foreign] = {
+    "memory": _memory,
+    "file": _file,
+    "sqlite": _sqlite,
+    "lmdb": _lmdb,
+    "redis": _redis,
+    "memcached": _memcached,
+    "postgresql": _postgresql,
+    "mysql": _mysql,
+    "mongodb": _mongodb,
+}
