@@ -189,10 +189,13 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     op
         What to measure, built by a suite (or by :func:`stratabench.measure`).
     options
-        Samples, warm-ups, calibration target and memory pass.
+        Samples, warm-ups, calibration target and memory pass; the
+        operation's own :attr:`~Operation.engine`, when set, replaces them.
     clock
         The counters to read; tests pass a fake one.
     """
+    if op.engine is not None:
+        options = op.engine
     if op.statement is not None:
         stmt, setup = op.statement
         timed = statement_timer(stmt, setup, op.namespace, clock)

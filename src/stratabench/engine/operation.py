@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stratabench.options import EngineOptions
 
 __all__ = ["CellSpec", "Integrity", "Operation"]
 
@@ -127,6 +130,11 @@ class Operation:
         not part of the measurement. ``call`` still runs it once for checks.
     namespace
         Globals for ``statement``.
+    engine
+        Measurement options for this operation in place of the run's, for
+        suites whose cells are many and cheap (a lower calibration target);
+        ``None`` keeps the run's. A suite derives them from the run's
+        options, so that ``--samples`` and ``--warmups`` still hold.
     """
 
     call: Callable[[], object]
@@ -140,3 +148,4 @@ class Operation:
     trace_memory: bool = True
     statement: tuple[str, str] | None = None
     namespace: dict[str, Any] = field(default_factory=dict)
+    engine: EngineOptions | None = None

@@ -29,6 +29,7 @@ from typing import Any
 from stratabench.engine.operation import Integrity
 from stratabench.engine.stats import Summary
 from stratabench.errors import ResultsFormatError, StratabenchError
+from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 
 __all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines"]
@@ -49,7 +50,14 @@ class ResultsFile:
 
 def header_record(run_id: str, started: str, environment: dict[str, Any], options: dict[str, Any],
                   services: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The header line of a results file."""
+    """The header line of a results file.
+
+    Store URLs in ``options`` are written with their passwords masked: the
+    file is an output, and outputs never carry a password.
+    """
+    options = dict(options)
+    if options.get("stores"):
+        options["stores"] = [redact(url) for url in options["stores"]]
     return {
         "type": "header",
         "format_version": FORMAT_VERSION,
