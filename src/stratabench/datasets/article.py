@@ -1,0 +1,116 @@
+"""The ``article`` dataset: one large text record, as the cache study cached (specs/cache.md §3).
+
+A pure function of (size, seed): ``size`` articles (the study uses one),
+each about 60 KB of word-vocabulary prose (:mod:`stratabench.datasets.words`),
+so that zlib compresses it about 2.7×, as real text. Fields, in order:
+
+=========== ========== ====================================================
+``key``     str        ``article-0001``
+``title``   str        40 to 80 characters
+``author``  str        5 to 20 characters
+``created`` time_us    within the ten years before 2020-01-01T00:00:00Z
+``updated`` time_us    at or after ``created``, before that date
+``tags``    list_str   0 to 5 distinct words of 4 to 8 letters
+``text``    str        about 60,000 characters
+=========== ========== ====================================================
+
+Timestamps are whole microseconds, aware UTC ``datetime`` values. The hash
+is :func:`stratabench.datasets.records_json.canonical_hash` of the rows.
+Needs only the standard library.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from stratabench.datasets import DATASETS
+from stratabench.datasets.cache import cached
+from stratabench.datasets.records_json import canonical_hash as _hash
+from stratabench.datasets.registered import DatasetEntry
+from stratabench.datasets.words import Words
+from stratabench.layers.codecs.base import Field, Row, Schema, datetime_from_us, us_from_datetime
+
+__all__ = ["DEFAULT_SEED", "DEFAULT_SIZE", "END", "SCHEMA", "TEXT_LENGTH", "ArticleDataset", "canonical_hash",
+           "generate", "rows"]
+
+SCHEMA = Schema(
+    "article",
+    (
+        Field("key", "str"),
+        Field("title", "str"),
+        Field("author", "str"),
+        Field("created", "time_us"),
+        Field("updated", "time_us"),
+        Field("tags", "list_str"),
+        Field("text", "str"),
+    ),
+)
+"""The article record."""
+
+DEFAULT_SIZE = 1
+DEFAULT_SEED = 2011
+TEXT_LENGTH = 60_000
+"""Characters of ``text``, give or take a word."""
+
+END = datetime(2020, 1, 1, tzinfo=timezone.utc)
+"""Every timestamp is before this fixed instant (never "now": the data must not depend on the day)."""
+
+_TEN_YEARS_US = 3653 * 86_400 * 1_000_000
+# Bump when the generator changes, so the on-disk cache never serves old data.
+_VERSION = 1
+
+
+def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
+    """``size`` article rows for ``seed``; the same arguments give the same rows everywhere."""
+    words = Words(random.Random(seed))
+    end_us = us_from_datetime(END)
+    out: list[Row] = []
+    for index in range(size):
+        created = end_us - 1 - int(words.uniform(0, _TEN_YEARS_US))
+        updated = created + int(words.uniform(0, end_us - created))
+        tags: list[str] = []
+        for _ in range(words.integer(0, 5)):
+            tag = words.short_word(8, 4)
+            if tag not in tags:
+                tags.append(tag)
+        out.append((
+            f"article-{index + 1:04d}",
+            words.phrase(40, 80),
+            words.handle(5, 20),
+            datetime_from_us(created),
+            datetime_from_us(updated),
+            tags,
+            words.text(TEXT_LENGTH, paragraphs=True),
+        ))  # fmt: skip
+    return out
+
+
+def rows(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
+    """:func:`generate`, kept in the on-disk dataset cache for the run's worker processes."""
+    return cached(f"article-v{_VERSION}-size{size}-seed{seed}", lambda: generate(size, seed))
+
+
+def canonical_hash(records: Sequence[Row]) -> str:
+    """The integrity hash of article rows."""
+    return _hash(SCHEMA, records)
+
+
+@DATASETS.register("article")
+class ArticleDataset(DatasetEntry):
+    """One article of about 60 KB of prose, seed 2011 (specs/cache.md)."""
+
+    default_size = DEFAULT_SIZE
+    default_seed = DEFAULT_SEED
+
+    def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
+        return rows(size, seed)
+
+    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+        return canonical_hash(rows)
+
+    @property
+    def schema(self) -> Schema:
+        return SCHEMA
