@@ -1,0 +1,138 @@
+// Command stratabench-mongo is a MongoDB-compatible test server for
+// stratabench: the embeddable FerretDB (v1.24.0) with its SQLite backend,
+// listening on a loopback address only.
+//
+//	stratabench-mongo --listen 127.0.0.1:PORT --dir DIR [--log-level error]
+//
+// When it accepts connections it prints exactly one line on stdout,
+// "ready mongodb://127.0.0.1:PORT/" (PORT 0 picks a free port, and the line
+// shows the one chosen). SIGTERM or SIGINT shuts it down cleanly: it stops
+// listening, waits for open connections to end and closes the SQLite
+// databases. Bad flags exit with code 2 and a one-line message on stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "stratabench-mongo: %s\n", strings.Join(strings.Fields(err.Error()), " "))
+	var ue usageError
+	if errors.As(err, &ue) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+type options struct {
+	listen   string // a loopback host:port
+	dir      string // absolute SQLite data directory
+	logLevel slog.Level
+}
+
+func parseArgs(args []string) (options, error) {
+	fs := flag.NewFlagSet("stratabench-mongo", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	listen := fs.String("listen", "127.0.0.1:27017", "loopback address to listen on (host:port; port 0 picks a free one)")
+	dir := fs.String("dir", "", "SQLite data directory, created if missing (required)")
+	level := fs.String("log-level", "error", "FerretDB log level on stderr: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return options{}, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return options{}, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	var o options
+	var err error
+	if o.listen, err = loopback(*listen); err != nil {
+		return options{}, err
+	}
+	if *dir == "" {
+		return options{}, usageError{"--dir is required: the directory for the SQLite databases"}
+	}
+	if o.dir, err = filepath.Abs(*dir); err != nil {
+		return options{}, usageError{fmt.Sprintf("--dir %q: %v", *dir, err)}
+	}
+	if err := o.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return options{}, usageError{fmt.Sprintf("--log-level %q: want debug, info, warn or error", *level)}
+	}
+	return o, nil
+}
+
+// loopback checks that addr is host:port with a loopback host and returns
+// it with "localhost" spelled 127.0.0.1. Test servers must never be
+// reachable from other machines.
+func loopback(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", usageError{fmt.Sprintf("--listen %q: want host:port, like 127.0.0.1:27017", addr)}
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return "", usageError{fmt.Sprintf("--listen %q: refusing a non-loopback address; use 127.0.0.1:PORT", addr)}
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return fmt.Errorf("create --dir: %w", err)
+	}
+	sqliteURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(o.dir) + "/"}).String()
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: o.listen},
+		Handler:   "sqlite",
+		SQLiteURL: sqliteURL,
+		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel})),
+	})
+	if err != nil {
+		return fmt.Errorf("start FerretDB on %s with %s: %w", o.listen, sqliteURL, err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+
+	// ferretdb.New has bound and is listening on the socket, so clients can
+	// connect from here on; MongoDBURI holds the port actually chosen.
+	if _, err := fmt.Fprintf(stdout, "ready %s\n", f.MongoDBURI()); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		// A second signal kills the process at once.
+		stop()
+		return <-done
+	case err := <-done:
+		return err
+	}
+}
