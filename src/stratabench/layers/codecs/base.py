@@ -360,6 +360,10 @@ class Codec(ABC):
     name: ClassVar[str]
     #: The modes this codec offers; the first is its default.
     modes: ClassVar[tuple[str, ...]] = ("typed",)
+    #: Modes that lose data by design (a demonstration, never a default):
+    #: their formats are not exact for a schema with a field they lose, and
+    #: suites leave them out unless asked. Known without building a format.
+    inexact_modes: ClassVar[tuple[str, ...]] = ()
     #: Field types the codec cannot represent, each with a one-line reason.
     unsupported_types: ClassVar[Mapping[str, str]] = {}
 

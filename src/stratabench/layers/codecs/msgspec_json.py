@@ -18,7 +18,7 @@ from pathlib import Path
 
 from stratabench.layers.codecs import CODECS
 from stratabench.layers.codecs.base import Codec, Format, Schema
-from stratabench.layers.codecs.msgspec_structs import MODES, msgspec_format
+from stratabench.layers.codecs.msgspec_structs import INEXACT_MODES, MODES, msgspec_format
 
 __all__ = ["MsgspecJsonCodec"]
 
@@ -28,6 +28,7 @@ class MsgspecJsonCodec(Codec):
     """msgspec JSON into Structs: schema-driven decoding in C."""
 
     modes = MODES
+    inexact_modes = INEXACT_MODES
 
     def _format(self, schema: Schema, mode: str, workdir: Path | None) -> Format:
         return msgspec_format(self.name, schema, mode, "json")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from stratabench.layers.codecs import CODECS
 from stratabench.layers.codecs.base import Codec, Format, Schema
-from stratabench.layers.codecs.msgspec_structs import MODES, msgspec_format
+from stratabench.layers.codecs.msgspec_structs import INEXACT_MODES, MODES, msgspec_format
 
 __all__ = ["MsgspecMsgpackCodec"]
 
@@ -29,6 +29,7 @@ class MsgspecMsgpackCodec(Codec):
     """msgspec MessagePack into Structs: the fastest typed decoder here."""
 
     modes = MODES
+    inexact_modes = INEXACT_MODES
 
     def _format(self, schema: Schema, mode: str, workdir: Path | None) -> Format:
         return msgspec_format(self.name, schema, mode, "msgpack")

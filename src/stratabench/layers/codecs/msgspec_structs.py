@@ -48,10 +48,13 @@ from stratabench.layers.codecs.base import (
 )
 from stratabench.layers.codecs.json_wire import json_wire_format
 
-__all__ = ["MODES", "msgspec_format", "struct_type"]
+__all__ = ["INEXACT_MODES", "MODES", "msgspec_format", "struct_type"]
 
 MODES = ("typed", "raw", "datetime")
-"""The modes of both msgspec codecs; ``datetime`` is lossy by design."""
+"""The modes of both msgspec codecs."""
+
+INEXACT_MODES = ("datetime",)
+"""The mode that loses nanoseconds by design."""
 
 
 def _datetime_from_ns(ns: int) -> datetime:

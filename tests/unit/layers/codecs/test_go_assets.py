@@ -14,12 +14,12 @@ import pytest
 
 from stratabench.datasets.bulkload import REFERENCE_HASHES, canonical_hash, generate
 from stratabench.errors import DataError, UsageError
-from stratabench.layers.codecs.go_assets import GO_ASSET_FORMATS, decode_go_asset
+from stratabench.layers.codecs.go_assets import GO_ASSET_CODECS, decode_go_asset
 
 GOLDEN = Path(__file__).parents[3] / "golden" / "go_assets"
 
 
-@pytest.mark.parametrize("fmt", GO_ASSET_FORMATS)
+@pytest.mark.parametrize("fmt", GO_ASSET_CODECS)
 def test_reads_each_golden_go_asset(fmt: str) -> None:
     rows = decode_go_asset(fmt, (GOLDEN / f"bulkload-10-100.{fmt}").read_bytes())
     assert canonical_hash(rows) == REFERENCE_HASHES[(10, 100)]
@@ -36,12 +36,12 @@ def test_unreadable_formats_and_corrupt_assets_are_explained() -> None:
     with pytest.raises(UsageError, match="cannot read Go's 'gob' asset in Python; readable: json, msgpack, msgp"):
         decode_go_asset("gob", b"")
     data = (GOLDEN / "bulkload-10-100.msgp").read_bytes()
-    with pytest.raises(DataError, match=r"^Go msgp asset of 608 bytes cannot be read: "):
+    with pytest.raises(DataError, match=r"^msgpack/go-msgp: cannot decode 608 bytes as bulkload records"):
         decode_go_asset("msgp", data[:608])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fmt", GO_ASSET_FORMATS)
+@pytest.mark.parametrize("fmt", GO_ASSET_CODECS)
 def test_reads_fresh_exports_of_the_go_program(fmt: str, tmp_path: Path) -> None:
     from stratabench.adapters import golang
 
