@@ -75,8 +75,9 @@ def test_resident_is_an_attribute_read_of_one_list(tmp_path: Path) -> None:
     assert fmt.decode(source) is first
     assert fmt.decode(bytes(source)) is first  # equal bytes are the same asset
     assert canonical_hash(fmt.to_rows(first)) == canonical_hash(ROWS)
-    with pytest.raises(DataError, match="not the bytes this format encoded"):
-        fmt.decode(source[:-1])
+    for other in (source[:-1], b"#" + source[1:], source[:-1] + b"#"):
+        with pytest.raises(DataError, match="not the bytes this format encoded"):
+            fmt.decode(other)
 
 
 def test_python_literal_keeps_every_value() -> None:
