@@ -70,7 +70,7 @@ def measure(
     """
     options = EngineOptions(samples=samples, warmups=warmups, min_sample_ns=int(min_time * 1e9),
                             memory_samples=1 if memory else 0, isolate=False)
-    label = name or getattr(fn, "__qualname__", "callable")
+    label = name or str(getattr(fn, "__qualname__", "callable"))
     return _result(label, Operation(call=fn, verify=verify, trace_memory=memory), options, clock)
 
 
@@ -94,7 +94,7 @@ def timeit(
     namespace = dict(globals or {})
     exec(compile(f"def _once():\n{textwrap.indent(setup, '    ')}\n{textwrap.indent(stmt, '    ')}\n",
                  "<stratabench-timeit>", "exec"), namespace)
-    operation = Operation(call=namespace["_once"], statement=(stmt, setup), namespace=namespace, trace_memory=False)  # type: ignore[arg-type]
+    operation = Operation(call=namespace["_once"], statement=(stmt, setup), namespace=namespace, trace_memory=False)
     options = EngineOptions(samples=samples, warmups=warmups, min_sample_ns=int(min_time * 1e9),
                             memory_samples=0, isolate=False)
     return _result(stmt, operation, options, clock)

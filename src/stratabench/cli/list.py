@@ -65,7 +65,7 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     for kind, plugins in listing.items():
         print(kind)
-        width = max((len(p["name"]) for p in plugins), default=0)
+        width = max((len(str(p["name"])) for p in plugins), default=0)
         for plugin in plugins:
             state = "yes" if plugin["available"] else "no "
             detail = plugin["summary"] if plugin["available"] else f"{plugin['summary']} ({plugin['reason']})"

@@ -15,7 +15,6 @@ Records hold their time as integer nanoseconds since the Unix epoch, because
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from operator import eq, is_, itemgetter
 from typing import NamedTuple
@@ -37,7 +36,6 @@ __all__ = [
     "canonical_hash",
     "first_difference",
     "generate",
-    "time_ns_from_rfc3339nano",
 ]
 
 #: The seed of the reference dataset.
@@ -342,65 +340,3 @@ def first_difference(
                 message += f"; also {length_note}"
             return message
     return length_note
-
-
-# -- parsing ----------------------------------------------------------------
-
-_RFC3339 = re.compile(
-    r"(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)",
-    re.ASCII,
-)
-# Multiplier turning an n-digit fraction into nanoseconds.
-_FRACTION_SCALE: list[int] = [10 ** (9 - n) for n in range(10)]
-_DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _days_of_date(text: str) -> int:
-    """Days since 1970-01-01 of a ``YYYY-MM-DD`` string, validated."""
-    year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
-    if not 1 <= month <= 12:
-        raise ValueError(f"month out of range in {text!r}")
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    if not 1 <= day <= _DAYS_IN_MONTH[month - 1] + (month == 2 and leap):
-        raise ValueError(f"day out of range in {text!r}")
-    # Howard Hinnant's days_from_civil.
-    y = year - (month <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146_097 + doe - 719_468
-
-
-def time_ns_from_rfc3339nano(text: str) -> int:
-    """Parse Go's RFC 3339 time text into nanoseconds since the epoch.
-
-    Accepts what Go's ``time.RFC3339Nano`` layout writes: ``Z`` or a
-    ``+HH:MM``/``-HH:MM`` offset, and an optional fraction of 1 to 9 digits.
-    The inverse of the canonical time spelling, for codecs that carry time
-    as text.
-
-    Raises
-    ------
-    ValueError
-        If ``text`` is not such a time, or a field is out of range.
-    """
-    match = _RFC3339.fullmatch(text) if isinstance(text, str) else None
-    if match is None:
-        raise ValueError(f"not an RFC 3339 time: {_short_repr(text)}")
-    date, hour, minute, second, zone = match.group(1, 2, 3, 4, 6)
-    fraction: str | None = match.group(5)
-    h, m, s = int(hour), int(minute), int(second)
-    if h > 23 or m > 59 or s > 59:
-        raise ValueError(f"time of day out of range in {text!r}")
-    seconds: int = _days_of_date(date) * _DAY + h * 3600 + m * 60 + s
-    if zone != "Z":
-        oh, om = int(zone[1:3]), int(zone[4:6])
-        if oh > 23 or om > 59:
-            raise ValueError(f"time zone offset out of range in {text!r}")
-        offset = oh * 3600 + om * 60
-        seconds += -offset if zone[0] == "+" else offset
-    if fraction is None:
-        return seconds * _NS
-    return seconds * _NS + int(fraction) * _FRACTION_SCALE[len(fraction)]

@@ -49,9 +49,9 @@ def cached(key: str, build: Callable[[], T]) -> T:
     value = build()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{key}.", delete=False) as file:
-            pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(file.name, path)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{key}.", delete=False) as temporary:
+            pickle.dump(value, temporary, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary.name, path)
     except OSError:
         pass
     return value

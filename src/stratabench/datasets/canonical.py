@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from datetime import date, datetime
 
 __all__ = [
+    "format_rfc3339nano",
+    "parse_rfc3339nano",
     "go_json_float",
     "go_json_string",
     "rfc3339nano",
@@ -183,3 +186,104 @@ def rfc3339nano(seconds: int, nanos: int = 0) -> str:
     if nanos:
         text += "." + f"{nanos:09d}".rstrip("0")
     return text + "Z"
+
+
+# -- RFC 3339 with nanoseconds, both ways (on codecs' timed paths) -----------
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+_fromisoformat = datetime.fromisoformat
+# Nanoseconds per unit of the last written fraction digit, by digit count.
+_FRACTION_SCALE = tuple(10 ** (9 - digits) for digits in range(10))
+_RFC3339 = re.compile(
+    r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))",
+    re.ASCII,
+)
+
+
+def format_rfc3339nano(ns: int) -> str:
+    """Spell an instant (integer nanoseconds since the epoch) as Go does in UTC.
+
+    ``2000-08-02T03:28:02.028350735Z``; trailing fraction zeros are dropped
+    and a whole second has no fraction at all.
+
+    Raises
+    ------
+    ValueError
+        If the year falls outside 0 to 9999.
+    """
+    seconds, nanos = divmod(ns, _NANOS_PER_SECOND)
+    return rfc3339nano(seconds, nanos)
+
+
+def parse_rfc3339nano(text: str) -> int:
+    """Read an RFC 3339 time with up to nine fraction digits, exactly.
+
+    Parameters
+    ----------
+    text
+        ``YYYY-MM-DDTHH:MM:SS``, an optional fraction of 1 to 9 digits, then
+        ``Z`` or an offset ``+HH:MM``/``-HH:MM``.
+
+    Returns
+    -------
+    int
+        Nanoseconds since 1970-01-01T00:00:00Z.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not such a time.
+    """
+    try:
+        n = len(text)
+        if text[n - 1] == "Z" and text[10] == "T" and (n == 20 or (text[19] == "." and 21 < n < 31)):
+            clock = _fromisoformat(text[:19])
+            if n == 20:
+                fraction = 0
+            else:
+                digits = text[20 : n - 1]
+                if not (digits.isascii() and digits.isdigit()):
+                    raise ValueError(digits)
+                fraction = int(digits) * _FRACTION_SCALE[n - 21]
+            seconds = (
+                (clock.toordinal() - _EPOCH_ORDINAL) * 86_400 + clock.hour * 3600 + clock.minute * 60 + clock.second
+            )
+            return seconds * _NANOS_PER_SECOND + fraction
+    except (ValueError, IndexError, TypeError):
+        pass
+    return _parse_general(text)
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a proleptic Gregorian date (year 0 included, as in Go)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146_097 + year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year - 719_468
+
+
+def _parse_general(text: object) -> int:
+    """The exact path for offsets other than ``Z`` and for year 0; also names bad input.
+
+    Calendar arithmetic is done here rather than by ``datetime``, which
+    starts at year 1 while Go's RFC 3339 layout accepts years 0 to 9999.
+    """
+    match = _RFC3339.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"not an RFC 3339 time with nanoseconds: {text!r:.60}")
+    clock_text, digits, zulu, sign, hours, minutes = match.groups()
+    year, month, day = int(clock_text[:4]), int(clock_text[5:7]), int(clock_text[8:10])
+    hour, minute, second = int(clock_text[11:13]), int(clock_text[14:16]), int(clock_text[17:19])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (1 <= month <= 12 and 1 <= day <= month_days[month - 1] and hour < 24 and minute < 60 and second < 60):
+        raise ValueError(f"not a valid date and time: {text!r:.60}")
+    seconds = _days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+    if not zulu:
+        if int(hours) > 23 or int(minutes) > 59:
+            raise ValueError(f"not a valid UTC offset: {text!r:.60}")
+        offset = int(hours) * 3600 + int(minutes) * 60
+        seconds -= offset if sign == "+" else -offset
+    fraction = int(digits) * _FRACTION_SCALE[len(digits)] if digits else 0
+    return seconds * _NANOS_PER_SECOND + fraction

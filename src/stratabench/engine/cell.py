@@ -87,17 +87,17 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
                     traceback.print_exc()
     integrity = measurement.integrity
     status: Status = "ok"
-    error: str | None = None
+    reason: str | None = None
     if integrity is not None and not integrity.ok:
         status = "failed"
-        error = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
+        reason = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
     return CellResult(
         suite=spec.suite,
         cell=spec.name,
         params=dict(spec.params),
         language=spec.language,
         status=status,
-        error=error,
+        error=reason,
         loops=measurement.loops,
         metrics={name: MetricResult.of(values) for name, values in measurement.samples.items() if values},
         integrity=integrity,

@@ -65,7 +65,7 @@ class Summary:
 
 def _binomial_cdf(k: int, n: int) -> float:
     """P(X <= k) for X ~ Binomial(n, 1/2)."""
-    return sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return float(sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
 
 
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
@@ -93,7 +93,7 @@ def summarize(samples: Sequence[float]) -> Summary:
     low, high, level = median_ci_ranks(n)
     return Summary(
         n=n,
-        median=statistics.median(ordered),
+        median=float(statistics.median(ordered)),
         min=ordered[0],
         max=ordered[-1],
         mean=statistics.fmean(ordered),

@@ -131,7 +131,7 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
     """
     header: dict[str, Any] | None = None
     cells: list[CellResult] = []
-    version = FORMAT_VERSION
+    version: int = FORMAT_VERSION
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -146,12 +146,13 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
         if header is None:
             if kind != "header":
                 raise ResultsFormatError(f"{where}: the first record must be the header; is this a stratabench results file?")
-            version = record.get("format_version")
-            if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+            found = record.get("format_version")
+            if not isinstance(found, int) or not 1 <= found <= FORMAT_VERSION:
                 raise ResultsFormatError(
-                    f"{where}: format version {version!r} is not one this stratabench reads "
+                    f"{where}: format version {found!r} is not one this stratabench reads "
                     f"(1 to {FORMAT_VERSION}); upgrade stratabench"
                 )
+            version = found
             header = _upgrade(record, version)
             continue
         if kind != "cell":

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from stratabench.datasets.canonical import parse_rfc3339nano
 from stratabench.datasets.bulkload import (
     JSON_KEYS,
     REFERENCE_HASHES,
@@ -15,7 +16,6 @@ from stratabench.datasets.bulkload import (
     canonical_hash,
     first_difference,
     generate,
-    time_ns_from_rfc3339nano,
 )
 from stratabench.datasets.canonical import sha1_hex
 
@@ -94,7 +94,7 @@ def test_reference_dataset_100k() -> None:
     records = generate(100_000)
     last = records[99_999]
     assert last.real == -1.8619554138772036
-    assert time_ns_from_rfc3339nano("1996-02-03T13:19:28.967731516Z") == last.time_ns
+    assert parse_rfc3339nano("1996-02-03T13:19:28.967731516Z") == last.time_ns
     assert records[3600].real == 2.5686020322490677e-05
     data = canonical_bytes(records)
     assert len(data) == 19_905_292
@@ -248,7 +248,7 @@ def test_long_values_are_cut_in_messages() -> None:
 def test_time_parse_round_trips_the_canonical_spelling(thousand: list[BulkRecord]) -> None:
     data = canonical_bytes(thousand).decode()
     texts = [part.split('"time":"')[1].split('"')[0] for part in data.split("},{")]
-    assert [time_ns_from_rfc3339nano(t) for t in texts] == [r.time_ns for r in thousand]
+    assert [parse_rfc3339nano(t) for t in texts] == [r.time_ns for r in thousand]
     assert sum(1 for t in texts if "." in t and len(t) < 30) > 50  # trimmed fractions seen
 
 
@@ -267,7 +267,7 @@ def test_time_parse_round_trips_the_canonical_spelling(thousand: list[BulkRecord
     ],
 )
 def test_time_parse_examples(text: str, ns: int) -> None:
-    assert time_ns_from_rfc3339nano(text) == ns
+    assert parse_rfc3339nano(text) == ns
 
 
 @pytest.mark.parametrize(
@@ -292,9 +292,9 @@ def test_time_parse_examples(text: str, ns: int) -> None:
 )
 def test_time_parse_refuses_other_text(text: str) -> None:
     with pytest.raises(ValueError):
-        time_ns_from_rfc3339nano(text)
+        parse_rfc3339nano(text)
 
 
 def test_time_parse_refuses_non_strings() -> None:
     with pytest.raises(ValueError, match="not an RFC 3339 time"):
-        time_ns_from_rfc3339nano(965186882)  # type: ignore[arg-type]
+        parse_rfc3339nano(965186882)  # type: ignore[arg-type]

@@ -198,7 +198,13 @@ class Format(ABC):
         Whether the format can carry every value of the schema exactly. A
         format that is not exact (a microsecond ``datetime`` for a
         nanosecond field) still runs; its integrity check then fails.
+    resident
+        Whether a load needs no bytes from storage because the records are
+        already in this process (embed's ``resident`` mode). Suites then
+        leave reading the asset out of the timed operation.
     """
+
+    resident: bool = False
 
     def __init__(self, codec: str, schema: Schema, mode: str, *, exact: bool = True) -> None:
         self.codec = codec

@@ -150,6 +150,7 @@ class EmbedFormat(Format):
 
     def __init__(self, codec: str, schema: Schema, mode: str, workdir: Path) -> None:
         super().__init__(codec, schema, mode)
+        self.resident = mode == "resident"
         self.workdir = workdir
         self.module_name = f"stratabench_embed_{schema.name}_{mode}_{next(_NAMES)}"
         self.source_path: Path | None = None

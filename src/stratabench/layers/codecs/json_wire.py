@@ -32,7 +32,7 @@ from stratabench.layers.codecs.base import (
     tuple_rows,
     us_from_datetime,
 )
-from stratabench.layers.codecs.rfc3339 import format_rfc3339nano, parse_rfc3339nano
+from stratabench.datasets.canonical import format_rfc3339nano, parse_rfc3339nano
 
 __all__ = ["json_rows", "json_to_rows", "json_wire_format"]
 
