@@ -30,7 +30,7 @@ def test_list_shows_availability(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_report_renders_each_format(capsys: pytest.CaptureFixture[str]) -> None:
-    for fmt, marker in (("terminal", "json/typed"), ("markdown", "| json/typed |"), ("csv", "table,cell"), ("json", '"rows"')):
+    for fmt, marker in (("terminal", "json/typed"), ("markdown", "| json/typed |"), ("csv", "table,name"), ("json", '"rows"')):
         code, out, _ = run(capsys, "report", str(RESULTS), "--format", fmt)
         assert code == 0 and marker in out, fmt
 
