@@ -96,6 +96,9 @@ func Measure(benchtime string, count int, op func() error) (Samples, int, error)
 		var opErr error
 		res := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
+			if opErr != nil {
+				return // testing.Benchmark calls again with a larger N
+			}
 			for i := 0; i < b.N; i++ {
 				if err := op(); err != nil {
 					opErr = err

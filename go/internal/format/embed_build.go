@@ -27,21 +27,32 @@ type limitedRun struct {
 	Err error
 }
 
-// runLimited runs cmd in a process group of its own and kills the whole
-// group if it runs longer than timeout or any process in it grows past
-// maxRSS bytes (0 disables either limit).
+// runLimited runs cmd and kills it and all its descendants if it runs
+// longer than timeout or any process among them grows past maxRSS bytes
+// (0 disables either limit).
+//
+// The command stays in our process group on purpose: whoever runs
+// stratabench-go can stop everything it started by signalling the group.
 func runLimited(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, maxRSS int64) limitedRun {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// If stratabench-go dies, the go command must not go on alone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var out limitedRun
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		out.Err = err
 		return out
 	}
-	pgid := cmd.Process.Pid
-	kill := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	root := cmd.Process.Pid
+	kill := func() {
+		// Snapshot first: once the root dies its children are reparented
+		// and can no longer be found from it.
+		_, tree := processTree(root)
+		for _, pid := range tree {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -54,8 +65,10 @@ func runLimited(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, maxRS
 	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	var limitErr error
-	var waitErr error
+	overLimit := func() error {
+		return fmt.Errorf("a process used %d MiB resident memory, over the limit of %d MiB", out.PeakRSS>>20, maxRSS>>20)
+	}
+	var limitErr, waitErr error
 loop:
 	for {
 		select {
@@ -72,21 +85,16 @@ loop:
 			}
 			kill()
 		case <-tick.C:
-			if rss := groupPeakRSS(pgid); rss > out.PeakRSS {
+			if rss, _ := processTree(root); rss > out.PeakRSS {
 				out.PeakRSS = rss
 			}
 			if maxRSS > 0 && out.PeakRSS > maxRSS && limitErr == nil {
-				limitErr = fmt.Errorf("a process used %d MiB resident memory, over the limit of %d MiB", out.PeakRSS>>20, maxRSS>>20)
+				limitErr = overLimit()
 				kill()
 			}
 		}
 	}
 	out.Elapsed = time.Since(start)
-	// A command that exited on its own may leave members of its group
-	// behind (a cancelled go build's compilers); they must not outlive it.
-	if limitErr != nil {
-		kill()
-	}
 	if st := cmd.ProcessState; st != nil {
 		if ru, ok := st.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > out.PeakRSS {
 			out.PeakRSS = ru.Maxrss * 1024 // Linux reports kilobytes
@@ -94,7 +102,7 @@ loop:
 	}
 	// A process may have peaked between two polls.
 	if maxRSS > 0 && out.PeakRSS > maxRSS && limitErr == nil {
-		limitErr = fmt.Errorf("a process used %d MiB resident memory, over the limit of %d MiB", out.PeakRSS>>20, maxRSS>>20)
+		limitErr = overLimit()
 	}
 	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
 	switch {
@@ -106,15 +114,11 @@ loop:
 	return out
 }
 
-// groupPeakRSS returns the largest current resident set, in bytes, among
-// the processes of process group pgid.
-func groupPeakRSS(pgid int) int64 {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	var peak int64
-	page := int64(os.Getpagesize())
+// processTree returns root and its live descendants, root first, and the
+// largest current resident set among them in bytes.
+func processTree(root int) (int64, []int) {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -125,15 +129,26 @@ func groupPeakRSS(pgid int) int64 {
 			continue
 		}
 		// The command name (field 2) is in parentheses and may hold
-		// spaces; the fields after the last ')' are: state ppid pgrp.
+		// spaces; the fields after the last ')' start: state ppid.
 		i := bytes.LastIndexByte(stat, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[2] != strconv.Itoa(pgid) {
+		if len(f) < 2 {
 			continue
 		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	tree := []int{root}
+	for i := 0; i < len(tree); i++ {
+		tree = append(tree, children[tree[i]]...)
+	}
+	var peak int64
+	page := int64(os.Getpagesize())
+	for _, pid := range tree {
 		statm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
 		if err != nil {
 			continue
@@ -146,7 +161,7 @@ func groupPeakRSS(pgid int) int64 {
 			peak = pages * page
 		}
 	}
-	return peak
+	return peak, tree
 }
 
 // tail returns the last n bytes of b on one line.

@@ -2,7 +2,9 @@ package format
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,28 @@ func TestRunLimitedTimeout(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Error("the timed-out command was not killed")
+	}
+}
+
+func TestRunLimitedKillsDescendants(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 30 & echo $!; wait")
+	run := runLimited(context.Background(), cmd, 300*time.Millisecond, 0)
+	if run.Err == nil {
+		t.Fatal("want a timeout")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(run.Stdout)))
+	if err != nil {
+		t.Fatalf("no pid printed: %q", run.Stdout)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return // gone, or a zombie waiting for its new parent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d survived: %s", pid, stat)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
@@ -36,6 +37,7 @@ from typing import IO, Any
 __all__ = [
     "BIN_DIR_ENV",
     "GO_DIR",
+    "PROGRAMS",
     "GoRunError",
     "GoUnavailableError",
     "binary_path",
@@ -52,6 +54,9 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 GO_DIR = REPO_ROOT / "go"
 #: Environment variable that overrides where the binaries are.
 BIN_DIR_ENV = "STRATABENCH_GO_BIN_DIR"
+
+#: Every Go program of the module, as named in ``go/cmd/``.
+PROGRAMS = ("stratabench-go", "stratabench-mongo")
 
 _MIN_GO = (1, 24)
 _INSTALL_HINT = "install Go 1.24+ from https://go.dev/dl/ or your package manager and put `go` on PATH"
@@ -119,9 +124,12 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
     """Build the Go programs ``names`` into :func:`binary_path`.
 
     Runs ``go build -o <binary_path(name)> ./cmd/<name>`` in ``go/`` for
-    each name. Go's build cache makes a rebuild of unchanged code take about
-    a second. With ``quiet=False`` the toolchain's output goes to this
-    process's stdout and stderr.
+    each name; ``build(PROGRAMS)`` builds them all. Each program compiles
+    only the packages it imports: ``stratabench-go`` does not pay for the
+    FerretDB modules ``stratabench-mongo`` needs. Go's build cache makes a
+    rebuild of unchanged code take a second or two; a first build
+    downloads modules through the Go module proxy. With ``quiet=False``
+    the toolchain's output goes to this process's stdout and stderr.
 
     Raises
     ------
@@ -187,6 +195,13 @@ def export(fmt: str, seed: int, size: int, out: str | os.PathLike[str]) -> Path:
     path = Path(out)
     _run(["export", "--format", fmt, "--seed", str(seed), "--size", str(size), "--out", str(path)])
     return path
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
 
 
 def _join(values: str | Iterable[str]) -> str:
@@ -258,7 +273,11 @@ def run_bulkload(
         args += ["--embed-timeout", embed_timeout]
     cmd = [str(_binary()), *args]
     stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A session of its own, so that killing its process group also ends the
+    # compilers an embed cell started.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     assert proc.stdout is not None and proc.stderr is not None
     # stderr is drained on the side so that a chatty program cannot block
     # on a full pipe while we wait for its next stdout line.
@@ -270,7 +289,7 @@ def run_bulkload(
 
         def _expire() -> None:
             timed_out.set()
-            proc.kill()
+            _kill_group(proc)
 
         watchdog = threading.Timer(timeout, _expire)
         watchdog.daemon = True
@@ -300,7 +319,7 @@ def run_bulkload(
         if proc.poll() is None:
             # The caller stopped iterating early (or an error above): the
             # program must not outlive the iterator.
-            proc.kill()
+            _kill_group(proc)
             proc.wait()
         drainer.join(timeout=5)
         proc.stdout.close()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -107,3 +110,46 @@ def test_stopping_early_ends_the_program(built: Path, tmp_path: Path) -> None:
     first = next(cells)
     assert first["format"] == "json"
     cells.close()
+
+
+@pytest.mark.slow
+def test_mongo_server_round_trip(tmp_path: Path) -> None:
+    ok, reason = golang.go_available()
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    golang.build(("stratabench-mongo",))
+    proc = subprocess.Popen(
+        [str(golang.binary_path("stratabench-mongo")), "--listen", "127.0.0.1:0", "--dir", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert re.fullmatch(r"ready mongodb://127\.0\.0\.1:\d+/\n", line), line
+        pymongo = pytest.importorskip("pymongo")
+        client = pymongo.MongoClient(line.split()[1], serverSelectionTimeoutMS=10_000)
+        try:
+            client["stratabench_t"]["c"].insert_one({"_id": 1, "v": "x"})
+            assert client["stratabench_t"]["c"].find_one({"_id": 1}) == {"_id": 1, "v": "x"}
+        finally:
+            client.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+
+
+def test_mongo_refuses_non_loopback(tmp_path: Path) -> None:
+    path = golang.binary_path("stratabench-mongo")
+    if not path.is_file():
+        pytest.skip("stratabench-mongo is not built")
+    proc = subprocess.run(
+        [str(path), "--listen", "0.0.0.0:27017", "--dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "non-loopback" in proc.stderr and proc.stdout == ""
