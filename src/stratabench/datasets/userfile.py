@@ -19,10 +19,11 @@ when every non-empty cell is a finite number and not all are integers,
 ``bool`` when every non-empty cell is ``true`` or ``false``; then its empty
 cells are ``null``. Any other column is text, empty cells included.
 
-**Types.** A field is ``bool``, ``int`` (signed 64-bit), ``float`` or
-``str`` when all its values have that type; a field with nulls, mixed
-types, nested objects or arrays, or integers beyond 64 bits is ``any`` (a
-JSON value), which every codec but protobuf carries. Field names become
+**Types.** A field is ``bool``, ``int`` (signed 64-bit), ``float``,
+``str``, ``list_str`` or ``list_int`` when all its values have that type
+(an empty array fits either list); a field with nulls, mixed types, nested
+objects, other arrays, or integers beyond 64 bits is ``any`` (a JSON
+value), which every codec but protobuf carries. Field names become
 ASCII identifiers for the codecs (``first-name`` → ``first_name``); the
 hash keeps the file's keys.
 
@@ -57,7 +58,7 @@ __all__ = ["UserRecords", "load_records"]
 _INT64 = range(-(2**63), 2**63)
 _PLAIN_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 # Bump when parsing or inference changes, so the cache never serves an old reading.
-_VERSION = 1
+_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -175,16 +176,34 @@ def _read_json_lines(name: str, data: bytes) -> tuple[list[str], list[dict[str, 
     return list(keys), records
 
 
+def _kind(value: Any) -> str:
+    """The field type one JSON value fits, or ``any``."""
+    kind = type(value)
+    if kind is int:
+        return "int" if value in _INT64 else "any"
+    if kind is list:
+        items = {_kind(item) for item in value}
+        if items <= {"str"}:
+            return "list_str" if items else "list"
+        return "list_int" if items == {"int"} else "any"
+    return {bool: "bool", float: "float", str: "str"}.get(kind, "any")
+
+
 def _json_type(key: str, records: Sequence[dict[str, Any]]) -> FieldType:
     kinds = set()
     for record in records:
         value = record.get(key)
-        if value is None or isinstance(value, (dict, list)) or (type(value) is int and value not in _INT64):
+        if value is None:
             return "any"
-        kinds.add(type(value))
-        if len(kinds) > 1:
+        kinds.add(_kind(value))
+    if "list" in kinds:  # an empty array fits either list type
+        kinds.discard("list")
+        kinds = kinds or {"list_str"}
+        if kinds not in ({"list_str"}, {"list_int"}):
             return "any"
-    return {bool: "bool", int: "int", float: "float", str: "str"}.get(kinds.pop(), "any")  # type: ignore[return-value]
+    if len(kinds) != 1:
+        return "any"
+    return kinds.pop()  # type: ignore[return-value]
 
 
 def _read_csv(name: str, data: bytes) -> tuple[list[str], list[list[str]]]:

@@ -1,0 +1,284 @@
+"""The cache suite: instance memory vs memcached vs Redis vs the database (specs/cache.md).
+
+Reproduces a 2011 App Engine article on caching as a matrix on real local
+parts: tiers × encodings × compressions × datasets × operations, then says
+which of the article's findings still hold.
+
+- **Tiers:** ``memory`` (in-process) and ``sqlite`` always; ``memcached``,
+  ``redis``, ``postgresql`` and ``mariadb`` for each ``--store`` URL of that
+  kind (``--services local`` starts them all). Other stores (file, LMDB,
+  MongoDB) are the matrix suite's business and are left out here.
+- **Encodings:** ``ready`` (memory only: the objects by reference), the
+  codecs ``pickle``, ``protobuf`` and ``msgpack`` (or those of ``--codec``),
+  and on the database tiers ``rows`` (one row per record, read by a real
+  query) beside ``blob`` (the encoded value in a key/value table of the
+  same database).
+- **Compressions:** ``none``, ``zlib`` (level 6), ``zstd`` (3), ``lz4``
+  (or those of ``--compressor``); none with ``ready`` or ``rows``.
+- **Datasets:** ``article`` (one 60 KB record) and ``comments`` (1,000
+  records, ``--size`` changes the count), seeded with ``--seed``.
+- **Operations:** ``get_one``/``set_one`` on the article, ``get_list``/
+  ``set_list`` on the comments. A get hands back usable records (the same
+  tuples, with ``datetime`` values, on every path) and is checked against
+  the dataset's hash; a set is checked by reading the entry back.
+
+A cell's store keys and tables live in a namespace of the run's own and are
+deleted when the cell ends. A value over a tier's item limit (memcached's
+1 MB) is reported ``unsupported``; an unreachable or dead server fails only
+its cells, with one line.
+
+Settings: ``cache.min_time`` (seconds per sample; default: the run's
+``--min-time``, at most 0.02, because the suite has many cheap cells),
+``cache.tiers`` and ``cache.operations`` (comma-separated subsets).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stratabench.datasets import article, comments
+from stratabench.engine.operation import CellSpec, Integrity, Operation
+from stratabench.errors import UsageError
+from stratabench.layers.codecs.base import Row, Schema, first_difference, verify_rows
+from stratabench.options import EngineOptions
+from stratabench.redact import redact
+from stratabench.suites import SUITES
+from stratabench.suites.base import Suite
+from stratabench.suites.run_stores import cell_namespace, real_url
+
+if TYPE_CHECKING:
+    from stratabench.report.table import Table
+    from stratabench.results.records import CellResult
+
+__all__ = ["CacheSuite", "DEFAULT_COMPRESSIONS", "DEFAULT_ENCODINGS", "OPERATIONS", "Tier", "TIER_KINDS"]
+
+DEFAULT_ENCODINGS = ("pickle", "protobuf", "msgpack")
+DEFAULT_COMPRESSIONS = ("none", "zlib", "zstd", "lz4")
+#: Operation → the dataset it works on.
+OPERATIONS = {"get_one": "article", "get_list": "comments", "set_one": "article", "set_list": "comments"}
+#: Tier kind → the store plugin that serves it; in the order tables list tiers.
+TIER_KINDS = {"memory": "memory", "sqlite": "sqlite", "memcached": "memcached", "redis": "redis",
+              "postgresql": "postgresql", "mariadb": "mysql"}
+DATABASES = ("sqlite", "postgresql", "mariadb")
+#: The calibration target the suite uses unless told otherwise (see the module docstring).
+DEFAULT_MIN_SAMPLE_NS = 20_000_000
+_STAGE_ENGINE = EngineOptions(samples=3, warmups=0, min_sample_ns=5_000_000, memory_samples=0, isolate=False)
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One place to keep the entry.
+
+    Attributes
+    ----------
+    label
+        How cells and tables name it: the kind, with ``#2`` for a second
+        server of the same kind.
+    kind
+        ``memory``, ``sqlite``, ``memcached``, ``redis``, ``postgresql`` or ``mariadb``.
+    url
+        The store URL with its password masked; ``""`` for the embedded
+        default (``memory://``, or an SQLite file in the cell's directory).
+    """
+
+    label: str
+    kind: str
+    url: str
+
+    @property
+    def database(self) -> bool:
+        return self.kind in DATABASES
+
+
+def _dataset(name: str, size: int, seed: int) -> tuple[Schema, list[Row], Callable[[Sequence[Row]], str]]:
+    module = article if name == "article" else comments
+    return module.SCHEMA, module.rows(size, seed), module.canonical_hash
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+@SUITES.register("cache")
+class CacheSuite(Suite):
+    """Instance memory vs memcached vs Redis vs the database (App Engine caching article, 2011)."""
+
+    @property
+    def list_size(self) -> int:
+        return self.options.size or comments.DEFAULT_SIZE
+
+    @property
+    def seed(self) -> int:
+        return article.DEFAULT_SEED if self.options.seed is None else self.options.seed
+
+    def tiers(self) -> list[Tier]:
+        """The embedded tiers, then one per ``--store`` URL of a kind this suite uses."""
+        from stratabench.layers.stores.base import parse_store_url, store_for_scheme
+
+        kind_of_store = {store: kind for kind, store in TIER_KINDS.items()}
+        tiers = [Tier("memory", "memory", ""), Tier("sqlite", "sqlite", "")]
+        for url in self.options.stores:
+            kind = kind_of_store.get(store_for_scheme(parse_store_url(url).scheme))
+            if kind is None:
+                continue
+            count = sum(1 for tier in tiers if tier.kind == kind)
+            tiers.append(Tier(kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
+        wanted = _split(self.options.setting("cache.tiers", ""))
+        if wanted:
+            unknown = [name for name in wanted if name not in {t.label for t in tiers} | set(TIER_KINDS)]
+            if unknown:
+                raise UsageError(f"cache.tiers: no tier {', '.join(unknown)} in this run; tiers: "
+                                 f"{', '.join(t.label for t in tiers)} (servers come from --store or --services local)")
+            tiers = [tier for tier in tiers if tier.label in wanted or tier.kind in wanted]
+        order = list(TIER_KINDS)
+        return sorted(tiers, key=lambda tier: order.index(tier.kind))
+
+    def _encodings(self) -> list[str]:
+        from stratabench.layers.codecs import CODECS
+
+        names = list(self.options.codecs or DEFAULT_ENCODINGS)
+        for name in names:
+            CODECS.info(name)  # unknown names fail before anything is measured
+        return names
+
+    def _compressions(self) -> list[str]:
+        from stratabench.layers.compressors import COMPRESSORS
+
+        names = list(self.options.compressors or DEFAULT_COMPRESSIONS)
+        for name in names:
+            COMPRESSORS.info(name)
+        return names
+
+    def _operations(self) -> list[str]:
+        wanted = _split(self.options.setting("cache.operations", "")) or list(OPERATIONS)
+        unknown = [name for name in wanted if name not in OPERATIONS]
+        if unknown:
+            raise UsageError(f"cache.operations: unknown {', '.join(unknown)}; use {', '.join(OPERATIONS)}")
+        return [name for name in OPERATIONS if name in wanted]
+
+    def cells(self) -> list[CellSpec]:
+        encodings, compressions, operations = self._encodings(), self._compressions(), self._operations()
+        cells = []
+        for tier in self.tiers():
+            variants: list[tuple[str, str, str]] = []  # (representation, encoding, compression)
+            if tier.kind == "memory":
+                variants.append(("ready", "ready", "none"))
+            if tier.database:
+                variants.append(("rows", "rows", "none"))
+            representation = "blob" if tier.database else "value"
+            variants += [(representation, codec, compression) for codec in encodings for compression in compressions]
+            for rep, encoding, compression in variants:
+                for operation in operations:
+                    dataset = OPERATIONS[operation]
+                    size = 1 if dataset == "article" else self.list_size
+                    shown = encoding if rep in ("ready", "rows") else f"{encoding}+{compression}"
+                    if rep == "blob":
+                        shown = f"blob:{shown}"
+                    params = {"tier": tier.label, "kind": tier.kind, "url": tier.url, "representation": rep,
+                              "encoding": encoding, "compression": compression, "operation": operation,
+                              "dataset": dataset, "size": size, "seed": self.seed}
+                    cells.append(CellSpec("cache", f"{operation} {tier.label} {shown}", params))
+        return cells
+
+    # -- inside the worker ----------------------------------------------------------
+
+    def _engine(self) -> EngineOptions:
+        run = self.options.engine
+        raw = self.options.setting("cache.min_time", "")
+        if raw:
+            try:
+                target = int(float(raw) * 1e9)
+            except ValueError:
+                raise UsageError(f"setting cache.min_time={raw!r} is not a number of seconds") from None
+        else:
+            target = min(run.min_sample_ns, DEFAULT_MIN_SAMPLE_NS)
+        return replace(run, min_sample_ns=target)
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
+        from stratabench.engine.measure import measure_operation
+        from stratabench.suites.cache_tiers import ready_access, rows_access, value_access
+
+        params = cell.params
+        schema, records, hash_rows = _dataset(params["dataset"], params["size"], params["seed"])
+        expected = hash_rows(records)
+        kind, rep = params["kind"], params["representation"]
+        namespace = cell_namespace(self.options, "cache", cell.name)
+        url = real_url(self.options, params["url"]) if params["url"] else None
+        if rep == "ready":
+            access = ready_access(records)
+        elif rep == "rows":
+            from stratabench.suites.cache_rows import open_row_table
+
+            table = open_row_table(kind, url or f"sqlite://{workdir}/cache.db", schema, namespace=namespace,
+                                   options=self.options)
+            try:
+                access = rows_access(table, records, single=params["dataset"] == "article")
+            except BaseException:
+                table.close()
+                raise
+        else:
+            from stratabench.layers.stores.base import open_store
+            from stratabench.suites.value_pipeline import make_pipeline
+
+            pipeline = make_pipeline(params["encoding"], params["compression"], schema, self.options, workdir)
+            default = "memory://" if kind == "memory" else f"sqlite://{workdir}/cache.db"
+            store = open_store(url or default, namespace=namespace, options=self.options)
+            try:
+                access = value_access(store, pipeline, records, params["dataset"].encode(),
+                                      in_process=kind == "memory")
+            except BaseException:
+                try:
+                    store.cleanup()
+                finally:
+                    store.close()
+                raise
+        try:
+            access.read()  # the warm-up read: the entry must be there before timing
+            extra: dict[str, float] = {}
+            if params["operation"].startswith("get"):
+                # The stage split (specs/cache.md §5): each part of the read
+                # timed on its own by the engine, to show where a gain is lost.
+                for metric, stage in access.stages.items():
+                    stage_samples = measure_operation(Operation(call=stage, trace_memory=False), _STAGE_ENGINE).samples
+                    extra[metric] = statistics.median(stage_samples["wall_ns"])
+            if access.footprint_bytes is not None:
+                extra["retained_bytes"] = float(access.footprint_bytes)
+        except BaseException:
+            access.close()
+            raise
+        check = _checker(schema, records, hash_rows, expected)
+        read = access.read
+        if params["operation"].startswith("get"):
+            call: Callable[[], object] = read
+            verify: Callable[[object], Integrity] = check
+        else:
+            call = access.write
+
+            def verify(_: object) -> Integrity:
+                return check(read())  # what the set stored, read back through the tier
+
+        notes: dict[str, Any] = {**access.notes, "dataset": params["dataset"], "records": len(records)}
+        return Operation(call=call, verify=verify, size_bytes=access.size_bytes, extra=extra, notes=notes,
+                         server_pids=access.server_pids, close=access.close, engine=self._engine())
+
+    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
+        from stratabench.suites.cache_report import cache_tables
+
+        return cache_tables(results, self.options)
+
+
+def _checker(schema: Schema, records: list[Row], hash_rows: Callable[[Sequence[Row]], str],
+             expected: str) -> Callable[[object], Integrity]:
+    difference = partial(first_difference, schema)
+
+    def check(result: object) -> Integrity:
+        rows = result if isinstance(result, list) else list(result)  # type: ignore[call-overload]
+        return verify_rows(rows, expected_hash=expected, hash_rows=hash_rows, expected_rows=lambda: records,
+                           difference=difference)
+
+    return check

@@ -1,0 +1,316 @@
+"""The matrix suite: any records × codecs × compressors × stores × operations.
+
+How a user asks "which of these is fastest for my records on my servers?":
+
+    stratabench run matrix --data my.jsonl --codec orjson --codec msgpack \\
+        --compressor zstd --store redis://127.0.0.1:6379/0
+
+- **Records:** the user's JSON Lines or CSV file (``--data``, read by
+  :mod:`stratabench.datasets.userfile`, never written), or a registered
+  dataset (``--set matrix.dataset=comments``); ``--size N`` keeps the first
+  N records.
+- **Codecs** (``--codec``, default json, pickle, msgpack), **compressors**
+  (``--compressor``, default none and zlib), **stores**: ``memory://`` and
+  an SQLite file in the cell's directory, plus every ``--store`` URL.
+- **Operations,** each on every record, one record per key:
+  ``put`` (encode, compress and store all records, in one batch where the
+  store batches), ``get_one`` (read and decode one record, cycling through
+  the keys), ``get_many`` (read and decode all, in one batch where the store
+  batches), ``delete`` (remove all; the records are put back, untimed,
+  before each).
+
+Every cell is verified against the canonical hash of the records: reads by
+what they return (``get_one`` by reading every record back through the same
+path), ``put`` by reading back what it stored, ``delete`` by finding none of
+the keys left. Keys live in a namespace of the run's own and are deleted
+when the cell ends. Setting ``matrix.operations`` picks a subset.
+
+It does not run by default: it needs records.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stratabench.engine.operation import CellSpec, Integrity, Operation
+from stratabench.errors import StoreError, StratabenchError, UsageError
+from stratabench.layers.codecs.base import Row, Schema, first_difference, verify_rows
+from stratabench.redact import redact
+from stratabench.suites import SUITES
+from stratabench.suites.base import Suite
+from stratabench.suites.run_stores import cell_namespace, real_url
+
+if TYPE_CHECKING:
+    from stratabench.report.table import Table
+    from stratabench.results.records import CellResult
+
+__all__ = ["DEFAULT_CODECS", "DEFAULT_COMPRESSIONS", "OPERATIONS", "MatrixSuite", "Records", "load"]
+
+DEFAULT_CODECS = ("json", "pickle", "msgpack")
+DEFAULT_COMPRESSIONS = ("none", "zlib")
+OPERATIONS = ("put", "get_one", "get_many", "delete")
+
+
+@dataclass(frozen=True)
+class Records:
+    """The records a matrix run measures.
+
+    Attributes
+    ----------
+    source
+        ``the file name`` or ``dataset NAME``, for titles.
+    schema
+        The records' schema.
+    rows
+        The records, in order.
+    hash_rows
+        Their canonical hash function.
+    """
+
+    source: str
+    schema: Schema
+    rows: list[Row]
+    hash_rows: Callable[[Sequence[Row]], str]
+
+
+def load(data: str, size: int | None, seed: int | None) -> Records:
+    """The records of ``data``: ``dataset:NAME`` or a file path; the first ``size`` of them.
+
+    Raises
+    ------
+    DataError
+        For a malformed file (with its line).
+    UnknownNameError
+        For an unknown dataset name.
+    """
+    if data.startswith("dataset:"):
+        from stratabench.datasets import DATASETS
+
+        name = data.removeprefix("dataset:")
+        entry = DATASETS.get(name)()
+        rows = entry.rows(size or entry.default_size, entry.default_seed if seed is None else seed)
+        return Records(f"dataset {name}", entry.schema, list(rows), entry.canonical_hash)
+    from stratabench.datasets.userfile import load_records
+
+    records = load_records(data)
+    rows = records.rows[:size] if size else records.rows
+    return Records(Path(data).name, records.schema, rows, records.canonical_hash)
+
+
+def _quietly(*steps: Callable[[], None]) -> None:
+    for step in steps:
+        try:
+            step()
+        except StratabenchError:
+            pass  # a server that died cannot be cleaned; its data died with it
+
+
+@SUITES.register("matrix")
+class MatrixSuite(Suite):
+    """Your records × codecs × compressors × stores: put, get one, get many, delete."""
+
+    default = False
+
+    def _data(self) -> str:
+        name = self.options.setting("matrix.dataset", "")
+        if name:
+            return f"dataset:{name}"
+        if self.options.data:
+            return str(Path(self.options.data).resolve())
+        raise UsageError("the matrix suite needs records: --data FILE (JSON Lines or CSV) or --set matrix.dataset=NAME")
+
+    def _stores(self) -> list[tuple[str, str, str]]:
+        """(label, store name, redacted URL or '' for the embedded defaults)."""
+        from stratabench.layers.stores.base import parse_store_url, store_for_scheme
+
+        stores = [("memory", "memory", ""), ("sqlite", "sqlite", "")]
+        for url in self.options.stores:
+            kind = store_for_scheme(parse_store_url(url).scheme)
+            count = sum(1 for _, other, _ in stores if other == kind)
+            stores.append((kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
+        return stores
+
+    def cells(self) -> list[CellSpec]:
+        from stratabench.layers.codecs import CODECS
+        from stratabench.layers.compressors import COMPRESSORS
+
+        data = self._data()
+        records = load(data, self.options.size, self.options.seed)  # a malformed file stops the run here
+        codecs = list(self.options.codecs or DEFAULT_CODECS)
+        compressions = list(self.options.compressors or DEFAULT_COMPRESSIONS)
+        for name in codecs:
+            CODECS.info(name)
+        for name in compressions:
+            COMPRESSORS.info(name)
+        wanted = [part.strip() for part in self.options.setting("matrix.operations", "").split(",") if part.strip()]
+        unknown = [name for name in wanted if name not in OPERATIONS]
+        if unknown:
+            raise UsageError(f"matrix.operations: unknown {', '.join(unknown)}; use {', '.join(OPERATIONS)}")
+        operations = [name for name in OPERATIONS if not wanted or name in wanted]
+        cells = []
+        for label, kind, url in self._stores():
+            for codec in codecs:
+                for compression in compressions:
+                    for operation in operations:
+                        params = {"data": data, "records": len(records.rows), "size": self.options.size,
+                                  "seed": self.options.seed, "store": label, "kind": kind, "url": url,
+                                  "codec": codec, "compression": compression, "operation": operation}
+                        cells.append(CellSpec("matrix", f"{operation} {label} {codec}+{compression}", params))
+        return cells
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
+        from stratabench.layers.stores.base import BatchStore, open_store
+        from stratabench.suites.value_pipeline import make_pipeline
+
+        p = cell.params
+        records = load(p["data"], p["size"], p["seed"])
+        rows, schema = records.rows, records.schema
+        expected = records.hash_rows(rows)
+        pipeline = make_pipeline(p["codec"], p["compression"], schema, self.options, workdir)
+        default = "memory://" if p["kind"] == "memory" else f"sqlite://{workdir}/matrix.db"
+        url = real_url(self.options, p["url"]) if p["url"] else default
+        store = open_store(url, namespace=cell_namespace(self.options, "matrix", cell.name), options=self.options)
+        try:
+            operation = _operation(p["operation"], store, pipeline.dumps, pipeline.loads, rows, schema,
+                                   records.hash_rows, expected, batch=isinstance(store, BatchStore))
+        except BaseException:
+            _quietly(store.cleanup, store.close)
+            raise
+        operation.notes.update(pipeline.notes)
+        operation.notes.update(records=len(rows), store=store.name, batched=isinstance(store, BatchStore))
+        return operation
+
+    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
+        return [_table(results)]
+
+
+def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], loads: Callable[[bytes], list[Row]],
+               rows: list[Row], schema: Schema, hash_rows: Callable[[Sequence[Row]], str], expected: str, *,
+               batch: bool) -> Operation:
+    """The operation ``name`` on one record per key in ``store``; stores every record first."""
+    keys = [f"r{index:09d}".encode() for index in range(len(rows))]
+    get, put, delete = store.get, store.put, store.delete
+    where = f"{store.name} at {store.address}"
+
+    def put_all() -> None:
+        if batch:
+            store.put_many(zip(keys, [dumps([row]) for row in rows]))
+        else:
+            for key, row in zip(keys, rows):
+                put(key, dumps([row]))
+
+    def fetch(datas: Sequence[bytes | None]) -> list[Row]:
+        out: list[Row] = []
+        for data in datas:
+            if data is None:
+                raise StoreError(f"miss: {where} returned nothing for a record this cell stored")
+            out += loads(data)
+        return out
+
+    def get_all() -> list[Row]:
+        return fetch(store.get_many(keys) if batch else [get(key) for key in keys])
+
+    def read_back_one_by_one() -> list[Row]:
+        return fetch([get(key) for key in keys])
+
+    difference = partial(first_difference, schema)
+
+    def check(found: Sequence[Row], want: str = expected, want_rows: Sequence[Row] = rows) -> Integrity:
+        return verify_rows(found, expected_hash=want, hash_rows=hash_rows, expected_rows=lambda: want_rows,
+                           difference=difference)
+
+    put_all()
+    stored = sum(len(dumps([row])) for row in rows)
+    before_each: Callable[[], None] | None = None
+    if name == "put":
+        call: Callable[[], object] = put_all
+
+        def verify(_: object) -> Integrity:
+            return check(read_back_one_by_one())
+    elif name == "get_one":
+        cursor = itertools.cycle(keys)
+
+        def call() -> object:
+            data = get(next(cursor))
+            if data is None:
+                raise StoreError(f"miss: {where} returned nothing for a record this cell stored")
+            return loads(data)
+
+        def verify(_: object) -> Integrity:
+            return check(read_back_one_by_one())
+    elif name == "get_many":
+        call = get_all
+
+        def verify(result: object) -> Integrity:
+            return check(result)  # type: ignore[arg-type]
+    elif name == "delete":
+        def call() -> object:
+            for key in keys:
+                delete(key)
+            return None
+
+        before_each = put_all
+        empty = hash_rows([])
+
+        def verify(_: object) -> Integrity:
+            left = fetch([data for data in (get(key) for key in keys) if data is not None])
+            return check(left, empty, [])
+    else:
+        raise UsageError(f"unknown matrix operation {name!r}; use {', '.join(OPERATIONS)}")
+    return Operation(call=call, verify=verify, size_bytes=stored, server_pids=store.server_pids,
+                     before_each=before_each, close=lambda: _quietly(store.cleanup, store.close),
+                     notes={"operation_covers": "one record" if name == "get_one" else f"{len(rows)} records"})
+
+
+def _table(results: Sequence[CellResult]) -> Table:
+    from stratabench.metrics import METRICS
+    from stratabench.report.table import Column, Table
+    from stratabench.suites.cell_problems import problem_lines, status_summary
+    from stratabench.units import format_bytes, format_ns
+
+    results = [r for r in results if r.suite == "matrix"]
+    counts = sorted({int(r.params.get("records", 0)) for r in results})
+    sources = sorted({str(r.params.get("data", "")).rsplit("/", 1)[-1].replace("dataset:", "dataset ") for r in results})
+    columns = [Column("store", "store"), Column("codec", "codec"), Column("compression", "compression"),
+               Column("size", "stored", "right", format_bytes)]
+    columns += [Column(op, f"{op.replace('_', ' ')}{'' if op == 'get_one' else ' (all)'}", "right", format_ns)
+                for op in OPERATIONS]
+    columns += [Column("server", "server CPU (get many)", "right", format_ns), Column("integrity", "integrity"),
+                Column("status", "status")]
+    table = Table(f"matrix: {'/'.join(f'{n:,}' for n in counts)} records from {', '.join(sources)}: "
+                  "one record per key", columns)
+    groups: dict[tuple[str, str, str], dict[str, CellResult]] = {}
+    for result in results:
+        p = result.params
+        groups.setdefault((p.get("store", "?"), p.get("codec", "?"), p.get("compression", "?")), {})[
+            p.get("operation", "?")] = result
+    for (store, codec, compression), cells in groups.items():
+        row: dict[str, Any] = {"store": store, "codec": codec, "compression": compression}
+        row["size"] = next((r.median("size_bytes") for r in cells.values() if r.median("size_bytes")), None)
+        for op, result in cells.items():
+            if result.ok:
+                row[op] = result.median("wall_ns")
+        many = cells.get("get_many")
+        row["server"] = many.median("server_cpu_ns") if many is not None and many.ok else None
+        verified = [r for r in cells.values() if r.integrity is not None]
+        row["integrity"] = "-" if not verified else ("ok" if all(r.integrity.ok for r in verified) else "FAIL")  # type: ignore[union-attr]
+        row["status"] = status_summary(cells, OPERATIONS)
+        table.rows.append(row)
+    notes = ["times are medians per operation: get one reads one record; put, get many and delete cover every "
+             "record. Every cell was checked against the canonical hash of the records."]
+    for op in OPERATIONS:
+        timed = [(row[op], f"{row['store']} {row['codec']}+{row['compression']}") for row in table.rows
+                 if row.get(op) is not None]
+        if timed:
+            value, who = min(timed)
+            notes.append(f"fastest {op.replace('_', ' ')}: {who} ({METRICS['wall_ns'].format(value)})")
+    sized = [(row["size"], f"{row['store']} {row['codec']}+{row['compression']}") for row in table.rows if row.get("size")]
+    if sized:
+        notes.append(f"smallest: {min(sized)[1]} ({format_bytes(min(sized)[0])})")
+    table.notes = notes + problem_lines(results)
+    return table
