@@ -60,7 +60,7 @@ END = datetime(2020, 1, 1, tzinfo=timezone.utc)
 
 _TEN_YEARS_US = 3653 * 86_400 * 1_000_000
 # Bump when the generator changes, so the on-disk cache never serves old data.
-_VERSION = 1
+_VERSION = 2
 
 
 def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:

@@ -62,7 +62,7 @@ _MIN_TEXT, _MAX_TEXT = 40, 1000
 # near 300 characters with most comments short, as on real sites.
 _TEXT_SCALE = 260.0
 _MEAN_GAP_US = 3_600_000_000  # an hour between comments, on average
-_VERSION = 1
+_VERSION = 2
 
 
 def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:

@@ -17,7 +17,9 @@ row, every row as wide as the header. A column is ``int`` when every
 non-empty cell is a plain integer (``-12``, no leading zeros), ``float``
 when every non-empty cell is a finite number and not all are integers,
 ``bool`` when every non-empty cell is ``true`` or ``false``; then its empty
-cells are ``null``. Any other column is text, empty cells included.
+cells are ``null``. Numbers are written as JSON writes them: ``007`` is a
+code, and its column stays text. Any other column is text, empty cells
+included.
 
 **Types.** A field is ``bool``, ``int`` (signed 64-bit), ``float``,
 ``str``, ``list_str`` or ``list_int`` when all its values have that type
@@ -57,8 +59,10 @@ __all__ = ["UserRecords", "load_records"]
 
 _INT64 = range(-(2**63), 2**63)
 _PLAIN_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+# A number as JSON writes one: no leading zeros (``007`` is a code, kept as text), no spaces.
+_PLAIN_FLOAT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\Z")
 # Bump when parsing or inference changes, so the cache never serves an old reading.
-_VERSION = 2
+_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -248,10 +252,7 @@ def _csv_column(values: list[str]) -> tuple[FieldType, list[Any]]:
 
 
 def _finite(text: str) -> bool:
-    try:
-        return math.isfinite(float(text)) and text.strip() == text and "_" not in text
-    except ValueError:
-        return False
+    return _PLAIN_FLOAT.match(text) is not None and math.isfinite(float(text))
 
 
 def _nullable(kind: FieldType, values: list[Any]) -> tuple[FieldType, list[Any]]:

@@ -130,7 +130,7 @@ class CacheSuite(Suite):
             tiers.append(Tier(kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
         wanted = _split(self.options.setting("cache.tiers", ""))
         if wanted:
-            unknown = [name for name in wanted if name not in {t.label for t in tiers} | set(TIER_KINDS)]
+            unknown = [name for name in wanted if name not in {t.label for t in tiers} | {t.kind for t in tiers}]
             if unknown:
                 raise UsageError(f"cache.tiers: no tier {', '.join(unknown)} in this run; tiers: "
                                  f"{', '.join(t.label for t in tiers)} (servers come from --store or --services local)")

@@ -115,3 +115,24 @@ def test_options_refuse_nonsense() -> None:
 
     with pytest.raises(UsageError, match="--samples"):
         EngineOptions(samples=0)
+
+
+def test_an_operations_own_engine_options_replace_the_runs() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000)
+    op.engine = EngineOptions(samples=2, warmups=0, min_sample_ns=10_000, memory_samples=0)
+    measurement = measure_operation(op, EngineOptions(samples=7, min_sample_ns=100_000, memory_samples=0), clock.clock)
+    assert measurement.loops == 10 and len(measurement.samples["wall_ns"]) == 2
+
+
+def test_server_cpu_of_a_live_process_grows_and_a_gone_one_is_unknown() -> None:
+    import os
+
+    from stratabench.engine.measure import _server_cpu_ns
+
+    before = _server_cpu_ns((os.getpid(),))
+    sum(range(2_000_000))
+    after = _server_cpu_ns((os.getpid(),))
+    assert before is not None and after is not None and after > before
+    assert _server_cpu_ns((2**22 + 12345,)) is None  # above the default pid_max: never a live process
+    assert _server_cpu_ns(()) is None

@@ -1,0 +1,108 @@
+"""The matrix suite in-process on files the test writes itself (not stratabench's generators)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stratabench.cli.main import main
+from stratabench.engine.cell import run_cell_in_process
+from stratabench.errors import DataError, UsageError
+from stratabench.options import EngineOptions, RunOptions
+from stratabench.suites.matrix import MatrixSuite
+
+FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
+
+JSONL = """{"id": 1, "name": "Ada Lovelace", "born": 1815, "score": 9.5, "active": true, "tags": ["math"], "note": null}
+{"id": 2, "name": "Grace Hopper", "born": 1906, "score": 9.75, "active": false, "tags": [], "note": "COBOL"}
+{"id": 3, "name": "\u00c9douard Lucas", "born": 1842, "score": -0.0, "active": true, "tags": ["towers", "hanoi"], "note": {"k": [1, 2.5]}}
+"""
+CSV = 'sku,price,stock,label,zip\nA-1,19.99,3,"red, large",01234\nB-2,5,0,blue,99501\nC-3,0.5,12,"say ""hi""",00501\n'
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STRATABENCH_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture(params=["people.jsonl", "stock.csv"])
+def data(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    path = tmp_path / request.param
+    path.write_text(JSONL if request.param.endswith(".jsonl") else CSV, encoding="utf-8")
+    return path
+
+
+def suite(**options: object) -> MatrixSuite:
+    values: dict[str, object] = {"suites": ("matrix",), "engine": FAST, "run_id": "unit"}
+    values.update(options)
+    return MatrixSuite(RunOptions(**values))  # type: ignore[arg-type]
+
+
+def test_every_operation_on_every_embedded_store_verifies(data: Path) -> None:
+    s = suite(data=str(data), codecs=("json", "msgpack"), compressors=("none", "zstd"))
+    cells = s.cells()
+    assert len(cells) == 2 * 2 * 2 * 4
+    results = [run_cell_in_process(cell, s.options) for cell in cells]
+    assert all(r.ok for r in results), [(r.cell, r.error) for r in results if not r.ok]
+    assert all(r.integrity is not None and r.integrity.ok for r in results)
+    for r in results:
+        assert {"wall_ns", "cpu_ns", "size_bytes"} <= set(r.metrics)
+    text = "\n".join(str(row) for table in s.tables(results, {}) for row in table.rows)
+    assert "memory" in text and "sqlite" in text
+
+
+def test_the_table_names_the_file_and_the_fastest(data: Path) -> None:
+    from stratabench.report.formats import REPORTERS
+
+    s = suite(data=str(data), codecs=("pickle",), compressors=("none",), settings={"matrix.operations": "get_many"})
+    results = [run_cell_in_process(cell, s.options) for cell in s.cells()]
+    text = REPORTERS.get("terminal")().render(s.tables(results, {}))
+    assert f"3 records from {data.name}" in text and "fastest get many:" in text
+
+
+def test_a_codec_that_cannot_carry_the_records_is_unavailable_with_a_reason(tmp_path: Path) -> None:
+    path = tmp_path / "people.jsonl"
+    path.write_text(JSONL, encoding="utf-8")
+    s = suite(data=str(path), codecs=("protobuf",), compressors=("none",), settings={"matrix.operations": "put"})
+    results = [run_cell_in_process(cell, s.options) for cell in s.cells()]
+    assert {r.status for r in results} == {"unavailable"}
+    assert "field 'note' (any)" in (results[0].error or "")
+
+
+def test_a_named_dataset(tmp_path: Path) -> None:
+    s = suite(size=20, codecs=("cbor2",), compressors=("lz4",), settings={"matrix.dataset": "comments",
+                                                                          "matrix.operations": "get_one,delete"})
+    results = [run_cell_in_process(cell, s.options) for cell in s.cells()]
+    assert [r.cell for r in results] == ["get_one memory cbor2+lz4", "delete memory cbor2+lz4",
+                                         "get_one sqlite cbor2+lz4", "delete sqlite cbor2+lz4"]
+    assert all(r.ok for r in results), [r.error for r in results]
+
+
+def test_records_are_needed() -> None:
+    with pytest.raises(UsageError, match="--data FILE"):
+        suite().cells()
+
+
+@pytest.mark.parametrize("name, text, line", [("bad.jsonl", '{"a": 1}\n{"a": }\n', "line 2"),
+                                              ("ragged.csv", "a,b\n1,2\n3,4,5\n", "line 3")])
+def test_a_malformed_file_stops_the_run_before_measuring(tmp_path: Path, name: str, text: str, line: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(DataError, match=f"{name}, {line}"):
+        suite(data=str(path)).cells()
+
+
+def test_the_command_line_on_a_users_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "stock.csv"
+    path.write_text(CSV)
+    out = tmp_path / "results.jsonl"
+    code = main(["run", "matrix", "--data", str(path), "--codec", "orjson", "--compressor", "none", "--samples", "2",
+                 "--min-time", "0.001", "--in-process", "-q", "-o", str(out)])
+    assert code == 0
+    assert "3 records from stock.csv" in capsys.readouterr().out
+    assert path.read_text() == CSV  # the user's file is read, never written
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("[1]\n")
+    assert main(["run", "matrix", "--data", str(bad), "-q", "-o", str(tmp_path / "r2.jsonl")]) == 65
+    assert "bad.jsonl, line 1: expected a JSON object" in capsys.readouterr().err
