@@ -84,7 +84,9 @@ func (embedFormat) goBuild(ctx context.Context, goBin, dir, cache string, timeou
 		"GOTOOLCHAIN=local",
 		"GO111MODULE=on",
 		"CGO_ENABLED=0",
-		"GOFLAGS=-mod=mod",
+		// Our own flags only: the work directory may sit inside a VCS
+		// checkout, whose status go build would otherwise try to stamp.
+		"GOFLAGS=-mod=mod -buildvcs=false",
 	)
 	return runLimited(ctx, cmd, timeout, maxRSS)
 }
