@@ -234,6 +234,8 @@ class RowTable(ABC):
                         if operation == "open" else "check that the server is still running (`stratabench services status`)")
             else:
                 todo = "check the path and its permissions"
+            if operation == "open":
+                raise StoreError(f"cannot connect to {self.name} at {self.address}: {scrub(text, self._url)}; {todo}") from error
             raise StoreError(f"{self.name} rows at {self.address} failed during {operation}: "
                              f"{scrub(text, self._url)}; {todo}") from error
 
