@@ -62,6 +62,7 @@ __all__ = [
     "ndb_context",
     "property_name",
     "property_specs",
+    "reference_value",
 ]
 
 Schema = Literal["text", "mixed"]
@@ -302,7 +303,7 @@ def message_values(message: Any) -> tuple[tuple[tuple[str, int | str], ...], dic
     the v1 field names (the project's own or ``datastore_v1``'s raw ``_pb``).
     """
     path = tuple((element.kind, _path_id(element)) for element in message.key.path)
-    return path, {name: _reference_value(value) for name, value in message.properties.items()}
+    return path, {name: reference_value(value) for name, value in message.properties.items()}
 
 
 def _path_id(element: Any) -> int | str:
@@ -314,7 +315,8 @@ def _path_id(element: Any) -> int | str:
     raise DataError(f"key path element of kind {element.kind!r} has no id or name (an incomplete key)")
 
 
-def _reference_value(value: Any) -> Any:
+def reference_value(value: Any) -> Any:
+    """The reference decoder's Python value of one v1 ``Value`` message (aware UTC timestamps)."""
     which = value.WhichOneof("value_type")
     if which == "string_value":
         return value.string_value
@@ -330,7 +332,7 @@ def _reference_value(value: Any) -> Any:
         ts = value.timestamp_value
         return _EPOCH_UTC + datetime.timedelta(seconds=ts.seconds, microseconds=ts.nanos // 1000)
     if which == "array_value":
-        return [_reference_value(item) for item in value.array_value.values]
+        return [reference_value(item) for item in value.array_value.values]
     if which == "null_value" or which is None:
         return None
     raise DataError(f"the canonical form has no rule for a {which} property value")

@@ -1069,7 +1069,7 @@ class LazyEntity:
 
 
 _OWN_NAMES = frozenset(name for name in vars(LazyEntity) if not name.startswith("__"))
-_set_message = LazyEntity._lz_message.__set__  # type: ignore[attr-defined]
+_set_message = LazyEntity._lz_message.__set__
 _set_blob = LazyEntity._lz_blob.__set__  # type: ignore[attr-defined]
 _set_dirty = LazyEntity._lz_dirty.__set__  # type: ignore[attr-defined]
 _set_key = LazyEntity._lz_key.__set__  # type: ignore[attr-defined]
