@@ -377,9 +377,12 @@ class Service(ABC):
             raise ServiceError(f"{self.name}: {Path(args[0]).name} took more than {timeout:.0f} s") from None
         except OSError as exc:
             raise ServiceError(f"{self.name}: cannot run {args[0]}: {exc}") from None
-        output = (done.stdout + done.stderr).decode(errors="replace")
+        output: str = (done.stdout + done.stderr).decode(errors="replace")
         if done.returncode != 0:
-            tail = " | ".join(line.strip() for line in output.splitlines() if line.strip())[-400:]
+            lines = [line.strip() for line in output.splitlines() if line.strip()]
+            # Installers end with boilerplate (where to report bugs); the cause is the error lines.
+            errors = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]
+            tail = " | ".join(errors[:4] or lines[-4:])[:400]
             raise ServiceError(
                 f"{self.name}: {Path(args[0]).name} failed with exit code {done.returncode}: {scrub(tail, self.url())}"
             )

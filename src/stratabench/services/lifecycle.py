@@ -155,7 +155,7 @@ def status(names: Sequence[str] = ()) -> list[ServiceStatus]:
     """The state of each service ``names`` (all if empty): up, down or unavailable."""
     wanted = _names(names)
     recorded = _recorded(wanted)
-    lines = []
+    lines: list[ServiceStatus] = []
     for name in wanted:
         running = [s for s in recorded.get(name, []) if s.alive()]
         if running:

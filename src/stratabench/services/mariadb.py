@@ -42,11 +42,16 @@ class MariadbService(Service):
         return self.find_binary(["mariadb-install-db", "mysql_install_db"])
 
     def prepare(self) -> None:
-        self._installer()
+        # A temporary directory of its own: at start MariaDB deletes the
+        # temporary tables it finds in its tmpdir, which in a shared /tmp
+        # are those of other instances starting at the same time.
+        (self.workdir / "tmp").mkdir()
+        self.give(self.workdir / "tmp")
         self.run_setup([
             self._installer(),
             "--no-defaults",
             f"--datadir={self.workdir / 'data'}",
+            f"--tmpdir={self.workdir / 'tmp'}",
             "--auth-root-authentication-method=socket",
             "--skip-test-db",
             "--skip-name-resolve",
@@ -66,6 +71,7 @@ class MariadbService(Service):
             f"--datadir={self.workdir / 'data'}",
             f"--socket={self.workdir / 'mysqld.sock'}",
             f"--pid-file={self.workdir / 'mysqld.pid'}",
+            f"--tmpdir={self.workdir / 'tmp'}",
             f"--port={self.port}",
             f"--bind-address={LOOPBACK}",
             "--skip-name-resolve",

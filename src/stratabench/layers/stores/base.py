@@ -280,7 +280,7 @@ class Store(ABC):
     def _reason(self, exc: BaseException) -> str:
         """One line of ``exc`` with this store's credentials removed."""
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return scrub(text, self._url)
+        return scrub(text, self._url).rstrip(".")
 
     def _unreachable(self, exc: BaseException | str) -> StoreError:
         """The error for a server that cannot be reached or opened."""

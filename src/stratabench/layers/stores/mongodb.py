@@ -64,6 +64,13 @@ class MongodbStore(Store):
         self._database = self._client[named or own]
         self._collection = self._database["kv" if self._own_database else own]
 
+    def _reason(self, exc: BaseException) -> str:
+        # pymongo appends its timeouts and a whole topology description: keep the cause.
+        reason = super()._reason(exc)
+        for tail in (" (configured timeouts", ", Timeout:"):
+            reason = reason.split(tail, 1)[0]
+        return reason
+
     def _driver_errors(self) -> tuple[type[BaseException], ...]:
         from pymongo.errors import PyMongoError
 

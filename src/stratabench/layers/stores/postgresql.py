@@ -46,8 +46,7 @@ class PostgresqlStore(Store):
                 f'CREATE TABLE IF NOT EXISTS "{self._table}" (k bytea PRIMARY KEY, v bytea NOT NULL)'
             )
             if self._server_pids:
-                backend = self._db.execute("SELECT pg_backend_pid()").fetchone()[0]
-                self._server_pids = (*self._server_pids, int(backend))
+                self._server_pids = (*self._server_pids, int(self._db.info.backend_pid))
         except (psycopg.Error, OSError) as exc:
             raise self._unreachable(exc) from exc
         self._upsert = (
