@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"time"
 )
 
 // WriteCanonical writes the canonical form of recs to w: what
@@ -19,7 +20,7 @@ import (
 func WriteCanonical(w io.Writer, recs Records) error {
 	out := recs
 	for i := range recs {
-		if recs[i].Time.Location() != nil && recs[i].Time.Location().String() != "UTC" {
+		if recs[i].Time.Location() != time.UTC {
 			out = make(Records, len(recs))
 			copy(out, recs)
 			for j := range out {
