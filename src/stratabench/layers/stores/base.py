@@ -206,7 +206,8 @@ class Store(ABC):
         """Delete everything of this namespace, and only that.
 
         The default deletes key by key; stores with a table, database or
-        directory of their own drop it instead.
+        directory of their own drop it instead. After a cleanup the store
+        is only to be closed.
         """
         for key in list(self.keys()):
             self.delete(key)
