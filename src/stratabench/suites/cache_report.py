@@ -166,6 +166,19 @@ def _r(value: Ratio | None) -> str:
     return "-" if value is None else str(value)
 
 
+def _faster(value: Ratio | None, word: str = "faster", opposite: str = "slower") -> str:
+    """``2.3× faster`` for a ratio above 1, ``1.2× slower`` below (``~`` when within noise)."""
+    if value is None:
+        return "-"
+    if value.value >= 1 or value.value <= 0:
+        return f"{value} {word}"
+    return f"{Ratio(1 / value.value, value.within_noise)} {opposite}"
+
+
+def _saves(ns: float) -> str:
+    return f"saves {_FMT_NS(ns)}" if ns >= 0 else f"costs {_FMT_NS(-ns)} more"
+
+
 def _needs(kinds: Sequence[str], finding: str, claim: str, article: str, here: str = "-") -> Finding:
     return Finding(finding, claim, article, here, "needs a server", f"needs {' and '.join(kinds)} (see below)")
 
@@ -215,7 +228,7 @@ def _versus_database(c: CacheResults, operation: str, fid: str, claim: str, arti
     cpu = ratio(cpu_total(base), cpu_total(memcached))
     saving = base.median("wall_ns") - memcached.median("wall_ns")  # type: ignore[operator]
     verdict = _both(_claim(time, time_x), _claim(cpu, cpu_x))
-    here = f"{_r(time)} faster, {_r(cpu)} less CPU, saves {_FMT_NS(saving)}"
+    here = f"{_faster(time)}, {_faster(cpu, 'less CPU', 'more CPU')}, {_saves(saving)}"
     evidence = (f"{db} rows {_FMT_NS(base.median('wall_ns'))} vs memcached pickle {_FMT_NS(memcached.median('wall_ns'))}; "
                 f"CPU counts the server's{_db_note(db)}")
     return Finding(fid, claim, article, here, verdict, evidence)
@@ -292,7 +305,7 @@ def _f6(c: CacheResults) -> Finding:
         return Finding("F6", claim, article, "-", "not measured", "needs memory ready and memcached pickle reads")
     saving = memcached.median("wall_ns") - ready.median("wall_ns")  # type: ignore[operator]
     verdict = "reproduced" if saving < NEGLIGIBLE_NS else "refuted"
-    here = f"saves {_FMT_NS(saving)} per read ({_r(ratio(_wall(memcached), _wall(ready)))})"
+    here = f"{_saves(saving)} per read ({_faster(ratio(_wall(memcached), _wall(ready)))})"
     return Finding("F6", claim, article, here, verdict,
                    f"negligible = under {_FMT_NS(NEGLIGIBLE_NS)} per read; the ratio is large, the time saved is not")
 
@@ -305,7 +318,7 @@ def _f7(c: CacheResults) -> Finding:
     if ready is None or memcached is None:
         return Finding("F7", claim, article, "-", "not measured", "needs memory ready and memcached pickle list reads")
     time = ratio(_wall(memcached), _wall(ready))
-    here = f"{_r(time)} faster; CPU {_FMT_NS(ready.median('cpu_ns'))} vs {_FMT_NS(_median(cpu_total(memcached)))}"
+    here = f"{_faster(time)}; CPU {_FMT_NS(ready.median('cpu_ns'))} vs {_FMT_NS(_median(cpu_total(memcached)))}"
     return Finding("F7", claim, article, here, _claim(time, 100), "memcached pickle time ÷ memory ready time")
 
 
@@ -408,7 +421,7 @@ def _op_columns(prefix: str, title: str) -> list[Column]:
 def _op_values(prefix: str, result: CellResult | None, base: CellResult | None) -> dict[str, Any]:
     if result is None:
         return {}
-    values = {f"{prefix}_size": result.median("size_bytes")}
+    values: dict[str, Any] = {f"{prefix}_size": result.median("size_bytes")}
     if result.ok:
         values.update({
             f"{prefix}_wall": result.median("wall_ns"), f"{prefix}_cpu": result.median("cpu_ns"),

@@ -230,7 +230,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
     if name == "put":
         call: Callable[[], object] = put_all
 
-        def verify(_: object) -> Integrity:
+        def verify(result: object) -> Integrity:
             return check(read_back_one_by_one())
     elif name == "get_one":
         cursor = itertools.cycle(keys)
@@ -241,7 +241,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
                 raise StoreError(f"miss: {where} returned nothing for a record this cell stored")
             return loads(data)
 
-        def verify(_: object) -> Integrity:
+        def verify(result: object) -> Integrity:
             return check(read_back_one_by_one())
     elif name == "get_many":
         call = get_all
@@ -257,7 +257,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
         before_each = put_all
         empty = hash_rows([])
 
-        def verify(_: object) -> Integrity:
+        def verify(result: object) -> Integrity:
             left = fetch([data for data in (get(key) for key in keys) if data is not None])
             return check(left, empty, [])
     else:

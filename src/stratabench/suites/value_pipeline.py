@@ -83,5 +83,6 @@ def make_pipeline(
     """
     from stratabench.layers.compressors import COMPRESSORS
 
-    compressor: Compressor = COMPRESSORS.get(compression).from_options(options)
+    compressor_class: type[Compressor] = COMPRESSORS.get(compression)
+    compressor = compressor_class.from_options(options)
     return ValuePipeline(make_format(codec, schema, workdir=workdir), compressor)
