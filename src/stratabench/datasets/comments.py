@@ -26,12 +26,9 @@ import math
 import random
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
 
 from stratabench.datasets import DATASETS
-from stratabench.datasets.cache import cached
-from stratabench.datasets.records_json import canonical_hash as _hash
-from stratabench.datasets.registered import DatasetEntry
+from stratabench.datasets.schema_dataset import SchemaDataset
 from stratabench.datasets.words import Words
 from stratabench.layers.codecs.base import Field, Row, Schema, datetime_from_us, us_from_datetime
 
@@ -62,7 +59,6 @@ _MIN_TEXT, _MAX_TEXT = 40, 1000
 # near 300 characters with most comments short, as on real sites.
 _TEXT_SCALE = 260.0
 _MEAN_GAP_US = 3_600_000_000  # an hour between comments, on average
-_VERSION = 2
 
 
 def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
@@ -92,29 +88,22 @@ def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
     return out
 
 
-def rows(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
-    """:func:`generate`, kept in the on-disk dataset cache for the run's worker processes."""
-    return cached(f"comments-v{_VERSION}-size{size}-seed{seed}", lambda: generate(size, seed))
-
-
-def canonical_hash(records: Sequence[Row]) -> str:
-    """The integrity hash of comment rows."""
-    return _hash(SCHEMA, records)
-
-
 @DATASETS.register("comments")
-class CommentsDataset(DatasetEntry):
+class CommentsDataset(SchemaDataset):
     """1,000 comment-sized records of prose, seed 2011 (specs/cache.md)."""
 
+    record_schema = SCHEMA
+    generator = staticmethod(generate)
+    version = 2  # bump whenever generate's output changes (and the reference hash in the tests)
     default_size = DEFAULT_SIZE
     default_seed = DEFAULT_SEED
 
-    def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
-        return rows(size, seed)
 
-    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
-        return canonical_hash(rows)
+def rows(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
+    """:func:`generate`, kept in the on-disk dataset cache for the run's worker processes."""
+    return CommentsDataset().rows(size, seed)
 
-    @property
-    def schema(self) -> Schema:
-        return SCHEMA
+
+def canonical_hash(records: Sequence[Row]) -> str:
+    """The integrity hash of comments rows."""
+    return CommentsDataset().canonical_hash(records)

@@ -296,13 +296,24 @@ def _f5(c: CacheResults) -> Finding:
     return Finding("F5", claim, article, here, verdict, evidence)
 
 
+def _ready_vs_memcached(c: CacheResults, fid: str, claim: str, article: str,
+                        operation: str) -> Finding | tuple[CellResult, CellResult]:
+    """The memory-ready and memcached-pickle reads of ``operation``, or the finding that they are missing."""
+    if c.tier_of("memcached") is None:
+        return _needs(["memcached"], fid, claim, article)
+    ready = c.ok("memory", "ready", "ready", "none", operation)
+    memcached = c.ok("memcached", "value", "pickle", "none", operation)
+    if ready is None or memcached is None:
+        return Finding(fid, claim, article, "-", "not measured", f"needs memory ready and memcached pickle {operation}")
+    return ready, memcached
+
+
 def _f6(c: CacheResults) -> Finding:
     claim, article = "instance memory, single record: negligible gain over memcache", "negligible gain"
-    if c.tier_of("memcached") is None:
-        return _needs(["memcached"], "F6", claim, article)
-    ready, memcached = c.ok("memory", "ready", "ready", "none", "get_one"), c.ok("memcached", "value", "pickle", "none", "get_one")
-    if ready is None or memcached is None:
-        return Finding("F6", claim, article, "-", "not measured", "needs memory ready and memcached pickle reads")
+    found = _ready_vs_memcached(c, "F6", claim, article, "get_one")
+    if isinstance(found, Finding):
+        return found
+    ready, memcached = found
     saving = memcached.median("wall_ns") - ready.median("wall_ns")  # type: ignore[operator]
     verdict = "reproduced" if saving < NEGLIGIBLE_NS else "refuted"
     here = f"{_saves(saving)} per read ({_faster(ratio(_wall(memcached), _wall(ready)))})"
@@ -312,11 +323,10 @@ def _f6(c: CacheResults) -> Finding:
 
 def _f7(c: CacheResults) -> Finding:
     claim, article = "instance memory, list: far faster than memcache, essentially no CPU", "≈100× faster"
-    if c.tier_of("memcached") is None:
-        return _needs(["memcached"], "F7", claim, article)
-    ready, memcached = c.ok("memory", "ready", "ready", "none", "get_list"), c.ok("memcached", "value", "pickle", "none", "get_list")
-    if ready is None or memcached is None:
-        return Finding("F7", claim, article, "-", "not measured", "needs memory ready and memcached pickle list reads")
+    found = _ready_vs_memcached(c, "F7", claim, article, "get_list")
+    if isinstance(found, Finding):
+        return found
+    ready, memcached = found
     time = ratio(_wall(memcached), _wall(ready))
     here = f"{_faster(time)}; CPU {_FMT_NS(ready.median('cpu_ns'))} vs {_FMT_NS(_median(cpu_total(memcached)))}"
     return Finding("F7", claim, article, here, _claim(time, 100), "memcached pickle time ÷ memory ready time")
