@@ -11,8 +11,10 @@ different kinds; only the ndb class that reads them differs.
 The stored bytes of each entity are what ndb's own encoder writes for it (a
 serialized Datastore v1 ``Entity``), so generating a dataset needs
 ``google-cloud-ndb``; it runs offline (an anonymous client, no server).
-Generation is slow enough to matter (ndb's encoder), so each dataset is built
-once per process and cached.
+Generation is slow enough to matter (importing ndb and its encoder take about
+a second), so each dataset's bytes are built once and kept in the on-disk
+dataset cache (:mod:`stratabench.datasets.cache`) for the run's worker
+processes, and in memory per process.
 
 The canonical hash covers the values only: one compact JSON line per entity
 (key path and every property as ``[name, type, canonical value]``), entities
@@ -35,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from stratabench.datasets.cache import cached
 from stratabench.datasets.canonical import sha1_hex
 from stratabench.errors import DataError, UnavailableError, UsageError
 
@@ -480,8 +483,7 @@ def _generate(schema: str, n_props: int, flavour: str, seed: int) -> EntitiesDat
     kind = kind_name(schema, n_props, flavour)
     specs = property_specs(schema, n_props)
     ids = tuple(range(1, ENTITY_COUNT + 1))
-    blobs = tuple(_encode_with_ndb(schema, n_props, flavour, seed))
-    ndb_class(schema, n_props, flavour)  # ndb decodes by kind: the class must exist from now on
+    blobs = tuple(cached(_cache_key(kind, seed), lambda: _encode_with_ndb(schema, n_props, flavour, seed)))
     get_ids = tuple(random.Random(f"entities/get/{kind}/{seed}").sample(ids, GET_COUNT))
     fingerprint = {spec.name: spec.indexed for spec in specs}
     rows = _values(schema, n_props, seed)
@@ -571,6 +573,21 @@ def ndb_class(schema: str, n_props: int, flavour: str) -> Any:
             factory, kwargs = _NDB_PROPERTIES[spec.type]
             attrs[spec.name] = getattr(ndb, factory)(**kwargs)
     return type(kind, (base,), attrs)
+
+
+#: Changes whenever the generator does, so no cached bytes of an older one are read.
+_VERSION = 1
+
+
+def _cache_key(kind: str, seed: int) -> str:
+    """The on-disk cache key of a kind's bytes: they depend on the generator and ndb's encoder."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        encoder = version("google-cloud-ndb")
+    except PackageNotFoundError:
+        encoder = "none"
+    return f"entities-v{_VERSION}-{kind}-seed{seed}-ndb{encoder}"
 
 
 def _encode_with_ndb(schema: str, n_props: int, flavour: str, seed: int) -> list[bytes]:

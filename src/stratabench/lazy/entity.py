@@ -980,20 +980,22 @@ class LazyEntity:
 
     def _lz_mutated_lists(self) -> list[str]:
         """Attribute names whose cached list differs from the stored one (changed in place)."""
+        cached = self.__dict__
+        if not cached:
+            return []
         changed = []
         properties = self._lz_message.properties
-        readers = type(self)._lz_readers
-        attrs = {entry[0]: stored for stored, entry in readers.items()}
-        for attr, value in self.__dict__.items():
+        cls = type(self)
+        for attr, value in cached.items():
             if type(value) is not list:
                 continue
-            stored = attrs.get(attr, attr)
+            prop = cls._lz_properties.get(attr)
+            stored = prop.stored_name if prop is not None else attr
             current = properties.get(stored)
-            entry = readers.get(stored)
             if current is None:
                 before: Any = []
             else:
-                before = entry[2][current.WhichOneof("value_type")](current) if entry is not None else _read_generic(current)
+                before = prop.read(current) if prop is not None else _read_generic(current)
             if before != value or any(type(a) is not type(b) for a, b in zip(before, value)):
                 changed.append(attr)
         return changed

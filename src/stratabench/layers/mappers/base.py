@@ -20,7 +20,7 @@ dataset's canonical form.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stratabench.engine.operation import Integrity
@@ -88,8 +88,13 @@ class Mapper(ABC):
         return canonical_hash(lines)
 
 
-def verify_objects(mapper: Mapper, objects: Sequence[Any], expected: str) -> Integrity:
-    """Integrity of decoded objects against the dataset's hash, naming the first entity that differs."""
+def verify_objects(
+    mapper: Mapper, objects: Sequence[Any], expected: str, ids: Collection[int] | None = None
+) -> Integrity:
+    """Integrity of decoded objects against the dataset's hash, naming the first entity that differs.
+
+    ``ids`` are the entities that should be there (default: any of the dataset's).
+    """
     actual = mapper.canonical_hash(objects)
     if actual == expected:
         return Integrity(expected, actual)
@@ -103,7 +108,7 @@ def verify_objects(mapper: Mapper, objects: Sequence[Any], expected: str) -> Int
             break
         path, values = mapper.values(obj)
         ident = path[-1][1]
-        if not isinstance(ident, int) or ident not in dataset.ids:
+        if not isinstance(ident, int) or ident not in (dataset.ids if ids is None else ids):
             detail = f"unexpected key {path!r}"
             break
         if canonical_line(path, values) != dataset.line(ident):

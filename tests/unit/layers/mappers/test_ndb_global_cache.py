@@ -38,6 +38,7 @@ def test_adapter_agrees_with_ndbs_in_process_cache(store: Store, flavour: str) -
     from google.cloud.ndb import global_cache
 
     dataset = E.generate("mixed", 100, flavour)
+    mapper = NdbModelMapper(dataset)  # defines the kind's ndb class, which ndb looks up by kind
     items = {dataset.cache_key(ident): dataset.blob(ident) for ident in dataset.ids}
     adapter = store_global_cache(store)
     adapter.set(items)
@@ -47,7 +48,6 @@ def test_adapter_agrees_with_ndbs_in_process_cache(store: Store, flavour: str) -
     ids = [*dataset.get_ids, 1000]  # and one miss
     ours, theirs = get_multi(dataset, adapter, ids), get_multi(dataset, reference, ids)
     assert ours[-1] is None and theirs[-1] is None
-    mapper = NdbModelMapper(dataset)
     assert [mapper.values(x) for x in ours[:-1]] == [mapper.values(x) for x in theirs[:-1]]
     assert mapper.canonical_hash(ours) == dataset.get_hash
     reference.clear()
@@ -81,6 +81,7 @@ def test_adapter_works_on_a_store_without_batches(store: Store) -> None:
             self.inner.delete(key)
 
     dataset = E.generate("text", 10, "model")
+    mapper = NdbModelMapper(dataset)
     adapter = store_global_cache(Plain(store))
     adapter.set({dataset.cache_key(i): dataset.blob(i) for i in dataset.get_ids})
-    assert NdbModelMapper(dataset).canonical_hash(get_multi(dataset, adapter, list(dataset.get_ids))) == dataset.get_hash
+    assert mapper.canonical_hash(get_multi(dataset, adapter, list(dataset.get_ids))) == dataset.get_hash

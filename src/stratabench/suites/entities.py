@@ -1,0 +1,368 @@
+"""The entities suite: what wide entities cost to decode and encode (specs/entities.md).
+
+Reproduces Evan Jones's 2016 App Engine study of wide Datastore entities
+with today's libraries (google-cloud-ndb, google-cloud-datastore, the v1
+``Entity`` protobuf under upb), offline, and holds stratabench's own lazy
+entity (:mod:`stratabench.lazy`) to the targets of spec §6.
+
+Cells (spec §5):
+
+- ``get20`` — the published table: the store's multi-get of the 20 keys of
+  the get set, then ``bytes`` (nothing more), ``message`` (upb parse),
+  ``datastore`` (``google.cloud.datastore.Entity``), ``ndb.decode`` (ndb's
+  converter, no framework), ``ndb.get`` (``ndb.get_multi`` through ndb's
+  global cache over the store) or ``lazy``. On the memory store the read
+  patterns run too (first property, all, the lazy entity's materialize, the
+  plain dict from a parsed message; ``entities.reads`` adds ``10``).
+  ``bytes``, ``message`` and ``datastore`` never build a model, so they are
+  measured once per schema and width, on the ``model`` kind (the three
+  flavours store the same bytes but for the kind's name).
+- ``decode`` — each step from bytes to objects, at the largest width: the
+  raw parse, the parse into one reused message, message → ``datastore.Entity``,
+  ``datastore.Entity`` → ndb, bytes → ndb, bytes → lazy entity (and its
+  parse-on-access variant); plus the raw parse and the lazy entity under the
+  pure-Python protobuf runtime (their own worker, labelled ``backend python``).
+- ``encode`` — each step back to bytes, at the largest width.
+
+Stores: ``memory`` and ``sqlite`` always; the run's ``--store`` URLs of
+Redis and memcached (``--services local`` starts them), where ``ndb.get`` also
+runs through ndb's bundled ``RedisCache``/``MemcacheCache``; other ``--store``
+kinds when ``entities.stores`` names them (or ``all``).
+
+Settings: ``entities.schemas``, ``entities.widths``, ``entities.flavours``,
+``entities.stores``, ``entities.cells`` (``get20,decode,encode``),
+``entities.reads`` (memory read patterns, default ``1,all,materialize,dict``),
+``entities.python_protobuf`` (``yes``/``no``, default yes), ``entities.full``
+(``yes``: every path and read pattern on every store; the default keeps
+the run to a few minutes, see ``EntitiesSuite._get_plan``), and
+``entities.min_time`` (seconds per sample; default: the run's ``--min-time``,
+at most 0.01, because the suite has many cells of a few milliseconds).
+
+What it cannot do: the optional RPC path of spec §4.3 (a Datastore v1 gRPC
+stand-in) is not implemented, and the report says so; ``db`` (finding 6)
+no longer exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stratabench.datasets import entities as E
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.errors import UsageError
+from stratabench.options import EngineOptions
+from stratabench.redact import redact
+from stratabench.suites import SUITES
+from stratabench.suites.base import Suite
+from stratabench.suites.entities_ops import (
+    DECODE_STEPS,
+    ENCODE_STEPS,
+    READS,
+    decode_operation,
+    encode_operation,
+    get_operation,
+)
+from stratabench.suites.run_stores import cell_namespace, real_url
+
+if TYPE_CHECKING:
+    from stratabench.report.table import Table
+    from stratabench.results.records import CellResult
+
+__all__ = ["DEFAULT_MIN_SAMPLE_NS", "EntitiesSuite", "StoreChoice", "PYTHON_PROTOBUF_ENV"]
+
+#: The calibration target unless ``entities.min_time`` says otherwise.
+DEFAULT_MIN_SAMPLE_NS = 10_000_000
+#: Selects protobuf's pure-Python runtime; must be set before protobuf is imported.
+PYTHON_PROTOBUF_ENV = {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+#: Server stores used by default when the run has their URL; others only when named.
+DEFAULT_SERVER_STORES = ("redis", "memcached")
+#: Stores whose ndb bundled global cache is also measured.
+BUNDLED_CACHES = ("redis", "memcached")
+DEFAULT_READS = ("1", "all", "materialize", "dict")
+#: Samples of the cells that need neither ndb nor the datastore library (unless the run asks for more).
+CHEAP_SAMPLES = 9
+#: Paths whose objects do not depend on the flavour: measured on the model kind only.
+FLAVOUR_FREE = ("bytes", "message", "datastore")
+
+
+@dataclass(frozen=True)
+class StoreChoice:
+    """One store the suite runs get20 on.
+
+    Attributes
+    ----------
+    label
+        How cells and tables name it: the store plugin's name, ``#2`` for a second URL.
+    kind
+        The store plugin (``memory``, ``sqlite``, ``redis``, ...).
+    url
+        The redacted URL, ``""`` for the embedded defaults.
+    """
+
+    label: str
+    kind: str
+    url: str
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+@SUITES.register("entities", requires=("google.cloud.ndb", "google.cloud.datastore"), extra="entities")
+class EntitiesSuite(Suite):
+    """Wide entities: ndb vs the generic entity vs a lazy entity (Evan Jones's datastore study, 2016)."""
+
+    @property
+    def seed(self) -> int:
+        return E.DEFAULT_SEED if self.options.seed is None else self.options.seed
+
+    def _choose(self, setting: str, known: Sequence[Any], convert: type = str) -> list[Any]:
+        raw = _split(self.options.setting(f"entities.{setting}", ""))
+        if not raw:
+            return list(known)
+        try:
+            chosen = [convert(item) for item in raw]
+        except ValueError:
+            raise UsageError(f"entities.{setting}: {','.join(raw)} is not a list of {convert.__name__}") from None
+        unknown = [str(item) for item in chosen if item not in known]
+        if unknown:
+            raise UsageError(
+                f"entities.{setting}: unknown {', '.join(unknown)}; use {', '.join(map(str, known))}"
+            )
+        return [item for item in known if item in chosen]
+
+    def stores(self) -> list[StoreChoice]:
+        """``memory``, ``sqlite``, then the run's server stores this suite uses (see the module docstring)."""
+        from stratabench.layers.stores.base import parse_store_url, store_for_scheme
+
+        choices = [StoreChoice("memory", "memory", ""), StoreChoice("sqlite", "sqlite", "")]
+        wanted = _split(self.options.setting("entities.stores", ""))
+        for url in self.options.stores:
+            kind = store_for_scheme(parse_store_url(url).scheme)
+            if kind in ("memory", "sqlite") and not wanted:
+                continue
+            count = sum(1 for choice in choices if choice.kind == kind)
+            choices.append(StoreChoice(kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
+        if not wanted:
+            return [c for c in choices if c.url == "" or c.kind in DEFAULT_SERVER_STORES]
+        if wanted == ["all"]:
+            return choices
+        unknown = [name for name in wanted if name not in {c.label for c in choices} | {c.kind for c in choices}]
+        if unknown:
+            raise UsageError(
+                f"entities.stores: no store {', '.join(unknown)} in this run; stores: "
+                f"{', '.join(c.label for c in choices)} (servers come from --store or --services local)"
+            )
+        return [c for c in choices if c.label in wanted or c.kind in wanted]
+
+    def cells(self) -> list[CellSpec]:
+        schemas = self._choose("schemas", E.SCHEMAS)
+        widths = self._choose("widths", E.WIDTHS, int)
+        flavours = self._choose("flavours", E.FLAVOURS)
+        families = self._choose("cells", ("get20", "decode", "encode"))
+        reads = self._choose("reads", READS[1:]) if self.options.setting("entities.reads", "") else list(DEFAULT_READS)
+        python_protobuf = self._yes_no("python_protobuf", "yes")
+        full = self._yes_no("full", "no")
+        if full and not self.options.setting("entities.reads", ""):
+            reads = [read for read in READS[1:]]
+        base = {"seed": self.seed, "backend": "upb"}
+        cells: list[CellSpec] = []
+
+        def add(family: str, params: dict[str, Any], name: str, env: dict[str, str] | None = None) -> None:
+            cells.append(CellSpec("entities", f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
+
+        if "get20" in families:
+            for store in self.stores():
+                for schema in schemas:
+                    for width in widths:
+                        for path, flavour, read in self._get_plan(store, flavours, reads, width, full):
+                            params = {"store": store.label, "store_kind": store.kind, "url": store.url,
+                                      "schema": schema, "n_props": width, "flavour": flavour, "path": path,
+                                      "read": read}
+                            add("get20", params, f"{store.label} {schema}/{width} {flavour} {path} read={read}")
+        widest = max(widths)
+        for schema in schemas:
+            common = {"store": "", "store_kind": "", "url": "", "schema": schema, "n_props": widest, "read": "0"}
+            if "decode" in families:
+                for step in DECODE_STEPS:
+                    add("decode", {**common, "flavour": "model", "path": step},
+                        f"{schema}/{widest} model {step}")
+            if "encode" in families:
+                for step in ENCODE_STEPS:
+                    for flavour in (flavours if step == "ndb.encode" else ["model"]):
+                        add("encode", {**common, "flavour": flavour, "path": step},
+                            f"{schema}/{widest} {flavour} {step}")
+        if "decode" in families and python_protobuf:
+            # Last, so that the upb cells have filled the dataset cache: the
+            # pure-Python worker then never runs ndb's encoder.
+            schema = "text" if "text" in schemas else schemas[0]
+            for step in ("message", "lazy"):
+                params = {"store": "", "store_kind": "", "url": "", "schema": schema, "n_props": widest,
+                          "flavour": "model", "path": step, "read": "0", "backend": "python"}
+                add("decode", params, f"{schema}/{widest} model {step} backend=python", env=PYTHON_PROTOBUF_ENV)
+        return cells
+
+    def _yes_no(self, setting: str, default: str) -> bool:
+        value = self.options.setting(f"entities.{setting}", default).lower()
+        if value not in ("yes", "no"):
+            raise UsageError(f"entities.{setting}={value!r}: use yes or no")
+        return value == "yes"
+
+    @staticmethod
+    def _get_plan(
+        store: StoreChoice, flavours: list[str], reads: list[str], width: int, full: bool
+    ) -> list[tuple[str, str, str]]:
+        """(path, flavour, read) of a store's get20 cells at one schema and width.
+
+        The default keeps the run within a few minutes: read patterns run on
+        the memory store only, and ndb's bare decode (whose import of ndb
+        costs a second per cell) on the memory store only, read all at the
+        largest width only. ``entities.full=yes`` runs every combination.
+        """
+        first = flavours[0] if "model" not in flavours else "model"
+        patterns = reads if store.kind == "memory" or full else []
+        plan = [("bytes", first, "0"), ("message", first, "0"), ("datastore", first, "0")]
+        if "dict" in patterns:
+            plan.append(("message", first, "dict"))
+        for flavour in flavours:
+            plan += [("ndb.get", flavour, "0")]
+            if store.kind in BUNDLED_CACHES:
+                plan.append(("ndb.get.bundled", flavour, "0"))
+            if store.kind == "memory" or full:
+                plan.append(("ndb.decode", flavour, "0"))
+                if "all" in patterns and (width == max(E.WIDTHS) or full):
+                    plan.append(("ndb.decode", flavour, "all"))
+            plan.append(("lazy", flavour, "0"))
+            plan += [("lazy", flavour, read) for read in patterns if read != "dict"]
+        return plan
+
+    # -- inside the worker ----------------------------------------------------------
+
+    def _engine(self) -> EngineOptions:
+        run = self.options.engine
+        raw = self.options.setting("entities.min_time", "")
+        if raw:
+            try:
+                target = int(float(raw) * 1e9)
+            except ValueError:
+                raise UsageError(f"setting entities.min_time={raw!r} is not a number of seconds") from None
+        else:
+            target = min(run.min_sample_ns, DEFAULT_MIN_SAMPLE_NS)
+        return replace(run, min_sample_ns=target)
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
+        params = cell.params
+        dataset = E.generate(params["schema"], params["n_props"], params["flavour"], params["seed"])
+        family = params["cell"]
+        if family == "decode":
+            operation = decode_operation(dataset, params["path"], params["read"])
+        elif family == "encode":
+            operation = encode_operation(dataset, params["path"], workdir)
+        elif family == "get20":
+            operation = self._get20(cell, dataset, workdir)
+        else:
+            raise UsageError(f"unknown entities cell family {family!r}; use get20, decode or encode")
+        operation.notes.setdefault("dataset", dataset.name)
+        operation.notes["backend"] = _protobuf_backend()
+        engine = self._engine()
+        if "ndb" not in params["path"] and "datastore" not in params["path"]:
+            # Cells of a few hundred microseconds: more samples cost little
+            # and steady the ratios the targets are judged on.
+            engine = replace(engine, samples=max(engine.samples, CHEAP_SAMPLES))
+        operation.engine = engine
+        return operation
+
+    def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:
+        from stratabench.layers.stores.base import open_store
+
+        params = cell.params
+        url = real_url(self.options, params["url"]) if params["url"] else None
+        default = "memory://" if params["store_kind"] == "memory" else f"sqlite://{workdir}/entities.db"
+        store = open_store(url or default, namespace=cell_namespace(self.options, "entities", cell.name),
+                           options=self.options)
+        cleanups = [store.close, store.cleanup]
+        try:
+            items = [(dataset.cache_key(ident), dataset.blob(ident)) for ident in dataset.ids]
+            if hasattr(store, "put_many"):
+                store.put_many(items)
+            else:
+                for key, value in items:
+                    store.put(key, value)
+            path, global_cache = params["path"], None
+            if path == "ndb.get.bundled":
+                global_cache, forget = _bundled_cache(params["store_kind"], url or "", dict(items))
+                cleanups.append(forget)
+                path = "ndb.get"
+            operation = get_operation(dataset, path, params["read"], store, global_cache=global_cache)
+        except BaseException:
+            _run_all(cleanups)
+            raise
+        operation.server_pids = store.server_pids
+        operation.size_bytes = sum(len(dataset.blob(ident)) for ident in dataset.get_ids)
+        operation.close = lambda: _run_all(cleanups)
+        operation.notes["store"] = store.redacted_url
+        if params["path"] == "ndb.get.bundled":
+            operation.notes["ndb"] = f"get_multi through ndb's own {type(global_cache).__name__}"
+        return operation
+
+    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
+        from stratabench.suites.entities_report import entities_tables
+
+        return entities_tables(results)
+
+
+def _run_all(cleanups: list[Any]) -> None:
+    """Run cleanups last-registered first; the first failure is raised after all ran."""
+    failure: BaseException | None = None
+    for cleanup in reversed(cleanups):
+        try:
+            cleanup()
+        except BaseException as error:  # noqa: BLE001 -- every cleanup must get its chance
+            failure = failure or error
+    if failure is not None:
+        raise failure
+
+
+def _protobuf_backend() -> str:
+    from google.protobuf.internal import api_implementation
+
+    return str(api_implementation.Type())
+
+
+def _bundled_cache(kind: str, url: str, items: dict[bytes, bytes]) -> tuple[Any, Any]:
+    """ndb's own RedisCache or MemcacheCache on the store's server, loaded with the dataset.
+
+    ndb's bundled caches use their keys as they are (no namespace prefix), so
+    the records are written only where no key exists yet, and exactly those
+    are deleted afterwards; a key already there is someone else's and is
+    left alone (the cell then fails its integrity check if it differs).
+    """
+    from google.cloud.ndb import global_cache
+
+    from stratabench.errors import StoreError, UnavailableError
+    from stratabench.layers.stores.base import parse_store_url
+
+    if kind == "redis":
+        import redis
+
+        cache = global_cache.RedisCache(redis.Redis.from_url(url), strict_read=True, strict_write=True)
+    elif kind == "memcached":
+        import pymemcache
+
+        parts = parse_store_url(url)
+        client = pymemcache.Client((parts.hostname or "127.0.0.1", parts.port or 11211))
+        cache = global_cache.MemcacheCache(client, strict_read=True, strict_write=True)
+    else:
+        raise UnavailableError(f"ndb has no bundled global cache for {kind}; only redis and memcached")
+    try:
+        written = [key for key, done in cache.set_if_not_exists(items).items() if done]
+    except Exception as error:  # noqa: BLE001 -- the driver's errors, one line
+        raise StoreError(f"ndb's {type(cache).__name__} could not load the dataset: {error}") from None
+
+    def forget() -> None:
+        cache.delete(written)
+
+    return cache, forget

@@ -1,0 +1,208 @@
+"""The entities suite in-process on embedded stores: cells, integrity, notes, tables, targets, findings."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratabench.engine.cell import run_cell_in_process
+from stratabench.engine.operation import CellSpec
+from stratabench.errors import UsageError
+from stratabench.options import EngineOptions, RunOptions
+from stratabench.report.table import Table
+from stratabench.results.records import CellResult, MetricResult
+from stratabench.suites.entities import EntitiesSuite
+from stratabench.suites.entities_report import entities_tables, findings, targets
+
+FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
+SECRET = "s3cret-Pa55"
+
+
+def suite(**options: object) -> EntitiesSuite:
+    values: dict[str, object] = {"suites": ("entities",), "engine": FAST, "run_id": "unit"}
+    values.update(options)
+    return EntitiesSuite(RunOptions(**values))  # type: ignore[arg-type]
+
+
+def run(spec: CellSpec, options: RunOptions) -> CellResult:
+    return run_cell_in_process(spec, options)
+
+
+def test_default_cells_cover_both_stores_schemas_widths_and_flavours() -> None:
+    cells = suite().cells()
+    get20 = [c for c in cells if c.params["cell"] == "get20"]
+    assert {c.params["store"] for c in get20} == {"memory", "sqlite"}
+    for store in ("memory", "sqlite"):
+        combos = {(c.params["schema"], c.params["n_props"], c.params["flavour"])
+                  for c in get20 if c.params["store"] == store and c.params["path"] == "lazy"}
+        assert len(combos) == 12
+    names = {c.name for c in cells}
+    assert {"get20 memory text/100 model ndb.get read=0", "get20 sqlite mixed/10 dynamic lazy read=0",
+            "get20 memory text/100 expando lazy read=materialize", "get20 memory mixed/100 model message read=dict",
+            "decode text/100 model message.reuse", "encode mixed/100 dynamic ndb.encode",
+            "decode text/100 model message backend=python"} <= names
+    assert len(names) == len(cells)
+    python = [c for c in cells if c.params["backend"] == "python"]
+    assert python and all(c.env == {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"} for c in python)
+    assert cells[-1].params["backend"] == "python"  # after the upb cells have filled the dataset cache
+
+
+def test_server_stores_join_without_their_passwords() -> None:
+    stores = (f"redis://:{SECRET}@127.0.0.1:1/0", "memcached://127.0.0.1:2", "postgresql://u:x@127.0.0.1:3/db")
+    s = suite(stores=stores)
+    assert [c.label for c in s.stores()] == ["memory", "sqlite", "redis", "memcached"]
+    cells = s.cells()
+    assert SECRET not in repr([c.to_json() for c in cells])
+    assert "get20 redis text/100 model ndb.get.bundled read=0" in {c.name for c in cells}
+    named = suite(stores=stores, settings={"entities.stores": "postgresql,memory"})
+    assert [c.label for c in named.stores()] == ["memory", "postgresql"]
+    assert [c.label for c in suite(stores=stores, settings={"entities.stores": "all"}).stores()] == [
+        "memory", "sqlite", "redis", "memcached", "postgresql"]
+
+
+def test_subsets_and_bad_settings() -> None:
+    s = suite(settings={"entities.schemas": "mixed", "entities.widths": "10", "entities.flavours": "dynamic",
+                        "entities.cells": "get20", "entities.stores": "memory", "entities.reads": "10"})
+    cells = s.cells()
+    assert {(c.params["schema"], c.params["n_props"]) for c in cells} == {("mixed", 10)}
+    assert {c.params["read"] for c in cells if c.params["path"] == "lazy"} == {"0", "10"}
+    with pytest.raises(UsageError, match="entities.widths: unknown 20"):
+        suite(settings={"entities.widths": "20"}).cells()
+    with pytest.raises(UsageError, match="entities.schemas: unknown json"):
+        suite(settings={"entities.schemas": "json"}).cells()
+    with pytest.raises(UsageError, match="entities.stores: no store redis"):
+        suite(settings={"entities.stores": "redis"}).stores()
+    with pytest.raises(UsageError, match="python_protobuf"):
+        suite(settings={"entities.python_protobuf": "maybe"}).cells()
+
+
+def _cells(**settings: str) -> tuple[list[CellSpec], RunOptions]:
+    s = suite(settings={"entities.schemas": "mixed", "entities.widths": "10", "entities.python_protobuf": "no",
+                        **settings})
+    return s.cells(), s.options
+
+
+def test_every_get_decode_and_encode_cell_runs_and_verifies() -> None:
+    cells, options = _cells()
+    results = [run(spec, options) for spec in cells]
+    bad = [(r.cell, r.error) for r in results if not r.ok]
+    assert bad == []
+    for result in results:
+        assert result.integrity is not None and result.integrity.ok, result.cell
+        assert result.median("wall_ns") is not None
+    dynamic = next(r for r in results if r.cell == "encode mixed/10 dynamic ndb.encode")
+    assert dynamic.notes["index flags"].startswith("index flags changed: prop_a")
+    model = next(r for r in results if r.cell == "encode mixed/10 model ndb.encode")
+    assert model.notes["index flags"] == "kept"
+    lazy = next(r for r in results if r.cell == "get20 memory mixed/10 model lazy read=0")
+    assert "upb" in lazy.notes["alloc_bytes"] and lazy.notes["backend"] in ("upb", "cpp", "python")
+    assert next(r for r in results if r.params["path"] == "bytes").median("size_bytes")
+    tables = entities_tables(results)
+    assert [t.title.split(":")[0] for t in tables][:3] == ["entities on memory", "entities on sqlite",
+                                                          "entities on memory"]
+    text = "\n".join(t.title for t in tables)
+    assert "decode steps" in text and "encode steps" in text and "targets" in text and "findings" in text
+
+
+def test_a_cell_fails_its_integrity_when_the_store_returns_other_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.datasets import entities as E
+    from stratabench.layers.stores.memory import MemoryStore
+
+    cells, options = _cells(**{"entities.stores": "memory", "entities.cells": "get20"})
+    dataset = E.generate("mixed", 10, "model")
+    stranger = next(ident for ident in dataset.ids if ident not in dataset.get_ids)
+    original = MemoryStore.get_many
+
+    def other_entity(self: MemoryStore, keys: list[bytes]) -> list[bytes | None]:
+        return [dataset.blob(stranger), *original(self, keys)[1:]]
+
+    monkeypatch.setattr(MemoryStore, "get_many", other_entity)
+    for path in ("lazy", "ndb.decode", "datastore", "message", "bytes"):
+        spec = next(c for c in cells if c.name == f"get20 memory mixed/10 model {path} read=0")
+        result = run(spec, options)
+        assert result.status == "failed" and "integrity: unexpected key" in (result.error or ""), path
+
+    def truncated(self: MemoryStore, keys: list[bytes]) -> list[bytes | None]:
+        values = original(self, keys)
+        return [values[0][: len(values[0]) // 2], *values[1:]]  # type: ignore[index]
+
+    monkeypatch.setattr(MemoryStore, "get_many", truncated)
+    broken = next(c for c in cells if c.name == "get20 memory mixed/10 model ndb.decode read=0")
+    failed = run(broken, options)
+    assert failed.status == "failed" and "Datastore v1 Entity" in (failed.error or "")
+
+
+def test_a_lazy_cell_names_the_key_of_corrupt_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.layers.stores.memory import MemoryStore
+
+    cells, options = _cells(**{"entities.stores": "memory", "entities.cells": "get20"})
+    spec = next(c for c in cells if c.name == "get20 memory mixed/10 model lazy read=0")
+    original = MemoryStore.get_many
+    monkeypatch.setattr(MemoryStore, "get_many", lambda self, keys: [b"", *original(self, keys)[1:]])
+    result = run(spec, options)
+    assert result.status == "failed" and "hold no key" in (result.error or "") and "NDB30" in (result.error or "")
+
+
+# --- tables from synthetic results ---------------------------------------------------------------
+
+
+def _result(params: dict[str, object], wall: list[float], cell: str = "x") -> CellResult:
+    base = {"cell": "get20", "store": "memory", "schema": "text", "n_props": 100, "flavour": "model",
+            "read": "0", "backend": "upb"}
+    base.update(params)
+    return CellResult("entities", cell + repr(sorted(base.items())), base, "python", "ok",
+                      metrics={"wall_ns": MetricResult.of(wall), "cpu_ns": MetricResult.of(wall)})
+
+
+def _spread(median: float) -> list[float]:
+    return [median * 0.99, median, median * 1.01]
+
+
+def synthetic(lazy0: float = 190_000.0) -> list[CellResult]:
+    results = []
+    for n, scale in ((10, 0.13), (100, 1.0)):
+        for flavour in ("model", "expando", "dynamic"):
+            slow = {"model": 1.0, "expando": 1.03, "dynamic": 2.5}[flavour]
+            medians = {("lazy", "0"): lazy0, ("lazy", "1"): 200_000.0, ("lazy", "all"): 1_500_000.0,
+                       ("lazy", "materialize"): 1_100_000.0, ("ndb.decode", "0"): 4_000_000.0 * slow,
+                       ("ndb.get", "0"): 9_000_000.0 * slow}
+            for (path, read), median in medians.items():
+                results.append(_result({"path": path, "read": read, "flavour": flavour, "n_props": n},
+                                       _spread(median * scale)))
+        for (path, read), median in {("message", "0"): 180_000.0, ("message", "dict"): 1_000_000.0,
+                                     ("datastore", "0"): 2_000_000.0, ("bytes", "0"): 5_000.0}.items():
+            results.append(_result({"path": path, "read": read, "n_props": n}, _spread(median * scale)))
+    for path, median in (("message", 180_000.0), ("datastore", 2_000_000.0), ("ndb", 4_000_000.0)):
+        results.append(_result({"cell": "decode", "store": "", "path": path}, _spread(median)))
+    results.append(_result({"cell": "decode", "store": "", "path": "message", "backend": "python"},
+                           _spread(18_000_000.0)))
+    return results
+
+
+def test_targets_are_met_or_missed_by_their_bounds() -> None:
+    found = {(t.target, t.where.split(" ")[0]): t for t in targets(synthetic())}
+    assert found[("lazy read 0 ÷ raw parse ≤ 1.25×", "text/100")].verdict == "met"
+    assert found[("ndb.decode ÷ lazy read 0 ≥ 10× at N=100", "text/100")].verdict == "met"
+    assert found[("materialize ÷ plain dict ≤ 1.2×", "text/100")].verdict == "met"
+    slow = {(t.target, t.where.split(" ")[0]): t for t in targets(synthetic(lazy0=400_000.0))}
+    assert slow[("lazy read 0 ÷ raw parse ≤ 1.25×", "text/100")].verdict == "missed"
+    assert slow[("ndb.decode ÷ lazy read 0 ≥ 10× at N=100", "text/100")].verdict == "met"
+
+
+def test_findings_are_judged() -> None:
+    verdicts = {f.id: f.verdict for f in findings(synthetic())}
+    assert verdicts == {"1": "reproduced", "2": "reproduced", "3": "reproduced", "4": "reproduced",
+                        "5": "reproduced", "6": "not reproducible"}
+    # A lazy entity whose read-0 cost grew with width like a full decode would refute 4 and 1.
+    slow = {f.id: f.verdict for f in findings(synthetic(lazy0=3_000_000.0))}
+    assert slow["1"] == "refuted" and slow["4"] == "reproduced"
+    assert {f.id: f.verdict for f in findings([])}["1"] == "not measured"
+
+
+def test_published_rows_sit_under_the_matching_text_rows() -> None:
+    tables: list[Table] = entities_tables(synthetic())
+    memory = tables[0]
+    labels = [row["class"] for row in memory.rows]
+    model_row = labels.index("ndb.Model", labels.index("ndb.Model") + 1)  # the text/100 row comes second
+    assert memory.rows[model_row]["n"] == 100 and labels[model_row + 1] == "  2016, App Engine"
+    assert memory.rows[model_row + 1]["ndb_get"] == 154e6
+    assert any(label.startswith("db.Expando") for label in labels)
