@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from stratabench.registry import Registry
+from stratabench.registry import PluginInfo, Registry
 
 __all__ = ["add_parser", "registries"]
 
@@ -33,6 +33,14 @@ def registries() -> list[tuple[str, Registry[Any]]]:
     return kinds
 
 
+def _entry(kind: str, info: PluginInfo) -> dict[str, Any]:
+    availability = info.availability
+    if availability.ok and kind == "services":
+        # A server also needs its binary, which only the service itself can find.
+        availability = info.cls().availability()
+    return {"name": info.name, "available": availability.ok, "reason": availability.reason, "summary": info.summary}
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "list", help="show suites, codecs, stores and other plugins, and whether each can run here",
@@ -52,14 +60,7 @@ def handle(args: argparse.Namespace) -> int:
         kinds = [(name, registry) for name, registry in kinds if name.startswith(args.kind.lower())]
         if not kinds:
             raise UsageError(f"unknown kind {args.kind!r}; choose one of: suites, codecs, compressors, stores, mappers")
-    listing = {
-        kind: [
-            {"name": info.name, "available": info.availability.ok, "reason": info.availability.reason,
-             "summary": info.summary}
-            for info in registry
-        ]
-        for kind, registry in kinds
-    }
+    listing = {kind: [_entry(kind, info) for info in registry] for kind, registry in kinds}
     if args.json:
         print(json.dumps(listing, indent=2))
         return 0

@@ -72,6 +72,9 @@ def _services(kind: str | None) -> Iterator[dict[str, Any]]:
     from stratabench.services.session import local_services
 
     with local_services(()) as running:
+        for name, error in running.failures.items():
+            print(f"warning: local {name} server not started, its cells are left out: {error.message}",
+                  file=sys.stderr)
         yield running
 
 
