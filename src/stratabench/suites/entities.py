@@ -82,8 +82,8 @@ DEFAULT_SERVER_STORES = ("redis", "memcached")
 #: Stores whose ndb bundled global cache is also measured.
 BUNDLED_CACHES = ("redis", "memcached")
 DEFAULT_READS = ("1", "all", "materialize", "dict")
-#: Samples of the cells that need neither ndb nor the datastore library (unless the run asks for more).
-CHEAP_SAMPLES = 9
+#: Samples per cell, unless the run asks for more.
+MIN_SAMPLES = 9
 #: Paths whose objects do not depend on the flavour: measured on the model kind only.
 FLAVOUR_FREE = ("bytes", "message", "datastore")
 
@@ -267,12 +267,10 @@ class EntitiesSuite(Suite):
             raise UsageError(f"unknown entities cell family {family!r}; use get20, decode or encode")
         operation.notes.setdefault("dataset", dataset.name)
         operation.notes["backend"] = _protobuf_backend()
-        engine = self._engine()
-        if "ndb" not in params["path"] and "datastore" not in params["path"]:
-            # Cells of a few hundred microseconds: more samples cost little
-            # and steady the ratios the targets are judged on.
-            engine = replace(engine, samples=max(engine.samples, CHEAP_SAMPLES))
-        operation.engine = engine
+        # Samples of 10 ms cost little beside a worker's start (ndb's import
+        # alone takes about a second), and nine of them keep one disturbed
+        # sample out of the median's confidence interval.
+        operation.engine = replace(self._engine(), samples=max(self.options.engine.samples, MIN_SAMPLES))
         return operation
 
     def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:
@@ -345,10 +343,12 @@ def _bundled_cache(kind: str, url: str, items: dict[bytes, bytes]) -> tuple[Any,
     from stratabench.errors import StoreError, UnavailableError
     from stratabench.layers.stores.base import parse_store_url
 
+    client: Any
     if kind == "redis":
         import redis
 
-        cache = global_cache.RedisCache(redis.Redis.from_url(url), strict_read=True, strict_write=True)
+        client = redis.Redis.from_url(url)
+        cache = global_cache.RedisCache(client, strict_read=True, strict_write=True)
     elif kind == "memcached":
         import pymemcache
 
@@ -357,12 +357,18 @@ def _bundled_cache(kind: str, url: str, items: dict[bytes, bytes]) -> tuple[Any,
         cache = global_cache.MemcacheCache(client, strict_read=True, strict_write=True)
     else:
         raise UnavailableError(f"ndb has no bundled global cache for {kind}; only redis and memcached")
-    try:
-        written = [key for key, done in cache.set_if_not_exists(items).items() if done]
-    except Exception as error:  # noqa: BLE001 -- the driver's errors, one line
-        raise StoreError(f"ndb's {type(cache).__name__} could not load the dataset: {error}") from None
+    written: list[bytes] = []
 
     def forget() -> None:
-        cache.delete(written)
+        try:
+            if written:
+                cache.delete(written)
+        finally:
+            client.close()
 
+    try:
+        written += [key for key, done in cache.set_if_not_exists(items).items() if done]
+    except Exception as error:  # noqa: BLE001 -- the driver's errors, one line
+        forget()
+        raise StoreError(f"ndb's {type(cache).__name__} could not load the dataset: {error}") from None
     return cache, forget
