@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stratabench.engine.operation import CellSpec, Operation
+from stratabench.errors import UsageError
+from stratabench.options import EngineOptions
 
 if TYPE_CHECKING:
     from stratabench.options import RunOptions
@@ -45,6 +48,23 @@ class Suite(ABC):
         Raise a :class:`~stratabench.errors.StratabenchError` (for example
         ``UnavailableError``) to fail the cell with a one-line reason.
         """
+
+    def tuned_engine(self, default_min_sample_ns: int) -> EngineOptions:
+        """The run's engine options with this suite's own calibration target.
+
+        Suites of many short operations sample for less than the run's
+        ``--min-time`` (never more), so the default run stays quick;
+        ``--set SUITE.min_time=SECONDS`` chooses the target explicitly.
+        Attach the result to an operation as ``Operation.engine``.
+        """
+        run = self.options.engine
+        raw = self.options.setting(f"{self.name}.min_time", "")
+        if not raw:
+            return replace(run, min_sample_ns=min(run.min_sample_ns, default_min_sample_ns))
+        try:
+            return replace(run, min_sample_ns=int(float(raw) * 1e9))
+        except ValueError:
+            raise UsageError(f"setting {self.name}.min_time={raw!r} is not a number of seconds") from None
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
         """Measure cells whose ``language`` is not Python, yielding each result.

@@ -187,18 +187,6 @@ class CacheSuite(Suite):
 
     # -- inside the worker ----------------------------------------------------------
 
-    def _engine(self) -> EngineOptions:
-        run = self.options.engine
-        raw = self.options.setting("cache.min_time", "")
-        if raw:
-            try:
-                target = int(float(raw) * 1e9)
-            except ValueError:
-                raise UsageError(f"setting cache.min_time={raw!r} is not a number of seconds") from None
-        else:
-            target = min(run.min_sample_ns, DEFAULT_MIN_SAMPLE_NS)
-        return replace(run, min_sample_ns=target)
-
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         from stratabench.engine.measure import measure_operation
         from stratabench.suites.cache_tiers import ready_access, rows_access, value_access
@@ -264,7 +252,7 @@ class CacheSuite(Suite):
 
         notes: dict[str, Any] = {**access.notes, "dataset": params["dataset"], "records": len(records)}
         return Operation(call=call, verify=verify, size_bytes=access.size_bytes, extra=extra, notes=notes,
-                         server_pids=access.server_pids, close=access.close, engine=self._engine())
+                         server_pids=access.server_pids, close=access.close, engine=self.tuned_engine(DEFAULT_MIN_SAMPLE_NS))
 
     def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
         from stratabench.suites.cache_report import cache_tables

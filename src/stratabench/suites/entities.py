@@ -241,18 +241,6 @@ class EntitiesSuite(Suite):
 
     # -- inside the worker ----------------------------------------------------------
 
-    def _engine(self) -> EngineOptions:
-        run = self.options.engine
-        raw = self.options.setting("entities.min_time", "")
-        if raw:
-            try:
-                target = int(float(raw) * 1e9)
-            except ValueError:
-                raise UsageError(f"setting entities.min_time={raw!r} is not a number of seconds") from None
-        else:
-            target = min(run.min_sample_ns, DEFAULT_MIN_SAMPLE_NS)
-        return replace(run, min_sample_ns=target)
-
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         params = cell.params
         dataset = E.generate(params["schema"], params["n_props"], params["flavour"], params["seed"])
@@ -270,7 +258,7 @@ class EntitiesSuite(Suite):
         # Samples of 10 ms cost little beside a worker's start (ndb's import
         # alone takes about a second), and nine of them keep one disturbed
         # sample out of the median's confidence interval.
-        operation.engine = replace(self._engine(), samples=max(self.options.engine.samples, MIN_SAMPLES))
+        operation.engine = replace(self.tuned_engine(DEFAULT_MIN_SAMPLE_NS), samples=max(self.options.engine.samples, MIN_SAMPLES))
         return operation
 
     def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:
