@@ -53,7 +53,6 @@ from typing import TYPE_CHECKING, Any
 from stratabench.datasets import entities as E
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
-from stratabench.options import EngineOptions
 from stratabench.redact import redact
 from stratabench.suites import SUITES
 from stratabench.suites.base import Suite
