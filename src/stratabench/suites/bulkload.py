@@ -403,14 +403,16 @@ def _verdict_json(go: dict[str, CellResult]) -> dict[str, str]:
 
 
 def _verdict_gob(go: dict[str, CellResult]) -> dict[str, str]:
+    """Gob beats msgp only if it wins on time and on bytes; one clear loss refutes it."""
     gob, msgp = go.get("gob"), go.get("msgp")
     if gob is None or msgp is None or not gob.ok or not msgp.ok:
         return {"verdict": "not measured", "evidence": "needs go gob and go msgp"}
-    time = ratio(msgp.summary("wall_ns"), gob.summary("wall_ns"))
-    memory = ratio(msgp.summary("alloc_total_bytes"), gob.summary("alloc_total_bytes"))
-    assert time is not None
-    evidence = f"msgp/gob time {time}, bytes {memory or '-'} (the seed found gob faster; Go 1.26 reverses it locally)"
-    if time.within_noise:
-        return {"verdict": "within noise", "evidence": evidence}
-    holds = time.value > 1 and (memory is None or memory.value > 1)
-    return {"verdict": "reproduced" if holds else "refuted", "evidence": evidence}
+    comparisons = [ratio(msgp.summary(name), gob.summary(name)) for name in ("wall_ns", "alloc_total_bytes")]
+    time, memory = comparisons
+    evidence = f"msgp/gob time {time or '-'}, bytes {memory or '-'} (above 1: gob wins; the seed found gob ahead in both)"
+    measured = [c for c in comparisons if c is not None]
+    if any(c.value < 1 and not c.within_noise for c in measured):
+        return {"verdict": "refuted", "evidence": evidence}
+    if all(c.value > 1 and not c.within_noise for c in measured) and len(measured) == 2:
+        return {"verdict": "reproduced", "evidence": evidence}
+    return {"verdict": "within noise", "evidence": evidence}

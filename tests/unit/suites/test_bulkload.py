@@ -83,6 +83,8 @@ def test_conclusions_follow_the_numbers() -> None:
     assert suite()._conclusions(results).rows[2]["verdict"] == "reproduced"
     results[3] = _go("msgp", [99, 101, 103], [90, 90, 90])
     assert suite()._conclusions(results).rows[2]["verdict"] == "within noise"
+    results[3] = _go("msgp", [99, 101, 103], [10, 10, 10])  # a tie on time, a clear loss on bytes
+    assert suite()._conclusions(results).rows[2]["verdict"] == "refuted"
 
 
 def test_tables_render(tmp_path: Path) -> None:
