@@ -10,6 +10,7 @@ the test: CI installs every server, so a missing one is a bug there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +47,22 @@ def server_url(local_servers: LocalServices) -> Callable[[str], str]:
         raise AssertionError("unreachable")
 
     return url
+
+
+@pytest.fixture(scope="session")
+def go_program() -> Callable[[str], Path]:
+    """Build a Go program of ``go/cmd`` (once per name), or skip without Go (fail under CI)."""
+    from stratabench.adapters import golang
+
+    built: dict[str, Path] = {}
+
+    def build(name: str = "stratabench-go") -> Path:
+        if name not in built:
+            ok, reason = golang.go_available()
+            if not ok:
+                unavailable(reason)
+            golang.build((name,))
+            built[name] = golang.binary_path(name)
+        return built[name]
+
+    return build

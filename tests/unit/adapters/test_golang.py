@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,14 +18,8 @@ FORMATS = ["embed", "json", "gob", "msgp", "msgpack"]
 
 
 @pytest.fixture(scope="module")
-def built() -> Path:
-    ok, reason = golang.go_available()
-    if not ok:
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    golang.build(("stratabench-go",))
-    return golang.binary_path()
+def built(go_program: Callable[[str], Path]) -> Path:
+    return go_program("stratabench-go")
 
 
 def test_binary_path_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -113,15 +107,11 @@ def test_stopping_early_ends_the_program(built: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_mongo_server_round_trip(tmp_path: Path) -> None:
-    ok, reason = golang.go_available()
-    if not ok:
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    golang.build(("stratabench-mongo",))
+def test_mongo_server_round_trip(tmp_path: Path, go_program: Callable[[str], Path]) -> None:
+    import pymongo
+
     proc = subprocess.Popen(
-        [str(golang.binary_path("stratabench-mongo")), "--listen", "127.0.0.1:0", "--dir", str(tmp_path)],
+        [str(go_program("stratabench-mongo")), "--listen", "127.0.0.1:0", "--dir", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -130,7 +120,6 @@ def test_mongo_server_round_trip(tmp_path: Path) -> None:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert re.fullmatch(r"ready mongodb://127\.0\.0\.1:\d+/\n", line), line
-        pymongo = pytest.importorskip("pymongo")
         client = pymongo.MongoClient(line.split()[1], serverSelectionTimeoutMS=10_000)
         try:
             client["stratabench_t"]["c"].insert_one({"_id": 1, "v": "x"})
@@ -143,10 +132,8 @@ def test_mongo_server_round_trip(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
 
 
-def test_mongo_refuses_non_loopback(tmp_path: Path) -> None:
-    path = golang.binary_path("stratabench-mongo")
-    if not path.is_file():
-        pytest.skip("stratabench-mongo is not built")
+def test_mongo_refuses_non_loopback(tmp_path: Path, go_program: Callable[[str], Path]) -> None:
+    path = go_program("stratabench-mongo")
     proc = subprocess.run(
         [str(path), "--listen", "0.0.0.0:27017", "--dir", str(tmp_path)],
         capture_output=True, text=True, timeout=30,

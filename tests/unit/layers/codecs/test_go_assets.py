@@ -7,7 +7,7 @@ exported by the Go program.
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,14 +42,9 @@ def test_unreadable_formats_and_corrupt_assets_are_explained() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", GO_ASSET_CODECS)
-def test_reads_fresh_exports_of_the_go_program(fmt: str, tmp_path: Path) -> None:
+def test_reads_fresh_exports_of_the_go_program(fmt: str, tmp_path: Path, go_program: Callable[[str], Path]) -> None:
     from stratabench.adapters import golang
 
-    ok, reason = golang.go_available()
-    if not ok:
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    golang.build(("stratabench-go",))
+    go_program("stratabench-go")
     path = golang.export(fmt, 100, 1000, tmp_path / f"asset.{fmt}")
     assert canonical_hash(decode_go_asset(fmt, path.read_bytes())) == REFERENCE_HASHES[(1000, 100)]
