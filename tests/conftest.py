@@ -5,6 +5,7 @@ on free loopback ports, in temporary directories) and stops them at the
 end; ``server_url(name)`` gives a test the URL of one. A server that cannot
 start is skipped with its reason, except under ``CI=true``, where it fails
 the test: CI installs every server, so a missing one is a bug there.
+``go_program(name)`` builds one of the project's Go programs the same way.
 """
 
 from __future__ import annotations
