@@ -239,6 +239,80 @@ def test_empty_bytes_and_wrong_kinds_fail_the_identity_check() -> None:
         cls.from_message(EntityMessage())
 
 
+def _entity_bytes(key: Key, **values: str) -> bytes:
+    """An entity of any kind, written as serializers write it (key first)."""
+    message = EntityMessage()
+    message.key.CopyFrom(key.to_message())
+    for name, value in values.items():
+        message.properties[name].string_value = value
+    return bytes(message.SerializeToString())
+
+
+def test_the_identity_check_learns_key_layouts_and_still_rejects_other_kinds() -> None:
+    Pet = LazyEntity.define("Pet", {"name": StringProperty()})
+    good = [_entity_bytes(Key(("Pet", ident), project="demo"), name=f"p{ident}") for ident in (1, 2, 3)]
+    assert [pet.name for pet in Pet.from_bytes_many(good)] == ["p1", "p2", "p3"]
+    assert len(Pet._lz_heads) == 1  # one layout: this project, root keys, one-byte ids
+    assert [pet.name for pet in Pet.from_bytes_many(good[::-1])] == ["p3", "p2", "p1"]
+    keyless = EntityMessage()
+    keyless.properties["name"].string_value = "x"
+    rejected = [
+        ("hold kind 'Pot', expected 'Pet'", _entity_bytes(Key(("Pot", 4), project="demo"))),  # same lengths
+        ("hold kind 'Toy', expected 'Pet'", _entity_bytes(Key(("Pet", 1), ("Toy", 5), project="demo"))),
+        ("hold no key", b""),
+        ("hold no key", keyless.SerializeToString()),
+    ]
+    for message, bad in rejected:
+        EntityMessage.FromString(bad)  # each one parses: only the identity check can catch it
+        for batch in ([*good, bad], [bad, *good]):
+            with pytest.raises(DataError, match=f"key 'wanted' {message}"):
+                Pet.from_bytes_many(batch, keys=["wanted" if blob is bad else "fine" for blob in batch])
+    # Other layouts of the right kind pass, and are learned.
+    others = [
+        _entity_bytes(Key(("Pet", 1), ("Pet", 2), project="demo"), name="child"),
+        _entity_bytes(Key(("Pet", 300), project="demo"), name="two-byte id"),
+        _entity_bytes(Key(("Pet", "rex"), project="other", namespace="ns"), name="named"),
+    ]
+    assert [pet.name for pet in Pet.from_bytes_many([*good, *others])][3:] == ["child", "two-byte id", "named"]
+    assert len(Pet._lz_heads) == 4
+
+
+def test_keys_written_otherwise_are_checked_on_the_message() -> None:
+    Pet = LazyEntity.define("Pet", {"name": StringProperty()})
+    key_last = _entity_bytes(Key(("Pet", 1)), name="x")
+    parsed = EntityMessage.FromString(key_last)
+    properties, key = EntityMessage(), EntityMessage()
+    properties.properties.MergeFrom(parsed.properties)
+    key.key.CopyFrom(parsed.key)
+    blob = properties.SerializeToString() + key.SerializeToString()  # parses as one entity
+    assert Pet.from_bytes(blob).name == "x" and Pet.from_bytes(blob).key == Key(("Pet", 1))
+    assert entity_module._key_head(blob, EntityMessage.FromString(blob).key) is None
+    assert Pet._lz_heads == ()
+    wrong = properties.SerializeToString() + _entity_bytes(Key(("Pot", 1)))
+    with pytest.raises(DataError, match="hold kind 'Pot'"):
+        Pet.from_bytes(wrong)
+
+
+def test_a_class_remembers_a_bounded_number_of_key_layouts() -> None:
+    Pet = LazyEntity.define("Pet", {"name": StringProperty()})
+    named = [_entity_bytes(Key(("Pet", "n" * length)), name=str(length)) for length in range(1, 40)]
+    assert [pet.name for pet in Pet.from_bytes_many(named)] == [str(length) for length in range(1, 40)]
+    assert len(Pet._lz_heads) == entity_module._MAX_HEADS
+    with pytest.raises(DataError, match="hold kind 'Pot'"):
+        Pet.from_bytes_many([*named, _entity_bytes(Key(("Pot", "n" * 39)))])
+
+
+def test_bytes_like_blobs_are_read_and_returned_as_given() -> None:
+    dataset = E.generate("mixed", 10, "model")
+    cls = lazy_class(dataset)
+    blob = dataset.blob(1)
+    for given in (bytearray(blob), memoryview(blob)):
+        for batch in ([given], [blob, given], [given, blob]):
+            entities = cls.from_bytes_many(batch)
+            assert all(entity.prop_a == dataset.values(1)["prop_a"] for entity in entities)
+            assert all(entity.to_bytes() is stored for entity, stored in zip(entities, batch))
+
+
 def test_missing_entities_stay_none() -> None:
     dataset = E.generate("text", 10, "model")
     result = lazy_class(dataset).from_bytes_many([None, dataset.blob(1), None])
