@@ -685,7 +685,7 @@ def _key_head(blob: bytes, key: Any) -> bytes | None:
 
 
 def _all_start_with(blobs: Sequence[Any], heads: tuple[bytes, ...]) -> bool:
-    """Whether every blob (none ``None``) starts with one of ``heads``; False for blobs that are not ``bytes``."""
+    """Whether every blob (none ``None``) starts with one of ``heads``; False when a blob has no ``startswith``."""
     try:
         if len(heads) == 1:
             # Byte strings sharing a prefix are contiguous in sorted order, so
@@ -695,7 +695,7 @@ def _all_start_with(blobs: Sequence[Any], heads: tuple[bytes, ...]) -> bool:
             high: bytes = max(blobs)
             return low.startswith(heads[0]) and high.startswith(heads[0])
         return all(map(_bytes_startswith, blobs, repeat(heads)))
-    except (TypeError, AttributeError):  # a bytes-like blob that is not bytes: checked one by one
+    except (TypeError, AttributeError):  # a memoryview, say: the caller checks one by one
         return False
 
 
