@@ -16,8 +16,10 @@ toolchain (1.24 or later) on ``PATH``; running a built binary does not,
 except for the ``embed`` bulkload format, which compiles Go source at run
 time.
 
-This module uses the standard library only. Its two error classes are
-plain ``RuntimeError`` subclasses for now.
+Its two errors belong to the project's tree: a missing toolchain or binary
+is an :class:`~stratabench.errors.UnavailableError` (the cells say so and
+the rest of the run goes on), a program that fails a
+:class:`~stratabench.errors.StratabenchError`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from stratabench.errors import StratabenchError, UnavailableError
 
 __all__ = [
     "BIN_DIR_ENV",
@@ -64,11 +68,11 @@ _INSTALL_HINT = "install Go 1.24+ from https://go.dev/dl/ or your package manage
 _STDERR_TAIL = 20
 
 
-class GoUnavailableError(RuntimeError):
+class GoUnavailableError(UnavailableError):
     """The Go toolchain or a Go binary needed here is missing."""
 
 
-class GoRunError(RuntimeError):
+class GoRunError(StratabenchError):
     """A Go build or program failed; the message ends with its stderr tail."""
 
 

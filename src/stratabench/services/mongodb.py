@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from stratabench.errors import UnavailableError
+from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.services import SERVICES
 from stratabench.services.base import Service
 from stratabench.services.ports import LOOPBACK
@@ -40,8 +40,9 @@ class MongodbService(Service):
             return
         try:
             golang.build((PROGRAM,))
-        except (golang.GoUnavailableError, golang.GoRunError) as exc:
-            raise UnavailableError(f"mongodb: cannot build {PROGRAM}: {exc}") from None
+        except StratabenchError as exc:
+            # A failed build, like a missing toolchain, leaves the service unavailable here.
+            raise UnavailableError(f"mongodb: cannot build {PROGRAM}: {exc.message}") from None
 
     def executable(self) -> str:
         from stratabench.adapters import golang

@@ -161,10 +161,7 @@ class BulkloadSuite(Suite):
         if "asset" in cell.params:
             from stratabench.adapters import golang
 
-            try:
-                golang.export(cell.params["asset"].removeprefix("go-"), seed, size, asset)
-            except (golang.GoUnavailableError, golang.GoRunError) as error:
-                raise UnavailableError(str(error)) from None
+            golang.export(cell.params["asset"].removeprefix("go-"), seed, size, asset)
         else:
             asset.write_bytes(fmt.encode(_records(size, seed)))
         decode = fmt.decode
@@ -201,8 +198,8 @@ class BulkloadSuite(Suite):
             if not golang.binary_path().exists():
                 golang.build(("stratabench-go",))
             go_info = golang.info()
-        except (golang.GoUnavailableError, golang.GoRunError) as error:
-            raise UnavailableError(f"Go rows: {error}") from None
+        except StratabenchError as error:
+            raise error.with_context("Go rows") from None
         by_name = {cell.name: cell for cell in cells}
         want = expected_hash(self.size, self.seed)
         count = int(self.options.setting("go.count", str(min(self.options.engine.samples, 3))))
@@ -218,7 +215,7 @@ class BulkloadSuite(Suite):
                 if spec is not None:
                     yield _go_result(spec, line, want, notes)
         except golang.GoRunError as error:
-            raise StratabenchError(f"Go adapter failed: {error}") from None
+            raise error.with_context("Go adapter") from None
 
     def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
         return [self._main_table(results), self._published_table(results), self._conclusions(results)]
