@@ -93,3 +93,26 @@ def test_tables_render(tmp_path: Path) -> None:
     results = [_go("gob", [100, 101, 102], [50, 50, 50])]
     text = REPORTERS.get("terminal")().render(suite().tables(results, {}))
     assert "go gob/warm" in text and "59.7 ms" in text  # ours beside the published dev_appserver figure
+
+
+def test_without_go_the_go_rows_say_so_and_the_rest_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from stratabench.adapters import golang
+    from stratabench.cli.progress import QuietProgress
+    from stratabench.engine.runner import Plan, execute
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no go here
+    monkeypatch.setenv(golang.BIN_DIR_ENV, str(tmp_path))  # and no built binary
+    bulk = suite(codecs=("pickle",), settings={"go.formats": "gob"})
+    results: list[CellResult] = []
+
+    class Sink:
+        def write(self, result: CellResult) -> None:
+            results.append(result)
+
+    execute(Plan([(bulk, bulk.cells())]), bulk.options, Sink(), QuietProgress())
+    by_name = {r.cell: r for r in results}
+    assert by_name["pickle/typed"].ok
+    for variant in ("warm", "fresh"):
+        go = by_name[f"go gob/{variant}"]
+        assert go.status == "unavailable"
+        assert go.error is not None and go.error.startswith("Go rows need Go:") and "\n" not in go.error
