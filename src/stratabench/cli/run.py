@@ -42,7 +42,9 @@ def add_parser(subparsers: Any) -> None:
     data.add_argument("--mapper", action="append", metavar="NAME", help="only these mappers (repeatable)")
     data.add_argument("--store", action="append", metavar="URL",
                       help="also use this store, e.g. redis://127.0.0.1:6379/0 (repeatable)")
-    data.add_argument("--data", metavar="FILE", help="your own records (JSON Lines or CSV) for the matrix suite")
+    data.add_argument("--data", metavar="FILE",
+                      help="your own records (JSON Lines or CSV) for the matrix suite, which then runs when no "
+                      "suite is named")
     data.add_argument("--services", choices=["local"],
                       help="'local': start private Redis, memcached, PostgreSQL, MariaDB and MongoDB servers on "
                       "loopback for this run, and stop them after")
@@ -81,8 +83,11 @@ def _services(kind: str | None) -> Iterator[dict[str, Any]]:
 def handle(args: argparse.Namespace) -> int:
     reporter = REPORTERS.get(args.format)
     run_id = new_run_id()
+    # Your own records are what the matrix suite is for: with no suite named,
+    # --data means "measure my file", not "run the studies and ignore it".
+    suites = tuple(args.suites) or (("matrix",) if args.data else ())
     options = RunOptions(
-        suites=tuple(args.suites),
+        suites=suites,
         size=args.size,
         seed=args.seed,
         codecs=tuple(args.codec or ()),

@@ -111,3 +111,14 @@ def test_console_script_runs_as_a_subprocess() -> None:
     assert done.returncode == 2 and done.stderr.startswith("error: unknown suite 'nope'")
     done = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "run" in done.stdout
+
+
+def test_data_alone_runs_the_matrix_suite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    records = tmp_path / "mine.jsonl"
+    records.write_text('{"id": 1, "name": "a"}\n{"id": 2, "name": "b"}\n')
+    target = tmp_path / "results.jsonl"
+    code, out, err = run(capsys, "run", "--data", str(records), "--codec", "json", "--in-process",
+                         "--samples", "1", "--min-time", "0.001", "-o", str(target))
+    assert code == 0, err
+    suites = {json.loads(line).get("suite") for line in target.read_text().splitlines()[1:]}
+    assert suites == {"matrix"} and "matrix: 2 records from mine.jsonl" in out
