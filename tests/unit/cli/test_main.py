@@ -51,7 +51,7 @@ def test_timeit_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["run", "no-such-suite"], 2, "error: unknown suite 'no-such-suite'; known: "),
         (["report", "/nonexistent.jsonl"], 65, "error: /nonexistent.jsonl: no such results file"),
-        (["report", str(RESULTS), "--format", "pdf"], 2, "error: unknown report format 'pdf'; known: csv, json, markdown, terminal"),
+        (["report", str(RESULTS), "--format", "pdf"], 2, "error: unknown report format 'pdf'; known: csv, html, json, markdown, terminal"),
         (["run", "timeit", "--set", "nodot"], 2, "error: --set 'nodot': expected PLUGIN.SETTING=VALUE"),
         (["run", "--data", "/nonexistent.jsonl"], 2, "error: --data /nonexistent.jsonl: no such file"),
         (["timeit", "--in-process", "--min-time", "0.001", "--samples", "1", "1 +"], 1, "error: statement '1 +' is not valid Python"),

@@ -27,7 +27,7 @@ def sample_table() -> Table:
     return table
 
 
-@pytest.mark.parametrize("name", ["terminal", "markdown", "csv", "json"])
+@pytest.mark.parametrize("name", ["terminal", "markdown", "csv", "json", "html"])
 def test_format_matches_golden(name: str) -> None:
     reporter = REPORTERS.get(name)()
     assert_golden(f"report/sample.{name}.txt", reporter.render([sample_table()]))
