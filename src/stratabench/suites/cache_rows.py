@@ -44,9 +44,13 @@ from urllib.parse import unquote, urlsplit
 
 from stratabench.errors import StoreError, StratabenchError, UnavailableError
 from stratabench.layers.codecs.base import Row, Schema, datetime_from_us, row_converter, us_from_datetime
-from stratabench.layers.stores.base import namespace_identifier
+from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.layers.stores.mysql import MysqlStore
+from stratabench.layers.stores.postgresql import PostgresqlStore
+from stratabench.layers.stores.sqlite import SqliteStore
 from stratabench.options import RunOptions
 from stratabench.redact import redact, scrub
+from stratabench.settings import SettingReader
 
 __all__ = ["ROW_TABLES", "MariadbRows", "PostgresqlRows", "RowTable", "SqliteRows", "open_row_table", "payload_bytes"]
 
@@ -92,13 +96,15 @@ class RowTable(ABC):
     namespace
         Names the table (``stratabench_{namespace}``).
     options
-        Run options, for settings such as ``sqlite.journal_mode``.
+        Run options, for the settings of :attr:`store` (``sqlite.journal_mode``).
     server_pids
         Process ids of the local server, for ``server_cpu_ns``.
     """
 
     name: ClassVar[str]
     service: ClassVar[str | None] = None
+    #: The store plugin of the same database, whose settings (timeouts, pragmas) the table uses too.
+    store: ClassVar[type[Store]]
     #: SQL type of each field type, and of a text primary key.
     types: ClassVar[dict[str, str]]
     text_key: ClassVar[str]
@@ -132,6 +138,11 @@ class RowTable(ABC):
         with self.guard("open"):
             self._connect()
             self.execute_script(self.create_sql())
+
+    @property
+    def config(self) -> SettingReader:
+        """The run's values of :attr:`store`'s settings."""
+        return SettingReader(self.store, self.options)
 
     # -- what each database says ---------------------------------------------
 
@@ -270,6 +281,7 @@ class SqliteRows(RowTable):
     """An SQLite table in a file (``sqlite:///path``)."""
 
     name = "sqlite"
+    store = SqliteStore
     placeholder = "?"
     types = {"str": "TEXT", "int": "INTEGER", "bool": "INTEGER", "float": "REAL", "time_us": "INTEGER",
              "list_str": "TEXT", "list_int": "TEXT"}
@@ -281,8 +293,8 @@ class SqliteRows(RowTable):
         path = unquote(urlsplit(self._url).path)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None)
-        self._db.execute(f"PRAGMA journal_mode={self.options.setting('sqlite.journal_mode', 'wal')}")
-        self._db.execute(f"PRAGMA synchronous={self.options.setting('sqlite.synchronous', 'normal')}")
+        self._db.execute(f"PRAGMA journal_mode={self.config.text('sqlite.journal_mode')}")
+        self._db.execute(f"PRAGMA synchronous={self.config.text('sqlite.synchronous')}")
 
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         return (sqlite3.Error, OSError)
@@ -312,6 +324,7 @@ class PostgresqlRows(RowTable):
     """A PostgreSQL table (psycopg 3, server-side prepared statements after a few runs)."""
 
     name = "postgresql"
+    store = PostgresqlStore
     service = "postgresql"
     types = {"str": "text", "int": "bigint", "bool": "boolean", "float": "double precision",
              "time_us": "timestamptz", "list_str": "text[]", "list_int": "bigint[]"}
@@ -320,7 +333,7 @@ class PostgresqlRows(RowTable):
     def _connect(self) -> None:
         import psycopg
 
-        timeout = max(2, round(float(self.options.setting("postgresql.connect_timeout", "5"))))
+        timeout = max(2, round(self.config.number("postgresql.connect_timeout")))
         self._db = psycopg.connect(self._url, autocommit=True, connect_timeout=timeout)
         # timestamptz comes back in the session's zone: UTC gives datetime.timezone.utc.
         self._db.execute("SET TIME ZONE 'UTC'")
@@ -348,6 +361,7 @@ class MariadbRows(RowTable):
     """A MariaDB/MySQL InnoDB table (PyMySQL; multi-row inserts for a batch)."""
 
     name = "mariadb"
+    store = MysqlStore
     service = "mariadb"
     types = {"str": "LONGTEXT", "int": "BIGINT", "bool": "BOOLEAN", "float": "DOUBLE", "time_us": "DATETIME(6)",
              "list_str": "LONGTEXT", "list_int": "LONGTEXT"}
@@ -371,12 +385,12 @@ class MariadbRows(RowTable):
         import pymysql
 
         parts = urlsplit(self._url)
-        timeout = float(self.options.setting("mysql.socket_timeout", "30"))
+        timeout = self.config.number("mysql.socket_timeout")
         self._db = pymysql.connect(
             host=parts.hostname or "127.0.0.1", port=parts.port or 3306,
             user=unquote(parts.username or ""), password=unquote(parts.password or ""),
             database=unquote(parts.path.strip("/")) or None, autocommit=True, charset="utf8mb4",
-            connect_timeout=float(self.options.setting("mysql.connect_timeout", "5")),
+            connect_timeout=self.config.number("mysql.connect_timeout"),
             read_timeout=timeout, write_timeout=timeout,
         )
 

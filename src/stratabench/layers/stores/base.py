@@ -39,6 +39,7 @@ from urllib.parse import SplitResult, unquote, urlsplit
 from stratabench.errors import StoreError, StratabenchError, UsageError, ValueTooLargeError
 from stratabench.options import RunOptions
 from stratabench.redact import redact, scrub
+from stratabench.settings import Setting, SettingReader
 
 __all__ = [
     "NAMESPACE_PATTERN",
@@ -49,6 +50,7 @@ __all__ = [
     "open_store",
     "parse_store_url",
     "store_for_scheme",
+    "timeout_settings",
 ]
 
 NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
@@ -75,6 +77,17 @@ class ItemLimit(Protocol):
     @property
     def item_limit_bytes(self) -> int:
         """The largest value, in bytes, that one ``put`` accepts."""
+
+
+def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
+    """``{store}.connect_timeout`` (5 s) and, with ``socket``, ``{store}.socket_timeout`` (30 s).
+
+    One declaration for every server store, so their timeouts mean the same.
+    """
+    connect = Setting(f"{store}.connect_timeout", "5", "seconds to wait for a connection", "number")
+    if not socket:
+        return (connect,)
+    return connect, Setting(f"{store}.socket_timeout", "30", "seconds to wait for an answer", "number")
 
 
 def namespace_identifier(namespace: str, *, max_length: int = 63) -> str:
@@ -124,8 +137,7 @@ class Store(ABC):
         The run's own namespace (see the module docstring); letters,
         digits, ``_``, ``.`` and ``-``.
     options
-        Run options; store settings are read from them as
-        ``{store name}.{setting}`` (``redis.socket_timeout``).
+        Run options, for the store's :attr:`settings` (``redis.socket_timeout``).
     server_pids
         Process ids of the local server behind the URL, when known, for
         the engine's ``server_cpu_ns``.
@@ -144,6 +156,9 @@ class Store(ABC):
 
     service: ClassVar[str | None] = None
     """The ``stratabench services`` name that starts such a server locally."""
+
+    settings: ClassVar[tuple[Setting, ...]] = ()
+    """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
 
     def __init__(
         self,
@@ -259,17 +274,10 @@ class Store(ABC):
         """``sb:{namespace}:``, the key prefix of key/value servers."""
         return f"sb:{self.namespace}:".encode()
 
-    def setting(self, key: str, default: str) -> str:
-        """The run's setting ``{store name}.{key}``, or ``default``."""
-        return self.options.setting(f"{self.name}.{key}", default)
-
-    def float_setting(self, key: str, default: float) -> float:
-        """A numeric setting; a value that is not a number is a :class:`UsageError`."""
-        raw = self.setting(key, str(default))
-        try:
-            return float(raw)
-        except ValueError:
-            raise UsageError(f"setting {self.name}.{key}={raw!r} is not a number") from None
+    @property
+    def config(self) -> SettingReader:
+        """The run's values of this store's declared :attr:`settings`."""
+        return SettingReader(type(self), self.options)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.redacted_url} namespace={self.namespace!r}>"

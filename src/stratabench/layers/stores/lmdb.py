@@ -11,9 +11,8 @@ behind one marker byte: the empty key works, and keys up to 510 bytes do.
 An environment may be opened only once per process, so stores of one
 process on the same path share it.
 
-Settings: ``lmdb.map_size`` (bytes, default 1 GiB; the file is sparse),
-``lmdb.max_dbs`` (default 128), ``lmdb.sync`` (default ``true``: fsync on
-every commit, LMDB's own default).
+Settings (``lmdb.*``: map size, sub-databases, fsync on commit):
+``stratabench list settings`` shows them with their defaults.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from typing import Any
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.settings import Setting
 
 __all__ = ["LmdbStore"]
 
@@ -42,6 +42,12 @@ class LmdbStore(Store):
     """An LMDB environment; this namespace is a named sub-database."""
 
     schemes = ("lmdb",)
+    settings = (
+        Setting("lmdb.map_size", str(1 << 30), "the environment's largest size in bytes (the file is sparse)",
+                "whole"),
+        Setting("lmdb.max_dbs", "128", "named sub-databases the environment can hold", "whole"),
+        Setting("lmdb.sync", "yes", "fsync on every commit, LMDB's own default", "flag"),
+    )
 
     def _open(self) -> None:
         import lmdb
@@ -49,12 +55,9 @@ class LmdbStore(Store):
         if not self.path:
             raise UsageError(f"store URL {self.redacted_url!r} names no directory; use lmdb:///path/to/dir")
         self._real = os.path.realpath(self.path)
-        try:
-            map_size = int(self.setting("map_size", str(1 << 30)))
-            max_dbs = int(self.setting("max_dbs", "128"))
-        except ValueError:
-            raise UsageError("settings lmdb.map_size and lmdb.max_dbs must be whole numbers") from None
-        sync = self.setting("sync", "true").lower() in ("1", "true", "yes", "on")
+        map_size = self.config.whole("lmdb.map_size")
+        max_dbs = self.config.whole("lmdb.max_dbs")
+        sync = self.config.flag("lmdb.sync")
         try:
             with _LOCK:
                 entry = _ENVIRONMENTS.get(self._real)

@@ -14,8 +14,8 @@ wrote are also remembered, so :meth:`cleanup` deletes them even where
 metadump is off. It never calls ``flush_all``. Items may be evicted at any
 time: a cache, not a database.
 
-Settings: ``memcached.connect_timeout`` and ``memcached.socket_timeout`` in
-seconds (default 5 and 30).
+Settings (``memcached.*``: timeouts): ``stratabench list settings`` shows
+them with their defaults.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from stratabench.errors import StoreError, UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store
+from stratabench.layers.stores.base import Store, timeout_settings
 
 __all__ = ["MemcachedStore"]
 
@@ -46,6 +46,7 @@ class MemcachedStore(Store):
 
     schemes = ("memcached", "memcache")
     service = "memcached"
+    settings = timeout_settings("memcached")
 
     def _open(self) -> None:
         from pymemcache.client.base import Client
@@ -53,8 +54,8 @@ class MemcachedStore(Store):
 
         host = self._parts.hostname or "127.0.0.1"
         port = self._parts.port or 11211
-        self._timeout = self.float_setting("socket_timeout", 30.0)
-        self._connect_timeout = self.float_setting("connect_timeout", 5.0)
+        self._timeout = self.config.number("memcached.socket_timeout")
+        self._connect_timeout = self.config.number("memcached.connect_timeout")
         self._written: set[bytes] = set()
         self._client: Any = Client(
             (host, port),

@@ -2,9 +2,9 @@
 
 Needs nothing. Stores with the same namespace opened in one process share
 their data, as clients of one server would; other processes see nothing.
-Values are kept as the bytes given (no copy). ``memory.max_items`` (default
-0, unbounded) makes the namespace a bounded LRU, as an instance cache with a
-memory limit would be: the least recently used key is dropped first.
+Values are kept as the bytes given (no copy). ``memory.max_items`` makes
+the namespace a bounded LRU, as an instance cache with a memory limit would
+be: the least recently used key is dropped first.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 
-from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store
+from stratabench.settings import Setting
 
 __all__ = ["MemoryStore"]
 
@@ -26,14 +26,12 @@ class MemoryStore(Store):
     """Process memory: a dict (optionally a bounded LRU) per namespace."""
 
     schemes = ("memory",)
+    settings = (Setting("memory.max_items", "0", "keep at most this many keys, dropping the least recently used; "
+                        "0: no limit", "whole"),)
 
     def _open(self) -> None:
         self._data = _SPACES.setdefault(self.namespace, OrderedDict())
-        raw = self.setting("max_items", "0")
-        try:
-            self._max_items = int(raw)
-        except ValueError:
-            raise UsageError(f"setting memory.max_items={raw!r} is not a whole number") from None
+        self._max_items = self.config.whole("memory.max_items")
 
     def get(self, key: bytes) -> bytes | None:
         value = self._data.get(key)

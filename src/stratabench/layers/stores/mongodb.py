@@ -12,10 +12,9 @@ binary); batches are one ``$in`` query and one unordered bulk write.
 A document is at most the server's ``maxBsonObjectSize`` (16 MiB), so a
 larger value raises :class:`~stratabench.errors.ValueTooLargeError`.
 
-Settings: ``mongodb.connect_timeout``, ``mongodb.socket_timeout`` and
-``mongodb.server_selection_timeout`` in seconds (default 5, 30 and 5: the
-last is how long an operation waits for a server that has gone away).
-Retryable reads and writes are off, so failures are reported.
+Settings (``mongodb.*``: timeouts): ``stratabench list settings`` shows
+them with their defaults. Retryable reads and writes are off, so failures
+are reported.
 """
 
 from __future__ import annotations
@@ -25,7 +24,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.settings import Setting
 
 __all__ = ["MongodbStore"]
 
@@ -40,6 +40,11 @@ class MongodbStore(Store):
 
     schemes = ("mongodb",)
     service = "mongodb"
+    settings = (
+        *timeout_settings("mongodb"),
+        Setting("mongodb.server_selection_timeout", "5", "seconds an operation waits for a server that has gone away",
+                "number"),
+    )
 
     def _open(self) -> None:
         import pymongo
@@ -51,9 +56,9 @@ class MongodbStore(Store):
         try:
             self._client: Any = pymongo.MongoClient(
                 self._url,
-                connectTimeoutMS=int(self.float_setting("connect_timeout", 5.0) * 1000),
-                socketTimeoutMS=int(self.float_setting("socket_timeout", 30.0) * 1000),
-                serverSelectionTimeoutMS=int(self.float_setting("server_selection_timeout", 5.0) * 1000),
+                connectTimeoutMS=int(self.config.number("mongodb.connect_timeout") * 1000),
+                socketTimeoutMS=int(self.config.number("mongodb.socket_timeout") * 1000),
+                serverSelectionTimeoutMS=int(self.config.number("mongodb.server_selection_timeout") * 1000),
                 retryWrites=False,
                 retryReads=False,
             )

@@ -13,8 +13,8 @@ A value must fit in one packet: the store reads ``max_allowed_packet``
 :class:`~stratabench.errors.ValueTooLargeError` for more. Keys are at most
 512 bytes.
 
-Settings: ``mysql.connect_timeout`` and ``mysql.socket_timeout`` in seconds
-(default 5 and 30).
+Settings (``mysql.*``: timeouts): ``stratabench list settings`` shows them
+with their defaults.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from urllib.parse import unquote
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
 
 __all__ = ["MysqlStore"]
 
@@ -43,6 +43,7 @@ class MysqlStore(Store):
 
     schemes = ("mysql", "mariadb")
     service = "mariadb"
+    settings = timeout_settings("mysql")
 
     def _open(self) -> None:
         import pymysql
@@ -52,7 +53,7 @@ class MysqlStore(Store):
         if not database:
             raise UsageError(f"store URL {self.redacted_url!r} names no database; use mysql://user:password@host:port/DATABASE")
         self._table = namespace_identifier(self.namespace, max_length=64)
-        timeout = self.float_setting("socket_timeout", 30.0)
+        timeout = self.config.number("mysql.socket_timeout")
         try:
             self._db: Any = pymysql.connect(
                 host=parts.hostname or "127.0.0.1",
@@ -63,7 +64,7 @@ class MysqlStore(Store):
                 autocommit=True,
                 charset="utf8mb4",
                 binary_prefix=True,
-                connect_timeout=self.float_setting("connect_timeout", 5.0),
+                connect_timeout=self.config.number("mysql.connect_timeout"),
                 read_timeout=timeout,
                 write_timeout=timeout,
             )

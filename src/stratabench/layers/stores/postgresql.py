@@ -13,8 +13,8 @@ When the server is a local one whose process ids are known, the store adds
 the pid of its own backend process, which does the work of its queries,
 so ``server_cpu_ns`` counts it.
 
-Settings: ``postgresql.connect_timeout`` in seconds (default 5; libpq
-takes whole seconds, at least 2).
+Settings (``postgresql.connect_timeout``; libpq takes whole seconds, at
+least 2): ``stratabench list settings`` shows its default.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
 
 __all__ = ["PostgresqlStore"]
 
@@ -34,12 +34,13 @@ class PostgresqlStore(Store):
 
     schemes = ("postgresql", "postgres")
     service = "postgresql"
+    settings = timeout_settings("postgresql", socket=False)
 
     def _open(self) -> None:
         import psycopg
 
         self._table = namespace_identifier(self.namespace)
-        timeout = max(2, round(self.float_setting("connect_timeout", 5.0)))
+        timeout = max(2, round(self.config.number("postgresql.connect_timeout")))
         try:
             self._db: Any = psycopg.connect(self._url, autocommit=True, connect_timeout=timeout)
             self._db.execute(

@@ -7,9 +7,9 @@ this store writes starts with ``sb:{namespace}:``; :meth:`keys` and
 ``UNLINK``, never ``FLUSHDB``, so other data in the same database is safe.
 Batches are ``MGET`` and ``MSET``, one round trip each.
 
-Settings: ``redis.connect_timeout`` and ``redis.socket_timeout`` in seconds
-(default 5 and 30), ``redis.retries`` (default 0: a failure is reported,
-not hidden by a retry).
+Settings (``redis.*``: timeouts, retries): ``stratabench list settings``
+shows them with their defaults; by default a failure is reported, not
+hidden by a retry.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store
+from stratabench.layers.stores.base import Store, timeout_settings
+from stratabench.settings import Setting
 
 __all__ = ["RedisStore"]
 
@@ -31,18 +32,19 @@ class RedisStore(Store):
 
     schemes = ("redis", "rediss")
     service = "redis"
+    settings = (*timeout_settings("redis"), Setting("redis.retries", "0", "retries of a failed command", "whole"))
 
     def _open(self) -> None:
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        retries = int(self.float_setting("retries", 0))
+        retries = self.config.whole("redis.retries")
         try:
             self._client: Any = redis.Redis.from_url(
                 self._url,
-                socket_connect_timeout=self.float_setting("connect_timeout", 5.0),
-                socket_timeout=self.float_setting("socket_timeout", 30.0),
+                socket_connect_timeout=self.config.number("redis.connect_timeout"),
+                socket_timeout=self.config.number("redis.socket_timeout"),
                 retry=Retry(NoBackoff(), retries),
                 retry_on_timeout=False,
             )

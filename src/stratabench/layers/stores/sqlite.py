@@ -6,8 +6,8 @@ creates the file if needed and keeps this namespace in the table
 :meth:`cleanup` drops only that table. ``sqlite:///:memory:`` gives a
 private in-memory database.
 
-Settings: ``sqlite.journal_mode`` (default ``wal``), ``sqlite.synchronous``
-(default ``normal``) and ``sqlite.busy_timeout`` in seconds (default 5).
+Settings (``sqlite.*``: journal mode, synchronous, busy timeout):
+``stratabench list settings`` shows them with their defaults.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from pathlib import Path
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.settings import Setting
 
 __all__ = ["SqliteStore"]
 
 # SQLite's default SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32 but 999
 # before; stay under the old limit so any build works.
 _CHUNK = 500
-_JOURNAL_MODES = {"delete", "truncate", "persist", "memory", "wal", "off"}
-_SYNCHRONOUS = {"off", "normal", "full", "extra"}
 
 
 @STORES.register("sqlite")
@@ -34,6 +33,12 @@ class SqliteStore(Store):
     """A table of key/value rows in an SQLite file."""
 
     schemes = ("sqlite",)
+    settings = (
+        Setting("sqlite.journal_mode", "wal", "PRAGMA journal_mode",
+                choices=("delete", "memory", "off", "persist", "truncate", "wal")),
+        Setting("sqlite.synchronous", "normal", "PRAGMA synchronous", choices=("extra", "full", "normal", "off")),
+        Setting("sqlite.busy_timeout", "5", "seconds to wait for another connection's lock", "number"),
+    )
 
     def _open(self) -> None:
         path = self.path
@@ -41,17 +46,13 @@ class SqliteStore(Store):
             path = ":memory:"
         elif not path:
             raise UsageError(f"store URL {self.redacted_url!r} names no file; use sqlite:///path/bench.db")
-        journal = self.setting("journal_mode", "wal").lower()
-        synchronous = self.setting("synchronous", "normal").lower()
-        if journal not in _JOURNAL_MODES:
-            raise UsageError(f"setting sqlite.journal_mode={journal!r}; use one of {', '.join(sorted(_JOURNAL_MODES))}")
-        if synchronous not in _SYNCHRONOUS:
-            raise UsageError(f"setting sqlite.synchronous={synchronous!r}; use one of {', '.join(sorted(_SYNCHRONOUS))}")
+        journal = self.config.text("sqlite.journal_mode")
+        synchronous = self.config.text("sqlite.synchronous")
         self._table = namespace_identifier(self.namespace)
         try:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=self.float_setting("busy_timeout", 5.0), isolation_level=None)
+            self._db = sqlite3.connect(path, timeout=self.config.number("sqlite.busy_timeout"), isolation_level=None)
             self._db.execute(f"PRAGMA journal_mode={journal}")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute(
