@@ -9,15 +9,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
+from stratabench.settings import Setting, SettingReader
 
 if TYPE_CHECKING:
     from stratabench.options import RunOptions
     from stratabench.report.table import Table
     from stratabench.results.records import CellResult
 
-__all__ = ["Suite"]
+__all__ = ["Suite", "min_time_setting"]
+
+
+def min_time_setting(suite: str, default_min_sample_ns: int) -> Setting:
+    """The declaration of ``SUITE.min_time``, which :meth:`Suite.tuned_engine` reads.
+
+    Parameters
+    ----------
+    suite
+        The suite's registered name.
+    default_min_sample_ns
+        The suite's own calibration target, as passed to ``tuned_engine``.
+    """
+    return Setting(f"{suite}.min_time", "", "seconds per sample; default: the run's --min-time, at most "
+                   f"{default_min_sample_ns / 1e9:g}", "number")
 
 
 class Suite(ABC):
@@ -32,9 +46,16 @@ class Suite(ABC):
     name: ClassVar[str]
     #: Whether ``stratabench run`` with no suite named includes this suite.
     default: ClassVar[bool] = True
+    #: Every ``--set`` setting the suite reads, each with its default (read them with :attr:`config`).
+    settings: ClassVar[tuple[Setting, ...]] = ()
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
+
+    @property
+    def config(self) -> SettingReader:
+        """The run's values of this suite's declared :attr:`settings`."""
+        return SettingReader(type(self), self.options)
 
     @abstractmethod
     def cells(self) -> list[CellSpec]:
@@ -54,17 +75,15 @@ class Suite(ABC):
 
         Suites of many short operations sample for less than the run's
         ``--min-time`` (never more), so the default run stays quick;
-        ``--set SUITE.min_time=SECONDS`` chooses the target explicitly.
-        Attach the result to an operation as ``Operation.engine``.
+        ``--set SUITE.min_time=SECONDS`` chooses the target explicitly; the
+        suite declares it with :func:`min_time_setting`. Attach the result to
+        an operation as ``Operation.engine``.
         """
         run = self.options.engine
-        raw = self.options.setting(f"{self.name}.min_time", "")
-        if not raw:
+        name = f"{self.name}.min_time"
+        if not self.config.given(name):
             return replace(run, min_sample_ns=min(run.min_sample_ns, default_min_sample_ns))
-        try:
-            return replace(run, min_sample_ns=int(float(raw) * 1e9))
-        except ValueError:
-            raise UsageError(f"setting {self.name}.min_time={raw!r} is not a number of seconds") from None
+        return replace(run, min_sample_ns=int(self.config.number(name) * 1e9))
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
         """Measure cells whose ``language`` is not Python, yielding each result.

@@ -11,10 +11,8 @@ Modes a codec declares inexact (``datetime`` paths that keep only
 microseconds) run only with ``--set bulkload.inexact=yes``, and then fail
 their integrity check, as they must.
 
-Settings: ``go.benchtime`` (Go's -benchtime; default ``1s`` as in the study
-at its 100,000 records, else ``--min-time``),
-``go.count`` (samples per Go cell, default: ``--samples`` up to 3),
-``go.formats`` and ``go.variants`` (comma-separated subsets).
+Settings (``bulkload.inexact`` and the Go rows' ``go.*``):
+``stratabench list settings`` shows them with their defaults.
 """
 
 from __future__ import annotations
@@ -32,6 +30,7 @@ from stratabench.report.compare import ratio
 from stratabench.report.generic import integrity_text, status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.base import Suite
 from stratabench.units import format_count
@@ -104,6 +103,16 @@ def _verifier(size: int, seed: int, to_rows: Any) -> Any:
 class BulkloadSuite(Suite):
     """Load a 100,000-record asset in many formats, Python and Go (goddbench, 2018)."""
 
+    settings = (
+        Setting("bulkload.inexact", "no", "also run the modes that lose data by design (they fail their check)",
+                "flag"),
+        Setting("go.benchtime", "", f"Go's -benchtime; default 1s at the study's {DEFAULT_SIZE:,} records, "
+                "else --min-time"),
+        Setting("go.count", "", "samples per Go cell; default --samples, at most 3", "whole"),
+        Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS)}", "list"),
+        Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
+    )
+
     @property
     def size(self) -> int:
         return self.options.size or DEFAULT_SIZE
@@ -120,9 +129,8 @@ class BulkloadSuite(Suite):
             return "1s"
         return f"{max(self.options.engine.min_sample_ns, 1_000_000) // 1_000_000}ms"
 
-    def _go_list(self, name: str, default: Sequence[str]) -> list[str]:
-        value = self.options.setting(name, "")
-        return [v.strip() for v in value.split(",") if v.strip()] if value else list(default)
+    def _go_list(self, name: str, every: Sequence[str]) -> list[str]:
+        return self.config.items(name) or list(every)
 
     def cells(self) -> list[CellSpec]:
         from stratabench.layers.codecs import CODECS
@@ -130,7 +138,7 @@ class BulkloadSuite(Suite):
         base = {"size": self.size, "seed": self.seed}
         cells = []
         wanted = self.options.codecs or tuple(CODECS.names)
-        with_inexact = self.options.setting("bulkload.inexact", "no").lower() in ("yes", "true", "1")
+        with_inexact = self.config.flag("bulkload.inexact")
         for name in wanted:
             info = CODECS.info(name)  # unknown codec names fail here, before any measuring
             modes: tuple[str, ...] = getattr(info.cls, "modes", ("typed",))
@@ -202,14 +210,14 @@ class BulkloadSuite(Suite):
             raise error.with_context("Go rows") from None
         by_name = {cell.name: cell for cell in cells}
         want = expected_hash(self.size, self.seed)
-        count = int(self.options.setting("go.count", str(min(self.options.engine.samples, 3))))
+        count = self.config.whole("go.count") if self.config.given("go.count") else min(self.options.engine.samples, 3)
         notes = {"go_version": go_info.get("go_version"), "gomaxprocs": go_info.get("gomaxprocs")}
         try:
             for line in golang.run_bulkload(
                 seed=self.seed, size=self.size, workdir=workdir,
                 formats=list(dict.fromkeys(c.params["format"] for c in cells)),
                 variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
-                benchtime=self.options.setting("go.benchtime", self._default_benchtime), count=count,
+                benchtime=self.config.text("go.benchtime") or self._default_benchtime, count=count,
             ):
                 spec = by_name.get(f"go {line['format']}/{line['variant']}")
                 if spec is not None:

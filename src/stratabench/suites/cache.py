@@ -27,9 +27,9 @@ deleted when the cell ends. A value over a tier's item limit (memcached's
 1 MB) is reported ``unsupported``; an unreachable or dead server fails only
 its cells, with one line.
 
-Settings: ``cache.min_time`` (seconds per sample; default: the run's
-``--min-time``, at most 0.02, because the suite has many cheap cells),
-``cache.tiers`` and ``cache.operations`` (comma-separated subsets).
+Settings (``cache.*``: subsets of tiers and operations, and a calibration
+target below ``--min-time`` because the suite has many cheap cells):
+``stratabench list settings`` shows them with their defaults.
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ from stratabench.errors import UsageError
 from stratabench.layers.codecs.base import Row, Schema, first_difference, verify_rows
 from stratabench.options import EngineOptions
 from stratabench.redact import redact
+from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite
+from stratabench.suites.base import Suite, min_time_setting
 from stratabench.suites.run_stores import cell_namespace, real_url
 
 if TYPE_CHECKING:
@@ -100,13 +101,15 @@ def _dataset(name: str, size: int, seed: int) -> tuple[Schema, list[Row], Callab
     return module.SCHEMA, module.rows(size, seed), module.canonical_hash
 
 
-def _split(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
 @SUITES.register("cache")
 class CacheSuite(Suite):
     """Instance memory vs memcached vs Redis vs the database (App Engine caching article, 2011)."""
+
+    settings = (
+        Setting("cache.tiers", "", "tiers (labels or kinds); default every tier of the run", "list"),
+        Setting("cache.operations", "", f"operations; default all: {','.join(OPERATIONS)}", "list"),
+        min_time_setting("cache", DEFAULT_MIN_SAMPLE_NS),
+    )
 
     @property
     def list_size(self) -> int:
@@ -128,7 +131,7 @@ class CacheSuite(Suite):
                 continue
             count = sum(1 for tier in tiers if tier.kind == kind)
             tiers.append(Tier(kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
-        wanted = _split(self.options.setting("cache.tiers", ""))
+        wanted = self.config.items("cache.tiers")
         if wanted:
             unknown = [name for name in wanted if name not in {t.label for t in tiers} | {t.kind for t in tiers}]
             if unknown:
@@ -155,7 +158,7 @@ class CacheSuite(Suite):
         return names
 
     def _operations(self) -> list[str]:
-        wanted = _split(self.options.setting("cache.operations", "")) or list(OPERATIONS)
+        wanted = self.config.items("cache.operations") or list(OPERATIONS)
         unknown = [name for name in wanted if name not in OPERATIONS]
         if unknown:
             raise UsageError(f"cache.operations: unknown {', '.join(unknown)}; use {', '.join(OPERATIONS)}")

@@ -29,14 +29,12 @@ Redis and memcached (``--services local`` starts them), where ``ndb.get`` also
 runs through ndb's bundled ``RedisCache``/``MemcacheCache``; other ``--store``
 kinds when ``entities.stores`` names them (or ``all``).
 
-Settings: ``entities.schemas``, ``entities.widths``, ``entities.flavours``,
-``entities.stores``, ``entities.cells`` (``get20,decode,encode``),
-``entities.reads`` (memory read patterns, default ``1,all,materialize,dict``),
-``entities.python_protobuf`` (``yes``/``no``, default yes), ``entities.full``
-(``yes``: every path and read pattern on every store; the default keeps
-the run to a few minutes, see ``EntitiesSuite._get_plan``), and
-``entities.min_time`` (seconds per sample; default: the run's ``--min-time``,
-at most 0.01, because the suite has many cells of a few milliseconds).
+Settings (``entities.*``: subsets of schemas, widths, flavours, stores,
+cells and read patterns; ``entities.full=yes`` for every path and read
+pattern on every store, where the default keeps the run to a few minutes,
+see ``EntitiesSuite._get_plan``; a calibration target below ``--min-time``
+because the suite has many cells of a few milliseconds):
+``stratabench list settings`` shows them with their defaults.
 
 What it cannot do: the optional RPC path of spec §4.3 (a Datastore v1 gRPC
 stand-in) is not implemented, and the report says so; ``db`` (finding 6)
@@ -54,8 +52,9 @@ from stratabench.datasets import entities as E
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
 from stratabench.redact import redact
+from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite
+from stratabench.suites.base import Suite, min_time_setting
 from stratabench.suites.entities_ops import (
     DECODE_STEPS,
     ENCODE_STEPS,
@@ -81,6 +80,8 @@ DEFAULT_SERVER_STORES = ("redis", "memcached")
 #: Stores whose ndb bundled global cache is also measured.
 BUNDLED_CACHES = ("redis", "memcached")
 DEFAULT_READS = ("1", "all", "materialize", "dict")
+#: The cell families, in the order cells are listed.
+FAMILIES = ("get20", "decode", "encode")
 #: Samples per cell, unless the run asks for more.
 MIN_SAMPLES = 9
 #: Paths whose objects do not depend on the flavour: measured on the model kind only.
@@ -106,31 +107,40 @@ class StoreChoice:
     url: str
 
 
-def _split(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
 @SUITES.register("entities", requires=("google.cloud.ndb", "google.cloud.datastore"), extra="entities")
 class EntitiesSuite(Suite):
     """Wide entities: ndb vs the generic entity vs a lazy entity (Evan Jones's datastore study, 2016)."""
+
+    settings = (
+        Setting("entities.schemas", "", f"schemas; default all: {','.join(E.SCHEMAS)}", "list"),
+        Setting("entities.widths", "", f"properties per entity; default all: {','.join(map(str, E.WIDTHS))}",
+                "list"),
+        Setting("entities.flavours", "", f"model flavours; default all: {','.join(E.FLAVOURS)}", "list"),
+        Setting("entities.stores", "", "stores for get20 (labels or kinds, or all); default memory, sqlite and "
+                f"the run's {' and '.join(DEFAULT_SERVER_STORES)}", "list"),
+        Setting("entities.cells", "", f"cell families; default all: {','.join(FAMILIES)}", "list"),
+        Setting("entities.reads", "", f"read patterns on the memory store, from {','.join(READS[1:])}; "
+                f"default {','.join(DEFAULT_READS)} (all with entities.full)", "list"),
+        Setting("entities.python_protobuf", "yes", "also decode under the pure-Python protobuf runtime", "flag"),
+        Setting("entities.full", "no", "every path and read pattern on every store (a long run)", "flag"),
+        min_time_setting("entities", DEFAULT_MIN_SAMPLE_NS),
+    )
 
     @property
     def seed(self) -> int:
         return E.DEFAULT_SEED if self.options.seed is None else self.options.seed
 
     def _choose(self, setting: str, known: Sequence[Any], convert: type = str) -> list[Any]:
-        raw = _split(self.options.setting(f"entities.{setting}", ""))
+        raw = self.config.items(setting)
         if not raw:
             return list(known)
         try:
             chosen = [convert(item) for item in raw]
         except ValueError:
-            raise UsageError(f"entities.{setting}: {','.join(raw)} is not a list of {convert.__name__}") from None
+            raise UsageError(f"{setting}: {','.join(raw)} is not a list of {convert.__name__}") from None
         unknown = [str(item) for item in chosen if item not in known]
         if unknown:
-            raise UsageError(
-                f"entities.{setting}: unknown {', '.join(unknown)}; use {', '.join(map(str, known))}"
-            )
+            raise UsageError(f"{setting}: unknown {', '.join(unknown)}; use {', '.join(map(str, known))}")
         return [item for item in known if item in chosen]
 
     def stores(self) -> list[StoreChoice]:
@@ -138,7 +148,7 @@ class EntitiesSuite(Suite):
         from stratabench.layers.stores.base import parse_store_url, store_for_scheme
 
         choices = [StoreChoice("memory", "memory", ""), StoreChoice("sqlite", "sqlite", "")]
-        wanted = _split(self.options.setting("entities.stores", ""))
+        wanted = self.config.items("entities.stores")
         for url in self.options.stores:
             kind = store_for_scheme(parse_store_url(url).scheme)
             if kind in ("memory", "sqlite") and not wanted:
@@ -158,14 +168,15 @@ class EntitiesSuite(Suite):
         return [c for c in choices if c.label in wanted or c.kind in wanted]
 
     def cells(self) -> list[CellSpec]:
-        schemas = self._choose("schemas", E.SCHEMAS)
-        widths = self._choose("widths", E.WIDTHS, int)
-        flavours = self._choose("flavours", E.FLAVOURS)
-        families = self._choose("cells", ("get20", "decode", "encode"))
-        reads = self._choose("reads", READS[1:]) if self.options.setting("entities.reads", "") else list(DEFAULT_READS)
-        python_protobuf = self._yes_no("python_protobuf", "yes")
-        full = self._yes_no("full", "no")
-        if full and not self.options.setting("entities.reads", ""):
+        schemas = self._choose("entities.schemas", E.SCHEMAS)
+        widths = self._choose("entities.widths", E.WIDTHS, int)
+        flavours = self._choose("entities.flavours", E.FLAVOURS)
+        families = self._choose("entities.cells", FAMILIES)
+        chosen_reads = self.config.given("entities.reads")
+        reads = self._choose("entities.reads", READS[1:]) if chosen_reads else list(DEFAULT_READS)
+        python_protobuf = self.config.flag("entities.python_protobuf")
+        full = self.config.flag("entities.full")
+        if full and not chosen_reads:
             reads = [read for read in READS[1:]]
         base = {"seed": self.seed, "backend": "upb"}
         cells: list[CellSpec] = []
@@ -203,12 +214,6 @@ class EntitiesSuite(Suite):
                           "flavour": "model", "path": step, "read": "0", "backend": "python"}
                 add("decode", params, f"{schema}/{widest} model {step} backend=python", env=PYTHON_PROTOBUF_ENV)
         return cells
-
-    def _yes_no(self, setting: str, default: str) -> bool:
-        value = self.options.setting(f"entities.{setting}", default).lower()
-        if value not in ("yes", "no"):
-            raise UsageError(f"entities.{setting}={value!r}: use yes or no")
-        return value == "yes"
 
     @staticmethod
     def _get_plan(

@@ -23,7 +23,8 @@ Every cell is verified against the canonical hash of the records: reads by
 what they return (``get_one`` by reading every record back through the same
 path), ``put`` by reading back what it stored, ``delete`` by finding none of
 the keys left. Keys live in a namespace of the run's own and are deleted
-when the cell ends. Setting ``matrix.operations`` picks a subset.
+when the cell ends. Setting ``matrix.operations`` picks a subset
+(``stratabench list settings`` shows the settings).
 
 It does not run by default: it needs records.
 """
@@ -41,6 +42,7 @@ from stratabench.engine.operation import CellSpec, Integrity, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
 from stratabench.layers.codecs.base import Row, Schema, first_difference, verify_rows
 from stratabench.redact import redact
+from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.base import Suite
 from stratabench.suites.run_stores import cell_namespace, real_url
@@ -115,9 +117,13 @@ class MatrixSuite(Suite):
     """Your records × codecs × compressors × stores: put, get one, get many, delete."""
 
     default = False
+    settings = (
+        Setting("matrix.dataset", "", "a registered dataset instead of --data, e.g. comments or bulkload"),
+        Setting("matrix.operations", "", f"operations; default all: {','.join(OPERATIONS)}", "list"),
+    )
 
     def _data(self) -> str:
-        name = self.options.setting("matrix.dataset", "")
+        name = self.config.text("matrix.dataset")
         if name:
             return f"dataset:{name}"
         if self.options.data:
@@ -147,7 +153,7 @@ class MatrixSuite(Suite):
             CODECS.info(name)
         for name in compressions:
             COMPRESSORS.info(name)
-        wanted = [part.strip() for part in self.options.setting("matrix.operations", "").split(",") if part.strip()]
+        wanted = self.config.items("matrix.operations")
         unknown = [name for name in wanted if name not in OPERATIONS]
         if unknown:
             raise UsageError(f"matrix.operations: unknown {', '.join(unknown)}; use {', '.join(OPERATIONS)}")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
+from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.base import Suite
 
@@ -24,10 +25,14 @@ class TimeitSuite(Suite):
     """Time one Python statement (stratabench timeit)."""
 
     default = False
+    settings = (
+        Setting("timeit.stmt", "pass", "the Python statement to time"),
+        Setting("timeit.setup", "pass", "Python run before each timed loop, untimed"),
+    )
 
     def cells(self) -> list[CellSpec]:
-        stmt = self.options.setting("timeit.stmt", "pass")
-        return [CellSpec("timeit", stmt, {"stmt": stmt, "setup": self.options.setting("timeit.setup", "pass")})]
+        stmt = self.config.text("timeit.stmt")
+        return [CellSpec("timeit", stmt, {"stmt": stmt, "setup": self.config.text("timeit.setup")})]
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         stmt, setup = cell.params["stmt"], cell.params["setup"]
