@@ -4,7 +4,8 @@ A compressor composes with any codec: the engine encodes, then compresses;
 reads decompress, then decode. Each compressor records its level in
 :attr:`Compressor.notes`, so results say ``zlib level 6`` and not just
 ``zlib``. The level comes from the constructor or from the run's setting
-``{name}.level`` (``zlib.level=9``) through :meth:`Compressor.from_options`.
+``{name}.level`` (``zlib.level=9``) through :meth:`Compressor.from_options`;
+a compressor with levels declares that setting with :func:`level_setting`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,15 @@ from typing import Any, ClassVar
 
 from stratabench.errors import UsageError
 from stratabench.options import RunOptions
+from stratabench.settings import Setting, SettingReader
 
-__all__ = ["Compressor"]
+__all__ = ["Compressor", "level_setting"]
+
+
+def level_setting(compressor: str, default_level: int, levels: range) -> Setting:
+    """The declaration of ``{compressor}.level``, for a compressor's :attr:`Compressor.settings`."""
+    return Setting(f"{compressor}.level", str(default_level),
+                   f"compression level, {levels.start} to {levels.stop - 1}", "whole")
 
 
 class Compressor(ABC):
@@ -36,6 +44,9 @@ class Compressor(ABC):
     levels: ClassVar[range | None] = None
     """The levels this compressor accepts."""
 
+    settings: ClassVar[tuple[Setting, ...]] = ()
+    """Every ``--set`` setting: ``{name}.level`` (:func:`level_setting`) when there are levels."""
+
     def __init__(self, *, level: int | None = None) -> None:
         if level is not None and (self.levels is None or level not in self.levels):
             allowed = f"{self.levels.start} to {self.levels.stop - 1}" if self.levels else "none"
@@ -44,15 +55,10 @@ class Compressor(ABC):
 
     @classmethod
     def from_options(cls, options: RunOptions | None) -> Compressor:
-        """A compressor at the level of the run's ``{name}.level`` setting, if any."""
-        raw = options.setting(f"{cls.name}.level", "") if options is not None else ""
-        if not raw:
+        """A compressor at the level of the run's ``{name}.level`` setting, if it has levels."""
+        if cls.levels is None:
             return cls()
-        try:
-            level = int(raw)
-        except ValueError:
-            raise UsageError(f"setting {cls.name}.level={raw!r} is not a whole number") from None
-        return cls(level=level)
+        return cls(level=SettingReader(cls, options).whole(f"{cls.name}.level"))
 
     @property
     def level(self) -> int | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratabench.layers.compressors import COMPRESSORS
-from stratabench.layers.compressors.base import Compressor
+from stratabench.layers.compressors.base import Compressor, level_setting
 
 __all__ = ["Lz4Compressor"]
 
@@ -22,6 +22,7 @@ class Lz4Compressor(Compressor):
 
     default_level = 0
     levels = range(-16, 17)
+    settings = (level_setting("lz4", default_level, levels),)
 
     def __init__(self, *, level: int | None = None) -> None:
         super().__init__(level=level)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import zlib
 
 from stratabench.layers.compressors import COMPRESSORS
-from stratabench.layers.compressors.base import Compressor
+from stratabench.layers.compressors.base import Compressor, level_setting
 
 __all__ = ["ZlibCompressor"]
 
@@ -20,6 +20,7 @@ class ZlibCompressor(Compressor):
 
     default_level = 6
     levels = range(0, 10)
+    settings = (level_setting("zlib", default_level, levels),)
 
     def compress(self, data: bytes) -> bytes:
         return zlib.compress(data, self._level if self._level is not None else 6)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratabench.layers.compressors import COMPRESSORS
-from stratabench.layers.compressors.base import Compressor
+from stratabench.layers.compressors.base import Compressor, level_setting
 
 __all__ = ["ZstdCompressor"]
 
@@ -22,6 +22,7 @@ class ZstdCompressor(Compressor):
 
     default_level = 3
     levels = range(1, 23)
+    settings = (level_setting("zstd", default_level, levels),)
 
     def __init__(self, *, level: int | None = None) -> None:
         super().__init__(level=level)
