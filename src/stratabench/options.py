@@ -81,7 +81,9 @@ class RunOptions:
     data
         A user's records file (JSON Lines or CSV) for the matrix suite.
     settings
-        Namespaced plugin settings, ``redis.pool_size`` → ``"4"``.
+        Namespaced plugin settings, ``sqlite.journal_mode`` → ``"wal"``; each
+        plugin declares its own with their defaults and reads them through
+        :class:`stratabench.settings.SettingReader`.
     run_id
         Identifies the run; prefixes every key and table a store writes.
     engine
@@ -107,10 +109,6 @@ class RunOptions:
     def with_engine(self, **changes: Any) -> RunOptions:
         """A copy with some engine options changed."""
         return replace(self, engine=replace(self.engine, **changes))
-
-    def setting(self, name: str, default: str) -> str:
-        """A namespaced plugin setting, for example ``sqlite.journal_mode``."""
-        return self.settings.get(name, default)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
