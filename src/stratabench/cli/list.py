@@ -1,4 +1,4 @@
-"""``stratabench list``: every plugin, whether it can run here, and why not."""
+"""``stratabench list``: every plugin, whether it can run here, and why not; or every setting."""
 
 from __future__ import annotations
 
@@ -33,6 +33,30 @@ def registries() -> list[tuple[str, Registry[Any]]]:
     return kinds
 
 
+def _settings() -> list[dict[str, Any]]:
+    from stratabench.settings import declared_settings
+
+    return [
+        {"name": name, "default": entry.setting.default, "type": entry.setting.kind, "form": entry.setting.form,
+         "help": entry.setting.help, "plugin": entry.plugin, "plugin_kind": entry.kind}
+        for name, entry in declared_settings().items()
+    ]
+
+
+def _print_settings(settings: list[dict[str, Any]]) -> None:
+    print("settings (--set NAME=VALUE; '-' marks an empty default: the plugin decides, as the text says)")
+    name_width = max((len(s["name"]) for s in settings), default=0)
+    default_width = max((len(s["default"] or "-") for s in settings), default=0)
+    plugin = None
+    for setting in settings:
+        if (setting["plugin_kind"], setting["plugin"]) != plugin:
+            plugin = (setting["plugin_kind"], setting["plugin"])
+            print(f"  {setting['plugin']} {setting['plugin_kind']}")
+        default = setting["default"] or "-"
+        meaning = setting["help"] if setting["form"] == "text" else f"{setting['form']}: {setting['help']}"
+        print(f"    {setting['name']:<{name_width}}  {default:<{default_width}}  {meaning}")
+
+
 def _entry(kind: str, info: PluginInfo) -> dict[str, Any]:
     availability = info.availability
     if availability.ok and kind == "services":
@@ -45,9 +69,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "list", help="show suites, codecs, stores and other plugins, and whether each can run here",
         description="Show every registered plugin, whether it is available on this machine and, if not, "
-        "what to install. Nothing optional is imported to find out.",
+        "what to install; or, with 'settings', every plugin setting --set takes, with its default. "
+        "Nothing optional is imported to find out.",
     )
-    parser.add_argument("kind", nargs="?", help="only this kind: suites, codecs, compressors, stores, mappers")
+    parser.add_argument("kind", nargs="?",
+                        help="only this kind: suites, codecs, compressors, stores, mappers; or settings")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=handle)
 
@@ -55,11 +81,20 @@ def add_parser(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     from stratabench.errors import UsageError
 
+    if args.kind and args.kind.lower() in ("settings", "setting"):
+        settings = _settings()
+        if args.json:
+            print(json.dumps({"settings": settings}, indent=2))
+        else:
+            _print_settings(settings)
+        return 0
     kinds = registries()
     if args.kind:
         kinds = [(name, registry) for name, registry in kinds if name.startswith(args.kind.lower())]
         if not kinds:
-            raise UsageError(f"unknown kind {args.kind!r}; choose one of: suites, codecs, compressors, stores, mappers")
+            raise UsageError(
+                f"unknown kind {args.kind!r}; choose one of: suites, codecs, compressors, stores, mappers, settings"
+            )
     listing = {kind: [_entry(kind, info) for info in registry] for kind, registry in kinds}
     if args.json:
         print(json.dumps(listing, indent=2))

@@ -22,6 +22,7 @@ from stratabench.report.render import render_results
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
+from stratabench.settings import check_settings
 
 __all__ = ["add_parser", "new_run_id", "run"]
 
@@ -49,7 +50,8 @@ def add_parser(subparsers: Any) -> None:
                       help="'local': start private Redis, memcached, PostgreSQL, MariaDB and MongoDB servers on "
                       "loopback for this run, and stop them after")
     data.add_argument("--set", action="append", metavar="PLUGIN.SETTING=VALUE", dest="settings",
-                      help="a plugin setting, e.g. sqlite.journal_mode=wal (repeatable)")
+                      help="a plugin setting, e.g. sqlite.journal_mode=wal (repeatable; "
+                      "'stratabench list settings' shows them all)")
     add_engine_arguments(parser)
     output = parser.add_argument_group("output")
     output.add_argument("-o", "--output", metavar="FILE",
@@ -86,6 +88,8 @@ def handle(args: argparse.Namespace) -> int:
     # Your own records are what the matrix suite is for: with no suite named,
     # --data means "measure my file", not "run the studies and ignore it".
     suites = tuple(args.suites) or (("matrix",) if args.data else ())
+    settings = parse_settings(args.settings)
+    check_settings(settings)  # a misspelt name is an error here, not a setting silently ignored
     options = RunOptions(
         suites=suites,
         size=args.size,
@@ -95,7 +99,7 @@ def handle(args: argparse.Namespace) -> int:
         mappers=tuple(args.mapper or ()),
         stores=tuple(args.store or ()),
         data=args.data,
-        settings=parse_settings(args.settings),
+        settings=settings,
         run_id=run_id,
         engine=engine_options(args),
     )

@@ -122,3 +122,39 @@ def test_data_alone_runs_the_matrix_suite(capsys: pytest.CaptureFixture[str], tm
     assert code == 0, err
     suites = {json.loads(line).get("suite") for line in target.read_text().splitlines()[1:]}
     assert suites == {"matrix"} and "matrix: 2 records from mine.jsonl" in out
+
+
+def test_a_misspelt_setting_is_refused_before_running(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "results.jsonl"
+    code, out, err = run(capsys, "run", "--set", "go.benchtim=1s", "-o", str(target))
+    assert code == 2 and out == "" and not target.exists()
+    known = "go.benchtime, go.count, go.formats, go.variants"
+    assert err == f"error: --set go.benchtim: unknown setting; known for go: {known}\n"
+
+
+@pytest.mark.parametrize(
+    ("pair", "message"),
+    [
+        ("nosuch.thing=1", "error: --set nosuch.thing: unknown setting namespace 'nosuch'; known: bulkload, cache, "),
+        ("go.count=abc", "error: setting go.count='abc' is not a whole number\n"),
+        ("sqlite.journal_mode=fast", "error: setting sqlite.journal_mode='fast' is not valid; use one of delete, "),
+    ],
+)
+def test_unknown_namespaces_and_bad_setting_values(capsys: pytest.CaptureFixture[str], pair: str, message: str) -> None:
+    code, _, err = run(capsys, "run", "timeit", "--set", pair)
+    assert code == 2 and err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_list_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list", "settings")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("settings (--set NAME=VALUE")
+    bulkload = lines.index("  bulkload suite")
+    benchtime = next(i for i, line in enumerate(lines) if line.split()[0] == "go.benchtime")
+    assert benchtime > bulkload and lines[benchtime].split()[1] == "-"
+    assert any(line.split()[:2] == ["sqlite.journal_mode", "wal"] for line in lines)
+    code, out, _ = run(capsys, "list", "settings", "--json")
+    settings = {s["name"]: s for s in json.loads(out)["settings"]}
+    assert code == 0 and settings["zlib.level"]["default"] == "6" and settings["zlib.level"]["type"] == "whole"
+    assert settings["go.benchtime"]["plugin"] == "bulkload" and settings["go.benchtime"]["plugin_kind"] == "suite"
