@@ -7,7 +7,7 @@ import argparse
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
 
-__all__ = ["add_engine_arguments", "engine_options", "parse_settings", "positive_int"]
+__all__ = ["add_engine_arguments", "add_format_argument", "engine_options", "parse_settings", "positive_int"]
 
 
 def positive_int(text: str) -> int:
@@ -29,6 +29,14 @@ def _seconds(text: str) -> float:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
     return value
+
+
+def add_format_argument(parser: argparse._ActionsContainer) -> None:
+    """``--format``: one of the registered report formats, listed from the registry."""
+    from stratabench.report.formats import REPORTERS
+
+    parser.add_argument("--format", default="terminal",
+                        help=f"report format: {', '.join(REPORTERS.names)} (default terminal)")
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:

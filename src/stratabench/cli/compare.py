@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from stratabench.cli.arguments import add_format_argument
 from stratabench.errors import UsageError
 from stratabench.metrics import METRICS
 from stratabench.report.comparison import compare_results, comparison_table
@@ -35,7 +36,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
     parser.add_argument("--metric", default="wall_ns", help="the metric to compare (default wall_ns)")
-    parser.add_argument("--format", default="terminal", help="terminal, markdown, csv or json")
+    add_format_argument(parser)
     parser.add_argument("--fail-above", type=_factor, metavar="FACTOR",
                         help="exit 1 if a cell's ratio exceeds FACTOR and is not within noise")
     parser.set_defaults(handler=handle)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from stratabench.cli.arguments import add_format_argument
 from stratabench.errors import OutputError
 from stratabench.report.formats import REPORTERS
 from stratabench.report.render import render_results
@@ -17,11 +18,11 @@ __all__ = ["add_parser"]
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "report", help="render a results file as a terminal table, Markdown, CSV or JSON",
+        "report", help="render a results file as a terminal table, Markdown, CSV, JSON or HTML",
         description="Render a results file written by 'stratabench run' with the tables of its suites.",
     )
     parser.add_argument("file", help="a results file (JSON Lines)")
-    parser.add_argument("--format", default="terminal", help="terminal, markdown, csv or json (default terminal)")
+    add_format_argument(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
     parser.set_defaults(handler=handle)
 

@@ -12,7 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from stratabench.cli.arguments import add_engine_arguments, engine_options, parse_settings, positive_int
+from stratabench.cli.arguments import (
+    add_engine_arguments,
+    add_format_argument,
+    engine_options,
+    parse_settings,
+    positive_int,
+)
 from stratabench.cli.progress import make_progress
 from stratabench.engine.runner import execute, plan_run
 from stratabench.errors import UsageError
@@ -57,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
     output.add_argument("-o", "--output", metavar="FILE",
                         help="results file (default: results/RUN_ID.jsonl); an existing file is refused")
     output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
-    output.add_argument("--format", default="terminal", help="report format: terminal, markdown, csv or json")
+    add_format_argument(output)
     output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
     parser.set_defaults(handler=handle)
 
