@@ -38,7 +38,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
@@ -46,8 +45,12 @@ from stratabench.errors import StoreError, StratabenchError, UnavailableError
 from stratabench.layers.codecs.base import Row, Schema, datetime_from_us, row_converter, us_from_datetime
 from stratabench.layers.stores.base import Store, namespace_identifier
 from stratabench.layers.stores.mysql import MysqlStore
+from stratabench.layers.stores.mysql import connect as mysql_connect
+from stratabench.layers.stores.mysql import transaction as mysql_transaction
 from stratabench.layers.stores.postgresql import PostgresqlStore
+from stratabench.layers.stores.postgresql import connect as postgresql_connect
 from stratabench.layers.stores.sqlite import SqliteStore
+from stratabench.layers.stores.sqlite import connect as sqlite_connect
 from stratabench.options import RunOptions
 from stratabench.redact import redact, scrub
 from stratabench.settings import SettingReader
@@ -290,11 +293,7 @@ class SqliteRows(RowTable):
     from_db = {"time_us": "_dt({})", "list_str": "_loads({})", "list_int": "_loads({})", "bool": "bool({})"}
 
     def _connect(self) -> None:
-        path = unquote(urlsplit(self._url).path)
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None)
-        self._db.execute(f"PRAGMA journal_mode={self.config.text('sqlite.journal_mode')}")
-        self._db.execute(f"PRAGMA synchronous={self.config.text('sqlite.synchronous')}")
+        self._db = sqlite_connect(unquote(urlsplit(self._url).path), self.config)
 
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         return (sqlite3.Error, OSError)
@@ -331,10 +330,7 @@ class PostgresqlRows(RowTable):
     text_key = "text"
 
     def _connect(self) -> None:
-        import psycopg
-
-        timeout = max(2, round(self.config.number("postgresql.connect_timeout")))
-        self._db = psycopg.connect(self._url, autocommit=True, connect_timeout=timeout)
+        self._db = postgresql_connect(self._url, self.config)
         # timestamptz comes back in the session's zone: UTC gives datetime.timezone.utc.
         self._db.execute("SET TIME ZONE 'UTC'")
         if self.server_pids:
@@ -382,17 +378,7 @@ class MariadbRows(RowTable):
         return super().create_sql() + " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
 
     def _connect(self) -> None:
-        import pymysql
-
-        parts = urlsplit(self._url)
-        timeout = self.config.number("mysql.socket_timeout")
-        self._db = pymysql.connect(
-            host=parts.hostname or "127.0.0.1", port=parts.port or 3306,
-            user=unquote(parts.username or ""), password=unquote(parts.password or ""),
-            database=unquote(parts.path.strip("/")) or None, autocommit=True, charset="utf8mb4",
-            connect_timeout=self.config.number("mysql.connect_timeout"),
-            read_timeout=timeout, write_timeout=timeout,
-        )
+        self._db = mysql_connect(self._url, self.config)
 
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         import pymysql
@@ -415,17 +401,8 @@ class MariadbRows(RowTable):
         return run
 
     def write_rows(self, values: Sequence[Row]) -> None:
-        self._db.begin()
-        try:
-            with self._db.cursor() as cursor:
-                cursor.executemany(self.upsert_sql, values)
-        except BaseException:
-            try:
-                self._db.rollback()
-            except Exception:  # noqa: BLE001 -- the first error is the one to report
-                pass
-            raise
-        self._db.commit()
+        with mysql_transaction(self._db), self._db.cursor() as cursor:
+            cursor.executemany(self.upsert_sql, values)
 
     def _close(self) -> None:
         self._db.close()

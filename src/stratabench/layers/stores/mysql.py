@@ -20,12 +20,14 @@ with their defaults.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.settings import SettingReader
 
 __all__ = ["MysqlStore"]
 
@@ -35,6 +37,45 @@ _CHUNK = 500
 # value escaped, which can double its size, so the check is on the escaped form.
 _STATEMENT_OVERHEAD = 1024
 _PACKET_TOO_LARGE = (1153, 1301)
+
+
+def connect(url: str, config: SettingReader) -> Any:
+    """Open an autocommit PyMySQL connection from a URL, with the ``mysql.*`` timeouts.
+
+    Shared with the cache suite's row tables, so both open the database alike.
+    """
+    import pymysql
+
+    parts = urlsplit(url)
+    timeout = config.number("mysql.socket_timeout")
+    return pymysql.connect(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 3306,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        database=unquote(parts.path.strip("/")) or None,
+        autocommit=True,
+        charset="utf8mb4",
+        binary_prefix=True,
+        connect_timeout=config.number("mysql.connect_timeout"),
+        read_timeout=timeout,
+        write_timeout=timeout,
+    )
+
+
+@contextmanager
+def transaction(db: Any) -> Iterator[None]:
+    """One transaction on an autocommit connection: commit on success, roll back on any error."""
+    db.begin()
+    try:
+        yield
+    except BaseException:
+        try:
+            db.rollback()
+        except Exception:  # noqa: BLE001 -- the first error is the one to report
+            pass
+        raise
+    db.commit()
 
 
 @STORES.register("mysql", requires=("pymysql",), extra="stores")
@@ -48,26 +89,11 @@ class MysqlStore(Store):
     def _open(self) -> None:
         import pymysql
 
-        parts = self._parts
-        database = unquote(parts.path.strip("/"))
-        if not database:
+        if not unquote(self._parts.path.strip("/")):
             raise UsageError(f"store URL {self.redacted_url!r} names no database; use mysql://user:password@host:port/DATABASE")
         self._table = namespace_identifier(self.namespace, max_length=64)
-        timeout = self.config.number("mysql.socket_timeout")
         try:
-            self._db: Any = pymysql.connect(
-                host=parts.hostname or "127.0.0.1",
-                port=parts.port or 3306,
-                user=unquote(parts.username or ""),
-                password=unquote(parts.password or ""),
-                database=database,
-                autocommit=True,
-                charset="utf8mb4",
-                binary_prefix=True,
-                connect_timeout=self.config.number("mysql.connect_timeout"),
-                read_timeout=timeout,
-                write_timeout=timeout,
-            )
+            self._db: Any = connect(self._url, self.config)
             with self._db.cursor() as cursor:
                 cursor.execute(
                     f"CREATE TABLE IF NOT EXISTS `{self._table}` "
@@ -144,17 +170,8 @@ class MysqlStore(Store):
             self._check(key, value)
         if not pairs:
             return
-        with self._guard("put_many"):
-            self._db.begin()
-            try:
-                self._execute("put_many", self._upsert, pairs, many=True)
-            except BaseException:
-                try:
-                    self._db.rollback()
-                except Exception:  # noqa: BLE001 -- the first error is the one to report
-                    pass
-                raise
-            self._db.commit()
+        with self._guard("put_many"), transaction(self._db):
+            self._execute("put_many", self._upsert, pairs, many=True)
 
     def cleanup(self) -> None:
         self._execute("cleanup", f"DROP TABLE IF EXISTS `{self._table}`")

@@ -24,8 +24,21 @@ from typing import Any
 
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.settings import SettingReader
 
 __all__ = ["PostgresqlStore"]
+
+
+def connect(url: str, config: SettingReader) -> Any:
+    """Open an autocommit psycopg connection with the ``postgresql.*`` settings.
+
+    Shared with the cache suite's row tables, so both open the database alike.
+    """
+    import psycopg
+
+    # libpq counts connect_timeout in whole seconds and treats 1 as 2 anyway.
+    timeout = max(2, round(config.number("postgresql.connect_timeout")))
+    return psycopg.connect(url, autocommit=True, connect_timeout=timeout)
 
 
 @STORES.register("postgresql", requires=("psycopg",), extra="stores")
@@ -40,9 +53,8 @@ class PostgresqlStore(Store):
         import psycopg
 
         self._table = namespace_identifier(self.namespace)
-        timeout = max(2, round(self.config.number("postgresql.connect_timeout")))
         try:
-            self._db: Any = psycopg.connect(self._url, autocommit=True, connect_timeout=timeout)
+            self._db: Any = connect(self._url, self.config)
             self._db.execute(
                 f'CREATE TABLE IF NOT EXISTS "{self._table}" (k bytea PRIMARY KEY, v bytea NOT NULL)'
             )

@@ -19,13 +19,26 @@ from pathlib import Path
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store, namespace_identifier
-from stratabench.settings import Setting
+from stratabench.settings import Setting, SettingReader
 
 __all__ = ["SqliteStore"]
 
 # SQLite's default SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32 but 999
 # before; stay under the old limit so any build works.
 _CHUNK = 500
+
+
+def connect(path: str, config: SettingReader) -> sqlite3.Connection:
+    """Open an SQLite file (or ``:memory:``) with the ``sqlite.*`` settings, in autocommit mode.
+
+    Shared with the cache suite's row tables, so both open the database alike.
+    """
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=config.number("sqlite.busy_timeout"), isolation_level=None)
+    db.execute(f"PRAGMA journal_mode={config.text('sqlite.journal_mode')}")
+    db.execute(f"PRAGMA synchronous={config.text('sqlite.synchronous')}")
+    return db
 
 
 @STORES.register("sqlite")
@@ -46,15 +59,9 @@ class SqliteStore(Store):
             path = ":memory:"
         elif not path:
             raise UsageError(f"store URL {self.redacted_url!r} names no file; use sqlite:///path/bench.db")
-        journal = self.config.text("sqlite.journal_mode")
-        synchronous = self.config.text("sqlite.synchronous")
         self._table = namespace_identifier(self.namespace)
         try:
-            if path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=self.config.number("sqlite.busy_timeout"), isolation_level=None)
-            self._db.execute(f"PRAGMA journal_mode={journal}")
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db = connect(path, self.config)
             self._db.execute(
                 f'CREATE TABLE IF NOT EXISTS "{self._table}" (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID'
             )
