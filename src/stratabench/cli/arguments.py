@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
 
-__all__ = ["add_engine_arguments", "add_format_argument", "engine_options", "parse_settings", "positive_int"]
+__all__ = ["add_engine_arguments", "add_format_argument", "number_at_least", "engine_options", "parse_settings", "positive_int"]
 
 
 def positive_int(text: str) -> int:
@@ -21,14 +22,26 @@ def positive_int(text: str) -> int:
     return value
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
+def number_at_least(minimum: float, *, what: str = "a number", below: str = "") -> Callable[[str], float]:
+    """argparse type: a number no smaller than ``minimum``, with readable errors.
+
+    ``what`` names the kind of number in the error for text that is none;
+    ``below`` replaces the default message for a number under ``minimum``.
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} {below or f'must be {minimum:g} or more'}")
+        return value
+
+    return parse
+
+
+_seconds = number_at_least(0, what="a number of seconds", below="must not be negative")
 
 
 def add_format_argument(parser: argparse._ActionsContainer) -> None:

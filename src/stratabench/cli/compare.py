@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from stratabench.cli.arguments import add_format_argument
+from stratabench.cli.arguments import add_format_argument, number_at_least
 from stratabench.errors import UsageError
 from stratabench.metrics import METRICS
 from stratabench.report.comparison import compare_results, comparison_table
@@ -14,16 +14,6 @@ from stratabench.report.formats import REPORTERS
 from stratabench.results.format import load
 
 __all__ = ["add_parser"]
-
-
-def _factor(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more, for example 1.10 for 10% slower")
-    return value
 
 
 def add_parser(subparsers: Any) -> None:
@@ -37,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("after", help="the second results file")
     parser.add_argument("--metric", default="wall_ns", help="the metric to compare (default wall_ns)")
     add_format_argument(parser)
-    parser.add_argument("--fail-above", type=_factor, metavar="FACTOR",
+    parser.add_argument("--fail-above", type=number_at_least(1, below="must be 1 or more, for example 1.10 for 10% slower"), metavar="FACTOR",
                         help="exit 1 if a cell's ratio exceeds FACTOR and is not within noise")
     parser.set_defaults(handler=handle)
 
