@@ -14,7 +14,8 @@ from typing import Any
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.datasets.verify import Integrity
+from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult
 

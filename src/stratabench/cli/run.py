@@ -20,15 +20,16 @@ from stratabench.cli.arguments import (
     positive_int,
 )
 from stratabench.cli.progress import make_progress
-from stratabench.engine.runner import execute, plan_run
+from stratabench.engine.runner import execute
+from stratabench.suites.kit.plan import plan_run
 from stratabench.errors import UsageError
 from stratabench.options import RunOptions
 from stratabench.report.formats import REPORTERS
-from stratabench.report.render import render_results
+from stratabench.suites.kit.reports import run_tables
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
-from stratabench.settings import check_settings
+from stratabench.plugins import check_settings
 
 __all__ = ["add_parser", "new_run_id", "run"]
 
@@ -137,7 +138,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
             except KeyboardInterrupt:
                 print(f"interrupted: the cells measured so far are in {output}", file=sys.stderr)
                 return 130
-    sys.stdout.write(reporter.render(render_results(results, header)))
+    sys.stdout.write(reporter.render(run_tables(results, header)))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)
     if failed:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from stratabench.datasets import DATASETS
 
 if TYPE_CHECKING:
-    from stratabench.layers.codecs.base import Schema
+    from stratabench.datasets.schema import Schema
 
 __all__ = ["BulkloadDataset", "DatasetEntry"]
 
@@ -46,9 +46,9 @@ class BulkloadDataset(DatasetEntry):
     default_seed = 100
 
     def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
-        from stratabench.suites.bulkload import _records
+        from stratabench.datasets.bulkload import cached_rows
 
-        return _records(size, seed)
+        return cached_rows(size, seed)
 
     def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
         from stratabench.datasets.bulkload import canonical_hash
@@ -57,6 +57,6 @@ class BulkloadDataset(DatasetEntry):
 
     @property
     def schema(self) -> Schema:
-        from stratabench.layers.codecs.base import BULKLOAD_SCHEMA
+        from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 
         return BULKLOAD_SCHEMA

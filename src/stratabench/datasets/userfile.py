@@ -53,7 +53,7 @@ from typing import Any
 from stratabench.datasets.cache import cached
 from stratabench.datasets.records_json import canonical_hash
 from stratabench.errors import DataError
-from stratabench.layers.codecs.base import Field, FieldType, Row, Schema
+from stratabench.datasets.schema import Field, FieldType, Row, Schema
 
 __all__ = ["UserRecords", "load_records"]
 

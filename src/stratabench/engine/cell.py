@@ -20,7 +20,7 @@ from pathlib import Path
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import CellSpec
+from stratabench.engine.operation import CellSpec, builder_of
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
@@ -53,20 +53,18 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
     Never raises for a cell's own failure: errors become a result with a
     status and a one-line reason, so one bad cell never stops a run.
     """
-    from stratabench.suites import SUITES
-
     started = time.perf_counter()
 
     def failed(status: Status, message: str) -> CellResult:
         return CellResult.failure(spec, status, message, time.perf_counter() - started)
 
     try:
-        suite = SUITES.get(spec.suite)(options)
+        builder = builder_of(spec, options)
     except StratabenchError as error:
         return failed(status_of(error), error.message)
     with tempfile.TemporaryDirectory(prefix="stratabench-cell-") as workdir:
         try:
-            operation = suite.prepare(spec, Path(workdir))
+            operation = builder.prepare(spec, Path(workdir))
         except StratabenchError as error:
             return failed(status_of(error), error.message)
         except Exception as error:  # noqa: BLE001 - any plugin bug fails only its cell

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.datasets.verify import Integrity
+from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 
 __all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass"]

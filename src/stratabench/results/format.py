@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stratabench.engine.operation import Integrity
-from stratabench.engine.stats import Summary
+from stratabench.datasets.verify import Integrity
+from stratabench.results.stats import Summary
 from stratabench.errors import ResultsFormatError, StratabenchError
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult

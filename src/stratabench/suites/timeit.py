@@ -15,7 +15,7 @@ from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite
+from stratabench.suites.kit.suite import Suite
 
 __all__ = ["TimeitSuite"]
 
@@ -32,7 +32,7 @@ class TimeitSuite(Suite):
 
     def cells(self) -> list[CellSpec]:
         stmt = self.config.text("timeit.stmt")
-        return [CellSpec("timeit", stmt, {"stmt": stmt, "setup": self.config.text("timeit.setup")})]
+        return [self.spec(stmt, {"stmt": stmt, "setup": self.config.text("timeit.setup")})]
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         stmt, setup = cell.params["stmt"], cell.params["setup"]

@@ -6,7 +6,8 @@ import pytest
 
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import calibrate, loop_timer, measure_operation, statement_timer
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.datasets.verify import Integrity
+from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 
 

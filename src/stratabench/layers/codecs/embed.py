@@ -55,15 +55,8 @@ from typing import Any
 
 from stratabench.errors import DataError, UsageError
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import (
-    Codec,
-    Format,
-    Row,
-    Schema,
-    datetime_from_us,
-    row_converter,
-    us_from_datetime,
-)
+from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.layers.codecs.base import Codec, Format, row_converter
 
 __all__ = ["EmbedCodec", "EmbedFormat", "python_literal"]
 

@@ -22,16 +22,8 @@ from pathlib import Path
 from typing import Literal
 
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import (
-    Codec,
-    Format,
-    FunctionFormat,
-    Row,
-    Schema,
-    datetime_from_us,
-    row_converter,
-    us_from_datetime,
-)
+from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, row_converter
 
 __all__ = ["MarshalCodec"]
 

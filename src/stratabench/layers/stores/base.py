@@ -43,6 +43,7 @@ from stratabench.settings import Setting, SettingReader
 
 __all__ = [
     "NAMESPACE_PATTERN",
+    "StoreConnection",
     "BatchStore",
     "ItemLimit",
     "Store",
@@ -125,7 +126,88 @@ def parse_store_url(url: str) -> SplitResult:
     return parts
 
 
-class Store(ABC):
+class StoreConnection:
+    """The one error contract of everything that talks to a store: the URL kept private, one-line failures.
+
+    :class:`Store` and the row tables (:mod:`stratabench.layers.stores.rows`)
+    share it, so a failure reads the same whichever of them met it. A
+    subclass sets ``_url``, ``_parts`` (:func:`parse_store_url`) and
+    ``_closed``, and names its driver's errors in :meth:`_driver_errors`.
+    """
+
+    name: ClassVar[str]
+    service: ClassVar[str | None] = None
+    """The ``stratabench services`` name that starts such a server locally."""
+
+    _url: str
+    _parts: SplitResult
+    _closed: bool
+
+    @property
+    def redacted_url(self) -> str:
+        """The URL with its password masked: the only form ever shown."""
+        return redact(self._url)
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of a server store, or the path of an embedded one."""
+        parts = self._parts
+        if parts.hostname:
+            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            return f"{host}:{parts.port}" if parts.port else host
+        return self.path or self.name
+
+    @property
+    def path(self) -> str:
+        """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
+        parts = self._parts
+        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
+        return unquote(netloc + parts.path)
+
+    # -- failures ---------------------------------------------------------
+
+    def _reason(self, exc: BaseException) -> str:
+        """One line of ``exc`` with this store's credentials removed."""
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return scrub(text, self._url).rstrip(".")
+
+    def _unreachable(self, exc: BaseException | str) -> StoreError:
+        """The error for a server that cannot be reached or opened."""
+        reason = exc if isinstance(exc, str) else self._reason(exc)
+        if self.service:
+            todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
+        else:
+            todo = "check the path and its permissions"
+        return StoreError(f"cannot connect to {self.name} at {self.address}: {reason}; {todo}")
+
+    def _failed(self, operation: str, exc: BaseException | str) -> StoreError:
+        """The error for an operation that failed on an open store."""
+        reason = exc if isinstance(exc, str) else self._reason(exc)
+        todo = (
+            "check that the server is still running (`stratabench services status`)"
+            if self.service
+            else "check the disk and the path's permissions"
+        )
+        return StoreError(f"{self.name} at {self.address} failed during {operation}: {reason}; {todo}")
+
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
+        """Exception classes of the driver that mean the store failed."""
+        return (OSError,)
+
+    @contextmanager
+    def _guard(self, operation: str) -> Iterator[None]:
+        """Turn the driver's exceptions inside the block into :class:`StoreError`."""
+        if self._closed:
+            raise StoreError(f"{self.name} at {self.address}: {operation} on a closed store; open it again")
+        try:
+            yield
+        except StratabenchError:
+            raise
+        except self._driver_errors() as exc:
+            raise self._failed(operation, exc) from exc
+
+
+class Store(StoreConnection, ABC):
     """Bytes by key, inside a namespace of its own.
 
     Parameters
@@ -153,9 +235,6 @@ class Store(ABC):
 
     schemes: ClassVar[tuple[str, ...]] = ()
     """URL schemes this store opens."""
-
-    service: ClassVar[str | None] = None
-    """The ``stratabench services`` name that starts such a server locally."""
 
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
@@ -244,27 +323,6 @@ class Store(ABC):
     # -- what it is -------------------------------------------------------
 
     @property
-    def redacted_url(self) -> str:
-        """The URL with its password masked: the only form ever shown."""
-        return redact(self._url)
-
-    @property
-    def address(self) -> str:
-        """``host:port`` of a server store, or the path of an embedded one."""
-        parts = self._parts
-        if parts.hostname:
-            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-            return f"{host}:{parts.port}" if parts.port else host
-        return self.path or self.name
-
-    @property
-    def path(self) -> str:
-        """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
-        parts = self._parts
-        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
-        return unquote(netloc + parts.path)
-
-    @property
     def server_pids(self) -> tuple[int, ...]:
         """Process ids of the local server (empty when not known)."""
         return self._server_pids
@@ -283,53 +341,12 @@ class Store(ABC):
         return f"<{type(self).__name__} {self.redacted_url} namespace={self.namespace!r}>"
 
     __str__ = __repr__
-
     # -- failures ---------------------------------------------------------
-
-    def _reason(self, exc: BaseException) -> str:
-        """One line of ``exc`` with this store's credentials removed."""
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return scrub(text, self._url).rstrip(".")
-
-    def _unreachable(self, exc: BaseException | str) -> StoreError:
-        """The error for a server that cannot be reached or opened."""
-        reason = exc if isinstance(exc, str) else self._reason(exc)
-        if self.service:
-            todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
-        else:
-            todo = "check the path and its permissions"
-        return StoreError(f"cannot connect to {self.name} at {self.address}: {reason}; {todo}")
-
-    def _failed(self, operation: str, exc: BaseException | str) -> StoreError:
-        """The error for an operation that failed on an open store."""
-        reason = exc if isinstance(exc, str) else self._reason(exc)
-        todo = (
-            "check that the server is still running (`stratabench services status`)"
-            if self.service
-            else "check the disk and the path's permissions"
-        )
-        return StoreError(f"{self.name} at {self.address} failed during {operation}: {reason}; {todo}")
 
     def _too_large(self, size: int, limit: int, how: str) -> ValueTooLargeError:
         return ValueTooLargeError(
             f"value of {size} bytes exceeds {self.name}'s item limit of {limit} bytes at {self.address}; {how}"
         )
-
-    def _driver_errors(self) -> tuple[type[BaseException], ...]:
-        """Exception classes of the driver that mean the store failed."""
-        return (OSError,)
-
-    @contextmanager
-    def _guard(self, operation: str) -> Iterator[None]:
-        """Turn the driver's exceptions inside the block into :class:`StoreError`."""
-        if self._closed:
-            raise StoreError(f"{self.name} at {self.address}: {operation} on a closed store; open it again")
-        try:
-            yield
-        except StratabenchError:
-            raise
-        except self._driver_errors() as exc:
-            raise self._failed(operation, exc) from exc
 
 
 _SchemeMap = dict[str, str]

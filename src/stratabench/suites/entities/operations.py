@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.datasets import entities as E
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.datasets.verify import Integrity
+from stratabench.engine.operation import Operation
 from stratabench.errors import UsageError
 from stratabench.layers.mappers.base import Mapper, verify_objects
 

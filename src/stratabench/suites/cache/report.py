@@ -31,14 +31,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stratabench.engine.stats import Summary, summarize
+from stratabench.results.stats import Summary, summarize
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.cell_problems import problem_lines, status_summary
+from stratabench.suites.kit.problems import problem_lines, status_summary
+from stratabench.suites.kit.reports import study_report
 from stratabench.units import format_bytes, format_ns
 
 __all__ = ["ARTICLE_CELLS", "START_SERVERS", "Finding", "cache_tables", "findings"]
@@ -638,6 +639,7 @@ def _conclusion_memory(c: CacheResults) -> dict[str, str]:
     return {"verdict": "holds" if holds else "does not hold", "evidence": "; ".join(parts)}
 
 
+@study_report("cache")
 def cache_tables(results: Sequence[CellResult], options: RunOptions) -> list[Table]:
     """Every table of the cache suite for these results."""
     c = CacheResults(results)

@@ -54,8 +54,8 @@ from stratabench.errors import UsageError
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite, min_time_setting
-from stratabench.suites.entities_ops import (
+from stratabench.suites.kit.suite import Suite, min_time_setting
+from stratabench.suites.entities.operations import (
     DECODE_STEPS,
     ENCODE_STEPS,
     READS,
@@ -63,7 +63,7 @@ from stratabench.suites.entities_ops import (
     encode_operation,
     get_operation,
 )
-from stratabench.suites.run_stores import cell_namespace, real_url
+from stratabench.suites.kit.stores import cell_namespace, real_url
 
 if TYPE_CHECKING:
     from stratabench.report.table import Table
@@ -182,7 +182,7 @@ class EntitiesSuite(Suite):
         cells: list[CellSpec] = []
 
         def add(family: str, params: dict[str, Any], name: str, env: dict[str, str] | None = None) -> None:
-            cells.append(CellSpec("entities", f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
+            cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
 
         if "get20" in families:
             for store in self.stores():
@@ -297,11 +297,6 @@ class EntitiesSuite(Suite):
         if params["path"] == "ndb.get.bundled":
             operation.notes["ndb"] = f"get_multi through ndb's own {type(global_cache).__name__}"
         return operation
-
-    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
-        from stratabench.suites.entities_report import entities_tables
-
-        return entities_tables(results)
 
 
 def _run_all(cleanups: list[Any]) -> None:

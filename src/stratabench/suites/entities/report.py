@@ -33,14 +33,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratabench.datasets.entities import FLAVOURS, SCHEMAS, WIDTHS
-from stratabench.engine.stats import Summary
+from stratabench.results.stats import Summary
+from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.cell_problems import problem_lines
+from stratabench.suites.kit.problems import problem_lines
+from stratabench.suites.kit.reports import study_report
 from stratabench.units import format_ns
 
-__all__ = ["PUBLISHED", "Finding", "Target", "entities_tables", "findings", "targets"]
+__all__ = ["PUBLISHED", "Finding", "Target", "entities_report", "entities_tables", "findings", "targets"]
 
 #: The 2016 figures (ms per get of 20, App Engine F1, real RPC): class, N, library get, GetAsync, lazy get.
 PUBLISHED: tuple[tuple[str, int, float, float, float], ...] = (
@@ -517,6 +519,12 @@ def _findings_table(results: Sequence[CellResult]) -> Table:
                        "least 1.5×; finding 4: decodes grow at least 4× while lazy read 1 grows no more than "
                        "1.25× the parse's growth; finding 5: at least 10×).")
     return table
+
+
+@study_report("entities")
+def entities_report(results: Sequence[CellResult], options: RunOptions) -> list[Table]:
+    """The study's tables; they depend on the results alone."""
+    return entities_tables(results)
 
 
 def entities_tables(results: Sequence[CellResult]) -> list[Table]:
