@@ -13,6 +13,8 @@ from stratabench.report.generic import integrity_text, status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.bulkload.suite import DEFAULT_SIZE, GO_FORMATS
+from stratabench.suites.kit.findings import Finding, Verdict, beyond
+from stratabench.suites.kit.findings import conclusions_table as kit_conclusions_table
 from stratabench.suites.kit.reports import study_report
 from stratabench.units import format_count
 
@@ -163,68 +165,63 @@ def _published_table(results: Sequence[CellResult], size: int) -> Table:
     return table
 
 def conclusions_table(results: Sequence[CellResult]) -> Table:
-    table = Table("bulkload: the seed's conclusions on this machine",
-                  [Column("n", "#", "right"), Column("conclusion", "conclusion"), Column("verdict", "verdict"),
-                   Column("evidence", "evidence")])
+    """The seed's four conclusions, each judged on the warm Go rows of this run."""
     go = {str(r.params.get("format")): r for r in results if r.language == "go" and r.params.get("variant") == "warm"}
-    table.rows = [
-        {"n": 1, "conclusion": "embedding in source is by far the fastest load, but huge sources can fail to build",
-         **_verdict_embed(go)},
-        {"n": 2, "conclusion": "json is the slowest and uses the most memory", **_verdict_json(go)},
-        {"n": 3, "conclusion": "gob beats msgp in both time and memory", **_verdict_gob(go)},
-        {"n": 4, "conclusion": "json, gob and msgpack need no code generation; msgp needs a generator step",
-         "verdict": "holds by construction",
-         "evidence": "go/internal: msgp decodes with generated methods; json, gob and msgpack use reflection"},
-    ]
-    table.notes = ["verdicts compare medians of the warm variant (the seed's semantics) from this run; "
-                   "'within noise' means the confidence intervals overlap. Results depend on the Go version."]
-    return table
+    return kit_conclusions_table("bulkload: the seed's conclusions on this machine", [
+        _embed_is_fastest_but_may_not_build(go),
+        _json_is_slowest_and_heaviest(go),
+        _gob_beats_msgp(go),
+        Finding("", "json, gob and msgpack need no code generation; msgp needs a generator step",
+                Verdict.BY_CONSTRUCTION,
+                evidence="go/internal: msgp decodes with generated methods; json, gob and msgpack use reflection"),
+    ], notes=["verdicts compare medians of the warm variant (the seed's semantics) from this run; "
+              "'within noise' means the confidence intervals overlap. Results depend on the Go version."])
 
 
-def _median(result: CellResult | None, name: str) -> float | None:
-    return None if result is None or not result.ok else result.median(name)
-
-
-def _verdict_embed(go: dict[str, CellResult]) -> dict[str, str]:
+def _embed_is_fastest_but_may_not_build(go: dict[str, CellResult]) -> Finding:
+    claim = "embedding in source is by far the fastest load, but huge sources can fail to build"
     embed = go.get("embed")
     others = [r for f, r in go.items() if f != "embed" and r.ok]
     if embed is None or not others:
-        return {"verdict": "not measured", "evidence": "needs the Go rows (embed and at least one other format)"}
+        return Finding("", claim, Verdict.NOT_MEASURED,
+                       evidence="needs the Go rows (embed and at least one other format)")
     if not embed.ok:
-        return {"verdict": "reproduced (build failed)", "evidence": f"embed could not be built here: {embed.error}"}
+        return Finding("", claim, Verdict.HOLDS, evidence=f"embed could not be built here: {embed.error}",
+                       qualifier="build failed")
     fastest_other = min(others, key=lambda r: r.median("wall_ns") or float("inf"))
     r = ratio(fastest_other.summary("wall_ns"), embed.summary("wall_ns"))
-    holds = r is not None and r.value > 10 and not r.within_noise
     compile_ns = embed.median("compile_ns")
     cost = f"; built in {METRICS['compile_ns'].format(compile_ns)}" if compile_ns else ""
-    return {"verdict": "reproduced" if holds else "refuted",
-            "evidence": f"{fastest_other.params.get('format')} is {r} slower than embed{cost}"}
+    return Finding("", claim, Verdict.HOLDS if beyond(r, 10) else Verdict.DOES_NOT_HOLD,
+                   evidence=f"{fastest_other.params.get('format')} is {r} slower than embed{cost}")
 
 
-def _verdict_json(go: dict[str, CellResult]) -> dict[str, str]:
+def _json_is_slowest_and_heaviest(go: dict[str, CellResult]) -> Finding:
+    claim = "json is the slowest and uses the most memory"
     measured = {f: r for f, r in go.items() if f != "embed" and r.ok}
     if "json" not in measured or len(measured) < 2:
-        return {"verdict": "not measured", "evidence": "needs go json and another Go format"}
+        return Finding("", claim, Verdict.NOT_MEASURED, evidence="needs go json and another Go format")
     slowest = max(measured, key=lambda f: measured[f].median("wall_ns") or 0)
     heaviest = max(measured, key=lambda f: measured[f].median("alloc_total_bytes") or 0)
     holds = slowest == "json" and heaviest == "json"
     part = "" if holds else f" (slowest: {slowest}; most bytes: {heaviest})"
-    return {"verdict": "reproduced" if holds else "refuted",
-            "evidence": f"json {METRICS['wall_ns'].format(measured['json'].median('wall_ns'))}/op, "
-                        f"{METRICS['alloc_total_bytes'].format(measured['json'].median('alloc_total_bytes'))}/op{part}"}
+    return Finding("", claim, Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD, evidence=(
+            f"json {METRICS['wall_ns'].format(measured['json'].median('wall_ns'))}/op, "
+            f"{METRICS['alloc_total_bytes'].format(measured['json'].median('alloc_total_bytes'))}/op{part}"))
 
 
-def _verdict_gob(go: dict[str, CellResult]) -> dict[str, str]:
+def _gob_beats_msgp(go: dict[str, CellResult]) -> Finding:
     """Gob beats msgp only if it wins on time and on bytes; one clear loss refutes it."""
+    claim = "gob beats msgp in both time and memory"
     gob, msgp = go.get("gob"), go.get("msgp")
     if gob is None or msgp is None or not gob.ok or not msgp.ok:
-        return {"verdict": "not measured", "evidence": "needs go gob and go msgp"}
+        return Finding("", claim, Verdict.NOT_MEASURED, evidence="needs go gob and go msgp")
     comparisons = [ratio(msgp.summary(name), gob.summary(name)) for name in ("wall_ns", "alloc_total_bytes")]
     time, memory = comparisons
     evidence = f"msgp/gob time {time or '-'}, bytes {memory or '-'} (above 1: gob wins; the seed found gob ahead in both)"
     measured = [c for c in comparisons if c is not None]
     if any(c.value < 1 and not c.within_noise for c in measured):
-        return {"verdict": "refuted", "evidence": evidence}
-    if all(c.value > 1 and not c.within_noise for c in measured) and len(measured) == 2:
-        return {"verdict": "reproduced", "evidence": evidence}
-    return {"verdict": "within noise", "evidence": evidence}
+        return Finding("", claim, Verdict.DOES_NOT_HOLD, evidence=evidence)
+    if all(beyond(c, 1) for c in measured) and len(measured) == 2:
+        return Finding("", claim, Verdict.HOLDS, evidence=evidence)
+    return Finding("", claim, Verdict.WITHIN_NOISE, evidence=evidence)
