@@ -12,9 +12,9 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
-from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult

@@ -20,7 +20,6 @@ import pytest
 from stratabench.cli.progress import LineProgress
 from stratabench.engine.cell import run_cell, run_cell_in_process
 from stratabench.engine.runner import execute
-from stratabench.suites.kit.plan import plan_run
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.redact import password_of
 from stratabench.results.format import header_record, load
@@ -28,6 +27,7 @@ from stratabench.results.records import CellResult
 from stratabench.results.writer import ResultsWriter
 from stratabench.services.session import LocalServices, local_services
 from stratabench.suites.cache.suite import CacheSuite
+from stratabench.suites.kit.plan import plan_run
 from tests.availability import unavailable
 
 pytestmark = pytest.mark.server

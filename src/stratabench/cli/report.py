@@ -10,8 +10,8 @@ from typing import Any
 from stratabench.cli.arguments import add_format_argument
 from stratabench.errors import OutputError
 from stratabench.report.formats import REPORTERS
-from stratabench.suites.kit.reports import run_tables
 from stratabench.results.format import load
+from stratabench.suites.kit.reports import run_tables
 
 __all__ = ["add_parser"]
 

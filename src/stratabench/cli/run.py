@@ -21,15 +21,15 @@ from stratabench.cli.arguments import (
 )
 from stratabench.cli.progress import make_progress
 from stratabench.engine.runner import execute
-from stratabench.suites.kit.plan import plan_run
 from stratabench.errors import UsageError
 from stratabench.options import RunOptions
+from stratabench.plugins import check_settings
 from stratabench.report.formats import REPORTERS
-from stratabench.suites.kit.reports import run_tables
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
-from stratabench.plugins import check_settings
+from stratabench.suites.kit.plan import plan_run
+from stratabench.suites.kit.reports import run_tables
 
 __all__ = ["add_parser", "new_run_id", "run"]
 

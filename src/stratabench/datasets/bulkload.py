@@ -19,13 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import eq, is_, itemgetter
 from typing import Any, NamedTuple
 
-from stratabench.datasets.canonical import (
-    go_json_float,
-    go_json_string,
-    rfc3339nano,
-    sha1_hex,
-)
 from stratabench.datasets.cache import cached
+from stratabench.datasets.canonical import go_json_float, go_json_string, rfc3339nano, sha1_hex
 from stratabench.datasets.gorand import GoRand
 from stratabench.datasets.schema import Field, Schema
 

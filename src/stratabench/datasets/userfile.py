@@ -52,8 +52,8 @@ from typing import Any
 
 from stratabench.datasets.cache import cached
 from stratabench.datasets.records_json import canonical_hash
-from stratabench.errors import DataError
 from stratabench.datasets.schema import Field, FieldType, Row, Schema
+from stratabench.errors import DataError
 
 __all__ = ["UserRecords", "load_records"]
 

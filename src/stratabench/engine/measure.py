@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.datasets.verify import Integrity
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.datasets.verify import Integrity
-from stratabench.results.stats import Summary
 from stratabench.errors import ResultsFormatError, StratabenchError
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.stats import Summary
 
 __all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines"]
 

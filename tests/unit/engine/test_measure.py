@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import calibrate, loop_timer, measure_operation, statement_timer
-from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 

@@ -18,9 +18,9 @@ its binary marshaller's form) or ``embed`` (Go source).
 
 from __future__ import annotations
 
-from stratabench.errors import UsageError
 from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Row
+from stratabench.errors import UsageError
 from stratabench.layers.codecs.base import make_format
 
 __all__ = ["GO_ASSET_CODECS", "decode_go_asset"]

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from stratabench.datasets.canonical import format_rfc3339nano, parse_rfc3339nano
 from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
 from stratabench.layers.codecs.base import Format, FunctionFormat, row_converter, tuple_rows
-from stratabench.datasets.canonical import format_rfc3339nano, parse_rfc3339nano
 
 __all__ = ["json_rows", "json_to_rows", "json_wire_format"]
 

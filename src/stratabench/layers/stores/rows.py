@@ -40,17 +40,13 @@ from datetime import datetime, timezone
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
-from stratabench.errors import UnavailableError
 from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.errors import UnavailableError
 from stratabench.layers.codecs.base import row_converter
 from stratabench.layers.stores.base import Store, StoreConnection, namespace_identifier, parse_store_url
-from stratabench.layers.stores.mysql import MysqlStore
-from stratabench.layers.stores.mysql import connect as mysql_connect
-from stratabench.layers.stores.mysql import transaction as mysql_transaction
-from stratabench.layers.stores.postgresql import PostgresqlStore
-from stratabench.layers.stores.postgresql import connect as postgresql_connect
-from stratabench.layers.stores.sqlite import SqliteStore
-from stratabench.layers.stores.sqlite import connect as sqlite_connect
+from stratabench.layers.stores.mysql import MysqlStore, connect as mysql_connect, transaction as mysql_transaction
+from stratabench.layers.stores.postgresql import PostgresqlStore, connect as postgresql_connect
+from stratabench.layers.stores.sqlite import SqliteStore, connect as sqlite_connect
 from stratabench.options import RunOptions
 from stratabench.redact import redact
 from stratabench.settings import SettingReader

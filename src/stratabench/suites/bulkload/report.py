@@ -13,8 +13,7 @@ from stratabench.report.generic import integrity_text, status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.bulkload.suite import DEFAULT_SIZE, GO_FORMATS
-from stratabench.suites.kit.findings import Finding, Verdict, beyond
-from stratabench.suites.kit.findings import conclusions_table as kit_conclusions_table
+from stratabench.suites.kit.findings import Finding, Verdict, beyond, conclusions_table as kit_conclusions_table
 from stratabench.suites.kit.reports import study_report
 from stratabench.units import format_count
 

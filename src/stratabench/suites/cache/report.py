@@ -30,13 +30,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stratabench.results.stats import Summary, summarize
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
+from stratabench.results.stats import Summary, summarize
 from stratabench.suites.kit.findings import (
     Finding,
     ResultIndex,

@@ -39,24 +39,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stratabench.datasets import article, comments
-from stratabench.datasets.verify import Integrity
+from stratabench.datasets.schema import Row, Schema
+from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
-from stratabench.datasets.schema import Row, Schema
-from stratabench.datasets.verify import first_difference, verify_rows
 from stratabench.options import EngineOptions
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.suite import Suite, min_time_setting
 from stratabench.suites.kit.stores import cell_namespace, real_url
-
-if TYPE_CHECKING:
-    from stratabench.report.table import Table
-    from stratabench.results.records import CellResult
+from stratabench.suites.kit.suite import Suite, min_time_setting
 
 __all__ = ["CacheSuite", "DEFAULT_COMPRESSIONS", "DEFAULT_ENCODINGS", "OPERATIONS", "Tier", "TIER_KINDS"]
 

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratabench.errors import StoreError, StratabenchError
 from stratabench.datasets.schema import Row
+from stratabench.errors import StoreError, StratabenchError
 from stratabench.layers.stores.base import ItemLimit, Store
 from stratabench.layers.stores.rows import RowTable
 from stratabench.layers.value_pipeline import ValuePipeline

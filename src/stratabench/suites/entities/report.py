@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratabench.datasets.entities import FLAVOURS, SCHEMAS, WIDTHS
-from stratabench.results.stats import Summary
 from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
+from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, beyond, findings_table, said
 from stratabench.suites.kit.problems import problem_lines
 from stratabench.suites.kit.reports import study_report

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stratabench.datasets import entities as E
 from stratabench.engine.operation import CellSpec, Operation
@@ -54,7 +54,6 @@ from stratabench.errors import UsageError
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.suite import Suite, min_time_setting
 from stratabench.suites.entities.operations import (
     DECODE_STEPS,
     ENCODE_STEPS,
@@ -64,10 +63,7 @@ from stratabench.suites.entities.operations import (
     get_operation,
 )
 from stratabench.suites.kit.stores import cell_namespace, real_url
-
-if TYPE_CHECKING:
-    from stratabench.report.table import Table
-    from stratabench.results.records import CellResult
+from stratabench.suites.kit.suite import Suite, min_time_setting
 
 __all__ = ["DEFAULT_MIN_SAMPLE_NS", "EntitiesSuite", "StoreChoice", "PYTHON_PROTOBUF_ENV"]
 

@@ -36,22 +36,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from stratabench.datasets.verify import Integrity
+from stratabench.datasets.schema import Row, Schema
+from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
-from stratabench.datasets.schema import Row, Schema
-from stratabench.datasets.verify import first_difference, verify_rows
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.suite import Suite
 from stratabench.suites.kit.stores import cell_namespace, real_url
-
-if TYPE_CHECKING:
-    from stratabench.report.table import Table
-    from stratabench.results.records import CellResult
+from stratabench.suites.kit.suite import Suite
 
 __all__ = ["DEFAULT_CODECS", "DEFAULT_COMPRESSIONS", "OPERATIONS", "MatrixSuite", "Records", "load"]
 

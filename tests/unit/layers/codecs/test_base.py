@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from stratabench.errors import DataError, UnavailableError, UnknownNameError, UsageError
 from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 from stratabench.datasets.schema import EPOCH, Field, Row, Schema, datetime_from_us, us_from_datetime
 from stratabench.datasets.verify import first_difference, verify_rows
+from stratabench.errors import DataError, UnavailableError, UnknownNameError, UsageError
 from stratabench.layers.codecs.base import (
     Codec,
     Format,

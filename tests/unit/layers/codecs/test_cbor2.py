@@ -6,8 +6,7 @@ from datetime import datetime, timezone
 
 import cbor2
 
-from stratabench.datasets.bulkload import generate
-from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Field, Schema
 from stratabench.layers.codecs.base import make_format
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.datasets.bulkload import canonical_hash, generate
+from stratabench.datasets.bulkload import canonical_hash, generate, BULKLOAD_SCHEMA
 from stratabench.errors import DataError, UsageError
-from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.embed import EmbedFormat, python_literal
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.datasets.bulkload import REFERENCE_HASHES, canonical_bytes, canonical_hash, generate
-from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.bulkload import REFERENCE_HASHES, canonical_bytes, canonical_hash, generate, BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Field, Schema
 from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.json_wire import json_rows, json_to_rows

@@ -7,8 +7,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from stratabench.datasets.bulkload import generate
-from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
 from stratabench.layers.codecs.base import make_format
 
 ROWS = generate(3, 100)

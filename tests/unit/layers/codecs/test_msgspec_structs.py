@@ -7,8 +7,7 @@ from datetime import datetime
 import msgspec
 import pytest
 
-from stratabench.datasets.bulkload import canonical_hash, first_difference, generate
-from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.bulkload import canonical_hash, first_difference, generate, BULKLOAD_SCHEMA
 from stratabench.datasets.verify import verify_rows
 from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.msgspec_structs import struct_type

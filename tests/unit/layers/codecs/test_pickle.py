@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-from stratabench.datasets.bulkload import BulkRecord, generate
-from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.bulkload import BulkRecord, generate, BULKLOAD_SCHEMA
 from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.pickle import PROTOCOL
 
