@@ -35,6 +35,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Protocol, runtime_checkable
 from urllib.parse import SplitResult, unquote, urlsplit
@@ -202,6 +203,17 @@ class Store(ABC):
 
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
+
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str | None:
+        """The URL of a throwaway instance of this store, keeping its files in ``directory``.
+
+        An embedded store names a place under ``directory`` (which exists and
+        is empty); a server store returns ``None``: its :attr:`service` starts
+        a private server instead. The contract tests reach every registered
+        store this way, so a new store is tested the moment it is registered.
+        """
+        return None
 
     def __init__(
         self,
