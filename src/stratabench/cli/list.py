@@ -34,7 +34,7 @@ def _print_settings(settings: list[dict[str, Any]]) -> None:
         print(f"    {setting['name']:<{name_width}}  {default:<{default_width}}  {meaning}")
 
 
-def _entry(kind: str, info: PluginInfo) -> dict[str, Any]:
+def _entry(kind: str, info: PluginInfo[Any]) -> dict[str, Any]:
     availability = info.availability
     if availability.ok and kind == "services":
         # A server also needs its binary, which only the service itself can find.

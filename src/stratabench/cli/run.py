@@ -116,6 +116,13 @@ def handle(args: argparse.Namespace) -> int:
     return run(options, output, reporter(), services=args.services, overwrite=args.overwrite, quiet=args.quiet)
 
 
+def _plugin_modules() -> list[str]:
+    """Every module a registered plugin requires: the packages whose versions the results header records."""
+    from stratabench.plugins import registries
+
+    return [module for _, registry in registries() for info in registry for module in info.requires]
+
+
 def run(options: RunOptions, output: Path, reporter: Any, *, services: str | None = None,
         overwrite: bool = False, quiet: bool = False) -> int:
     """Plan, start services, measure, write results, print the report.
@@ -130,7 +137,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
             options = dataclasses.replace(options, stores=options.stores + urls)
         plan = plan_run(options, progress)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        header = header_record(options.run_id, started, environment(), options.to_json(),
+        header = header_record(options.run_id, started, environment(_plugin_modules()), options.to_json(),
                                {name: service.describe() for name, service in running.items()})
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
             try:

@@ -7,6 +7,7 @@ generator and canonical form stay in that module.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stratabench.datasets import DATASETS
@@ -29,7 +30,7 @@ class DatasetEntry(ABC):
         """The records as canonical rows (tuples in schema order)."""
 
     @abstractmethod
-    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+    def canonical_hash(self, rows: Sequence[tuple[Any, ...]]) -> str:
         """SHA-1 of the canonical form of ``rows``."""
 
     @property
@@ -50,7 +51,7 @@ class BulkloadDataset(DatasetEntry):
 
         return cached_rows(size, seed)
 
-    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+    def canonical_hash(self, rows: Sequence[tuple[Any, ...]]) -> str:
         from stratabench.datasets.bulkload import canonical_hash
 
         return canonical_hash(rows)

@@ -24,7 +24,7 @@ from stratabench.engine.operation import CellSpec, builder_of
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
-from stratabench.results.records import CellResult, MetricResult, Status
+from stratabench.results.records import CellResult, Status
 
 __all__ = ["run_cell", "run_cell_in_process", "run_cell_in_worker", "status_of"]
 
@@ -83,25 +83,7 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
                     operation.close()
                 except Exception:  # noqa: BLE001 - cleanup trouble must not hide the result
                     traceback.print_exc()
-    integrity = measurement.integrity
-    status: Status = "ok"
-    reason: str | None = None
-    if integrity is not None and not integrity.ok:
-        status = "failed"
-        reason = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
-    return CellResult(
-        suite=spec.suite,
-        cell=spec.name,
-        params=dict(spec.params),
-        language=spec.language,
-        status=status,
-        error=reason,
-        loops=measurement.loops,
-        metrics={name: MetricResult.of(values) for name, values in measurement.samples.items() if values},
-        integrity=integrity,
-        notes=dict(operation.notes),
-        duration_s=time.perf_counter() - started,
-    )
+    return measurement.result(spec, notes=operation.notes, duration_s=time.perf_counter() - started)
 
 
 def run_cell_in_worker(spec: CellSpec, options: RunOptions) -> CellResult:

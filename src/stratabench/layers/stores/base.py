@@ -18,7 +18,10 @@ points at a server holding someone else's data is safe to use.
 The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
 Optional abilities are separate protocols checked with ``isinstance``, as
 go-ycsb separates ``DB`` from ``BatchDB``: :class:`BatchStore` for batched
-get and put, :class:`ItemLimit` for stores that refuse large items.
+get and put, :class:`ItemLimit` for stores that refuse large items. Callers
+that read or write many keys take :func:`batch_getter` and
+:func:`batch_putter`: the batch where the store has one, key by key where it
+has not, decided in this one place.
 
 Failures are :class:`~stratabench.errors.StoreError` with one line naming the
 server (URL redacted) and what to do; a value over the item limit is
@@ -30,8 +33,9 @@ from __future__ import annotations
 import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Protocol, runtime_checkable
 from urllib.parse import SplitResult, unquote, urlsplit
@@ -46,7 +50,10 @@ __all__ = [
     "StoreConnection",
     "BatchStore",
     "ItemLimit",
+    "KeyValue",
     "Store",
+    "batch_getter",
+    "batch_putter",
     "namespace_identifier",
     "open_store",
     "parse_store_url",
@@ -69,6 +76,43 @@ class BatchStore(Protocol):
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
         """Store every ``(key, value)`` pair, replacing existing values."""
+
+
+class KeyValue(Protocol):
+    """The least a caller of :func:`batch_getter` and :func:`batch_putter` needs: a store's get and put."""
+
+    def get(self, key: bytes) -> bytes | None: ...
+
+    def put(self, key: bytes, value: bytes) -> None: ...
+
+
+def batch_getter(store: KeyValue) -> Callable[[Sequence[bytes]], list[bytes | None]]:
+    """Read many keys: ``store.get_many`` on a :class:`BatchStore`, else one ``get`` per key.
+
+    The one batch fallback. Resolved once, so a caller takes it outside any
+    timed loop and the loop pays no ability check.
+    """
+    if isinstance(store, BatchStore):
+        return store.get_many
+    get = store.get
+
+    def get_each(keys: Sequence[bytes]) -> list[bytes | None]:
+        return [get(key) for key in keys]
+
+    return get_each
+
+
+def batch_putter(store: KeyValue) -> Callable[[Iterable[tuple[bytes, bytes]]], None]:
+    """Write many pairs: ``store.put_many`` on a :class:`BatchStore`, else one ``put`` per pair."""
+    if isinstance(store, BatchStore):
+        return store.put_many
+    put = store.put
+
+    def put_each(items: Iterable[tuple[bytes, bytes]]) -> None:
+        for key, value in items:
+            put(key, value)
+
+    return put_each
 
 
 @runtime_checkable
@@ -238,6 +282,17 @@ class Store(StoreConnection, ABC):
 
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
+
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str | None:
+        """The URL of a throwaway instance of this store, keeping its files in ``directory``.
+
+        An embedded store names a place under ``directory`` (which exists and
+        is empty); a server store returns ``None``: its :attr:`service` starts
+        a private server instead. The contract tests reach every registered
+        store this way, so a new store is tested the moment it is registered.
+        """
+        return None
 
     def __init__(
         self,

@@ -262,7 +262,7 @@ class EntitiesSuite(Suite):
         return operation
 
     def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:
-        from stratabench.layers.stores.base import open_store
+        from stratabench.layers.stores.base import batch_putter, open_store
 
         params = cell.params
         url = real_url(self.options, params["url"]) if params["url"] else None
@@ -272,11 +272,7 @@ class EntitiesSuite(Suite):
         cleanups = [store.close, store.cleanup]
         try:
             items = [(dataset.cache_key(ident), dataset.blob(ident)) for ident in dataset.ids]
-            if hasattr(store, "put_many"):
-                store.put_many(items)
-            else:
-                for key, value in items:
-                    store.put(key, value)
+            batch_putter(store)(items)
             path, global_cache = params["path"], None
             if path == "ndb.get.bundled":
                 global_cache, forget = _bundled_cache(params["store_kind"], url or "", dict(items))

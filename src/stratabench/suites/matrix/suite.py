@@ -42,6 +42,7 @@ from stratabench.datasets.schema import Row, Schema
 from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
+from stratabench.layers.stores.base import batch_getter, batch_putter
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
@@ -180,7 +181,7 @@ class MatrixSuite(Suite):
         store = open_store(url, namespace=cell_namespace(self.options, "matrix", cell.name), options=self.options)
         try:
             operation = _operation(p["operation"], store, pipeline.dumps, pipeline.loads, rows, schema,
-                                   records.hash_rows, expected, batch=isinstance(store, BatchStore))
+                                   records.hash_rows, expected)
         except BaseException:
             _quietly(store.cleanup, store.close)
             raise
@@ -190,19 +191,15 @@ class MatrixSuite(Suite):
 
 
 def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], loads: Callable[[bytes], list[Row]],
-               rows: list[Row], schema: Schema, hash_rows: Callable[[Sequence[Row]], str], expected: str, *,
-               batch: bool) -> Operation:
+               rows: list[Row], schema: Schema, hash_rows: Callable[[Sequence[Row]], str], expected: str) -> Operation:
     """The operation ``name`` on one record per key in ``store``; stores every record first."""
     keys = [f"r{index:09d}".encode() for index in range(len(rows))]
-    get, put, delete = store.get, store.put, store.delete
+    get, delete = store.get, store.delete
+    get_many, put_many = batch_getter(store), batch_putter(store)
     where = f"{store.name} at {store.address}"
 
     def put_all() -> None:
-        if batch:
-            store.put_many(zip(keys, [dumps([row]) for row in rows]))
-        else:
-            for key, row in zip(keys, rows):
-                put(key, dumps([row]))
+        put_many((key, dumps([row])) for key, row in zip(keys, rows))
 
     def fetch(datas: Sequence[bytes | None]) -> list[Row]:
         out: list[Row] = []
@@ -213,7 +210,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
         return out
 
     def get_all() -> list[Row]:
-        return fetch(store.get_many(keys) if batch else [get(key) for key in keys])
+        return fetch(get_many(keys))
 
     def read_back_one_by_one() -> list[Row]:
         return fetch([get(key) for key in keys])
