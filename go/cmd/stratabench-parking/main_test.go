@@ -167,11 +167,18 @@ func (c *client) call(t *testing.T, function string, kv ...string) answer {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("%s: HTTP %d %s: %s", function, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
+	return decodeAnswer(t, function, body)
+}
+
+// decodeAnswer reads a body as the suite's client does: a JSON object with
+// both status and ts, else an error.
+func decodeAnswer(t *testing.T, call string, body []byte) answer {
+	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.UseNumber()
 	var a answer
 	if err := dec.Decode(&a); err != nil || a.str("status") == "" || a.str("ts") == "" {
-		t.Fatalf("%s: not an answer: %s", function, body)
+		t.Fatalf("%s: not an answer: %s", call, body)
 	}
 	return a
 }
