@@ -3,24 +3,24 @@
 // implementations that share the business logic and differ in their data
 // layer.
 //
-//	stratabench-parking -impl orm|sql -db sqlite|postgresql|mysql -dsn DSN
-//	                    [-listen 127.0.0.1:0] [-log FILE]
+//		stratabench-parking -impl orm|sql -db sqlite|postgresql|mysql -dsn DSN
+//		                    [-listen 127.0.0.1:0] [-log FILE]
 //
-//   - -impl orm: GORM, mapped structs, SELECT … FOR UPDATE through
-//     clause.Locking, rows saved whole (go-orm);
-//     -impl sql: database/sql, hand-written statements, fewer of them
-//     (go-sql). Both run one transaction per call.
-//   - -db and -dsn: the database, which must exist. DSNs: sqlite a file
-//     path (or sqlite:///path, file: URI); postgresql a postgresql:// URL
-//     or pgx key=value string; mysql (MariaDB) a mysql://user:pass@host:port/db
-//     URL or a go-sql-driver DSN. On start the server creates the tables
-//     that are absent (DDL per database in internal/parking/database) and,
-//     when t_product is empty, inserts the two seed lots (1333 at 51/h with
-//     8000 places, 15001 at 60/h with 5000).
-//   - -listen: a loopback host:port; port 0 picks a free one.
-//   - -log FILE: logging on, appending every HTTP request and response and
-//     every SQL statement with its parameters and result rows to FILE, one
-//     line each; empty (the default) is logging off.
+//	  - -impl orm: GORM, mapped structs, SELECT … FOR UPDATE through
+//	    clause.Locking, rows saved whole (go-orm);
+//	    -impl sql: database/sql, hand-written statements, fewer of them
+//	    (go-sql). Both run one transaction per call.
+//	  - -db and -dsn: the database, which must exist. DSNs: sqlite a file
+//	    path (or sqlite:///path, file: URI); postgresql a postgresql:// URL
+//	    or pgx key=value string; mysql (MariaDB) a mysql://user:pass@host:port/db
+//	    URL or a go-sql-driver DSN. On start the server creates the tables
+//	    that are absent (DDL per database in internal/parking/database) and,
+//	    when t_product is empty, inserts the two seed lots (1333 at 51/h with
+//	    8000 places, 15001 at 60/h with 5000).
+//	  - -listen: a loopback host:port; port 0 picks a free one.
+//	  - -log FILE: logging on, appending every HTTP request and response and
+//	    every SQL statement with its parameters and result rows to FILE, one
+//	    line each; empty (the default) is logging off.
 //
 // When it accepts calls it prints exactly one line on stdout,
 // "listening 127.0.0.1:PORT". It exits cleanly (finishing the call in

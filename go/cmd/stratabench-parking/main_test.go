@@ -220,7 +220,7 @@ func (c *client) statsAt(method, path string) map[string]int64 {
 	return counts
 }
 
-func randomID() string   { return fmt.Sprint(1_000_000 + rand.IntN(1<<31-1_000_000)) }
+func randomID() string    { return fmt.Sprint(1_000_000 + rand.IntN(1<<31-1_000_000)) }
 func randomPlate() string { return fmt.Sprintf("K%03dMX77", rand.IntN(1000)) }
 
 func money(t *testing.T, s string) *big.Rat {
