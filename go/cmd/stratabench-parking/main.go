@@ -32,7 +32,10 @@
 // Statement counts: every SQL statement that reaches the database is
 // counted by kind in the server's process (a database/sql driver wrapper,
 // so both implementations are counted alike; start-up statements are not
-// counted). GET /_stats answers a JSON object of counts,
+// counted). As the Python servers do, a line "statements" on stdin is
+// answered on stdout by one line "statements {JSON}" with the kinds
+// SELECT, SELECT FOR UPDATE, UPDATE, INSERT, DELETE, COMMIT, ROLLBACK and
+// OTHER. Over HTTP, GET /_stats answers a JSON object of counts,
 //
 //	{"BEGIN": n, "COMMIT": n, "DELETE": n, "INSERT": n, "OTHER": n,
 //	 "ROLLBACK": n, "SELECT": n, "SELECT FOR UPDATE": n, "UPDATE": n}
@@ -47,8 +50,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -185,7 +190,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 
 	stdinClosed := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(io.Discard, stdin)
+		readCommands(stdin, stdout, stats)
 		close(stdinClosed)
 	}()
 	select {
@@ -197,6 +202,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	return server.Shutdown(shutdownCtx)
+}
+
+// statementKinds are the kinds the "statements" command reports: those of
+// the Python servers (BEGIN, which they do not count, is left out).
+var statementKinds = []string{trace.KindSelect, trace.KindSelectForUpdate, trace.KindUpdate,
+	trace.KindInsert, trace.KindDelete, trace.KindCommit, trace.KindRollback, trace.KindOther}
+
+// readCommands reads stdin until it ends, answering each "statements" line
+// with one line "statements {JSON}": the counts so far, by kind.
+func readCommands(stdin io.Reader, stdout io.Writer, stats *trace.Stats) {
+	lines := bufio.NewScanner(stdin)
+	for lines.Scan() {
+		if strings.TrimSpace(lines.Text()) != "statements" {
+			continue
+		}
+		all := stats.Snapshot()
+		counts := make(map[string]int64, len(statementKinds))
+		for _, kind := range statementKinds {
+			counts[kind] = all[kind]
+		}
+		body, _ := json.Marshal(counts) // a map of numbers always encodes
+		fmt.Fprintf(stdout, "statements %s\n", body)
+	}
 }
 
 func newStore(o options, db *sql.DB) (service.Store, error) {

@@ -61,6 +61,25 @@ func runSuite(t *testing.T, impl, db, dsn string) {
 	t.Run("prepay", c.testPrepay)
 	t.Run("version", c.testVersion)
 	counts := c.stats()
+	if _, err := io.WriteString(c.stdin, "statements\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := c.stdout.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromStdin map[string]int64
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "statements ")), &fromStdin); err != nil {
+		t.Fatalf("answer to \"statements\": %q: %v", line, err)
+	}
+	for kind, n := range fromStdin {
+		if counts[kind] != n {
+			t.Errorf("stdin says %d %s, /_stats says %d", n, kind, counts[kind])
+		}
+	}
+	if len(fromStdin) != 8 {
+		t.Errorf("stdin's counts %v, want the eight kinds", fromStdin)
+	}
 	t.Logf("%s on %s, statements per suite run: %v", impl, db, counts)
 	if counts["BEGIN"] != counts["COMMIT"]+counts["ROLLBACK"] {
 		t.Errorf("%d transactions begun, %d committed, %d rolled back", counts["BEGIN"], counts["COMMIT"], counts["ROLLBACK"])
@@ -84,9 +103,11 @@ func runSuite(t *testing.T, impl, db, dsn string) {
 
 // client is the suite's side: one call per connection, form-encoded GET.
 type client struct {
-	t    *testing.T
-	base string
-	http *http.Client
+	t      *testing.T
+	base   string
+	http   *http.Client
+	stdin  io.Writer     // the server's standard input: commands, then EOF
+	stdout *bufio.Reader // and its standard output after "listening"
 }
 
 func startServer(t *testing.T, args ...string) *client {
@@ -98,7 +119,8 @@ func startServer(t *testing.T, args ...string) *client {
 		done <- run(context.Background(), append([]string{"-listen", "127.0.0.1:0"}, args...), stdinR, stdoutW)
 		stdoutW.Close()
 	}()
-	line, err := bufio.NewReader(stdoutR).ReadString('\n')
+	out := bufio.NewReader(stdoutR)
+	line, err := out.ReadString('\n')
 	if err != nil {
 		t.Fatalf("server did not start: %v (%v)", err, <-done)
 	}
@@ -106,7 +128,6 @@ func startServer(t *testing.T, args ...string) *client {
 	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Fatalf("first line %q, want \"listening 127.0.0.1:PORT\"", line)
 	}
-	go io.Copy(io.Discard, stdoutR)
 	t.Cleanup(func() {
 		stdinW.Close() // end of stdin stops the server
 		select {
@@ -118,7 +139,7 @@ func startServer(t *testing.T, args ...string) *client {
 			t.Error("server did not stop when stdin closed")
 		}
 	})
-	return &client{t: t, base: "http://" + addr + "/",
+	return &client{t: t, base: "http://" + addr + "/", stdin: stdinW, stdout: out,
 		http: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
 }
 

@@ -5,18 +5,24 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"stratabench.dev/go/internal/parking/rules"
 )
 
-// The tables of spec §6 with lower-case names (as the reference's ORM
+// The suite (src/stratabench/suites/parking/schema.py) creates and seeds
+// these tables before it starts a server; the servers create them only
+// when absent, the same way, so that a server also runs on an empty
+// database. The tables of spec §6 with lower-case names (as the reference's ORM
 // model spells them), one DDL per database. What differs from the
 // original MySQL script, on purpose:
 //   - ids: SQLite INTEGER PRIMARY KEY AUTOINCREMENT (the rowid),
 //     PostgreSQL BIGINT identity, MySQL BIGINT AUTO_INCREMENT;
-//   - timestamps: SQLite TIMESTAMP (text), PostgreSQL TIMESTAMP(6),
-//     MySQL DATETIME(6): microseconds, and no MySQL TIMESTAMP with its
-//     implicit ON UPDATE CURRENT_TIMESTAMP on the first column;
-//   - money DECIMAL(16,6) everywhere (SQLite keeps it as NUMERIC; the
-//     servers bind exact decimal text and round reads to the millionth);
+//   - timestamps: SQLite DATETIME (text "YYYY-MM-DD HH:MM:SS.ffffff", as
+//     SQLAlchemy writes it), PostgreSQL TIMESTAMP(6), MySQL DATETIME(6)
+//     (no MySQL TIMESTAMP with its implicit ON UPDATE CURRENT_TIMESTAMP on
+//     the first column); the servers write whole seconds;
+//   - money DECIMAL(16,6), except on SQLite, which has no decimal type:
+//     BIGINT micro-units (value × 10^6), never floating point;
 //   - the index the original meant for transfer ids (it created a second
 //     index on T_PAYMENT.TRANS_NUMBER) is on t_account_transfer.
 var ddl = map[Dialect]string{
@@ -26,7 +32,7 @@ CREATE TABLE IF NOT EXISTS t_product (
     name VARCHAR(100) NOT NULL,
     display_name VARCHAR(200) NOT NULL,
     places_avail INTEGER NOT NULL,
-    price DECIMAL(16,6) NOT NULL);
+    price BIGINT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS i_product_name ON t_product(name);
 CREATE TABLE IF NOT EXISTS t_order (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -34,11 +40,11 @@ CREATE TABLE IF NOT EXISTS t_order (
     user_eid VARCHAR(100),
     ticket_number VARCHAR(100),
     plate_number VARCHAR(20),
-    start_ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    paid_until_ts TIMESTAMP NOT NULL,
-    finish_ts TIMESTAMP,
-    paid_amount DECIMAL(16,6) NOT NULL,
-    price DECIMAL(16,6));
+    start_ts DATETIME NOT NULL,
+    paid_until_ts DATETIME NOT NULL,
+    finish_ts DATETIME,
+    paid_amount BIGINT NOT NULL,
+    price BIGINT);
 CREATE UNIQUE INDEX IF NOT EXISTS i_order_park_num ON t_order(product_id, ticket_number);
 CREATE INDEX IF NOT EXISTS i_order_plate ON t_order(plate_number);
 CREATE INDEX IF NOT EXISTS i_order_user ON t_order(user_eid);
@@ -47,42 +53,42 @@ CREATE TABLE IF NOT EXISTS t_payment (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     trans_number VARCHAR(100) NOT NULL,
     order_id BIGINT NOT NULL REFERENCES t_order(id),
-    ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    hours DECIMAL(16,6) NOT NULL,
-    amount DECIMAL(16,6) NOT NULL,
-    payment_ts TIMESTAMP,
-    cancel_ts TIMESTAMP);
+    ts DATETIME NOT NULL,
+    hours BIGINT NOT NULL,
+    amount BIGINT NOT NULL,
+    payment_ts DATETIME,
+    cancel_ts DATETIME);
 CREATE UNIQUE INDEX IF NOT EXISTS i_payment_number ON t_payment(trans_number);
 CREATE TABLE IF NOT EXISTS t_account (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     user_eid VARCHAR(100) NOT NULL,
-    balance DECIMAL(16,6) NOT NULL,
-    reserved DECIMAL(16,6) NOT NULL);
+    balance BIGINT NOT NULL,
+    reserved BIGINT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS i_account_user_eid ON t_account(user_eid);
 CREATE TABLE IF NOT EXISTS t_account_receipt (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    ts DATETIME NOT NULL,
     account_id BIGINT NOT NULL REFERENCES t_account(id),
     src_order_id BIGINT NOT NULL REFERENCES t_order(id),
-    amount DECIMAL(16,6) NOT NULL);
+    amount BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS i_receipt_account ON t_account_receipt(account_id);
 CREATE INDEX IF NOT EXISTS i_receipt_order ON t_account_receipt(src_order_id);
 CREATE TABLE IF NOT EXISTS t_account_consume (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    ts DATETIME NOT NULL,
     account_id BIGINT NOT NULL REFERENCES t_account(id),
     dst_payment_id BIGINT NOT NULL REFERENCES t_payment(id),
-    amount DECIMAL(16,6) NOT NULL,
+    amount BIGINT NOT NULL,
     is_reserved INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS i_consume_account ON t_account_consume(account_id);
 CREATE INDEX IF NOT EXISTS i_consume_payment ON t_account_consume(dst_payment_id);
 CREATE TABLE IF NOT EXISTS t_account_transfer (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    ts DATETIME NOT NULL,
     trans_number VARCHAR(100) NOT NULL,
     src_account_id BIGINT NOT NULL REFERENCES t_account(id),
     dst_account_id BIGINT NOT NULL REFERENCES t_account(id),
-    amount DECIMAL(16,6) NOT NULL);
+    amount BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS i_account_trans_num ON t_account_transfer(trans_number);
 `,
 	PostgreSQL: `
@@ -235,10 +241,10 @@ CREATE TABLE IF NOT EXISTS t_account_transfer (
 var SeedLots = []struct {
 	Name, DisplayName string
 	Places            int64
-	Price             string
+	Price             rules.Amount
 }{
-	{"1333", "N1333", 8000, "51"},
-	{"15001", "N15001", 5000, "60"},
+	{"1333", "N1333", 8000, 51 * rules.AmountScale},
+	{"15001", "N15001", 5000, 60 * rules.AmountScale},
 }
 
 // Create makes the tables that are absent and, when t_product is empty,

@@ -16,6 +16,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"stratabench.dev/go/internal/parking/rules"
 	"stratabench.dev/go/internal/parking/trace"
 )
 
@@ -47,15 +48,15 @@ func Open(ctx context.Context, d Dialect, dsn string, stats *trace.Stats, log *t
 	var err error
 	switch d {
 	case SQLite:
-		connector, err = trace.Wrap(&gosqlite.Driver{}, sqliteDSN(dsn), stats, log)
+		connector, err = trace.Wrap(&gosqlite.Driver{}, sqliteDSN(dsn), stats, log, sqliteBind)
 	case PostgreSQL:
-		connector, err = trace.Wrap(stdlib.GetDefaultDriver(), dsn, stats, log)
+		connector, err = trace.Wrap(stdlib.GetDefaultDriver(), dsn, stats, log, nil)
 	case MySQL:
 		var cfg *mysql.Config
 		if cfg, err = mysqlConfig(dsn); err == nil {
 			var base driver.Connector
 			if base, err = mysql.NewConnector(cfg); err == nil {
-				connector = trace.WrapConnector(base, stats, log)
+				connector = trace.WrapConnector(base, stats, log, nil)
 			}
 		}
 	default:
@@ -115,4 +116,30 @@ func mysqlConfig(dsn string) (*mysql.Config, error) {
 	// not taken for a missing one (GORM's Save then tries an INSERT).
 	cfg.ClientFoundRows = true
 	return cfg, nil
+}
+
+// sqliteTime is how timestamps are kept on SQLite: text that sorts as
+// time does, in SQLAlchemy's format (the Python servers share the tables).
+const sqliteTime = "2006-01-02 15:04:05.000000"
+
+// sqliteBind stores money as BIGINT micro-units and times as sqliteTime
+// text on SQLite, which has neither a decimal nor a time type.
+func sqliteBind(v any) (any, bool) {
+	switch x := v.(type) {
+	case rules.Amount:
+		return int64(x), true
+	case *rules.Amount:
+		if x == nil {
+			return nil, true
+		}
+		return int64(*x), true
+	case time.Time:
+		return x.UTC().Format(sqliteTime), true
+	case *time.Time:
+		if x == nil {
+			return nil, true
+		}
+		return x.UTC().Format(sqliteTime), true
+	}
+	return nil, false
 }

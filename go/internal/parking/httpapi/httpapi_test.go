@@ -20,8 +20,8 @@ func TestEncodeLikePythonJSON(t *testing.T) {
 		{Key: "price", Value: "102.00"},
 		{Key: "info", Value: []service.Field{{Key: "available_places", Value: int64(7999)}, {Key: "name", Value: "é\"\n\U0001F600"}}},
 	}}
-	want := `{"status": "success", "status_code": "already_done", "price": "102.00", ` +
-		`"info": {"available_places": 7999, "name": "\u00e9\"\n\ud83d\ude00"}, "ts": "1.000"}`
+	want := `{"price": "102.00", "info": {"available_places": 7999, "name": "\u00e9\"\n\ud83d\ude00"}, ` +
+		`"status_code": "already_done", "status": "success", "ts": "1.000"}`
 	if got := string(encode(a, "1.000")); got != want {
 		t.Errorf("encode =\n%s\nwant\n%s", got, want)
 	}

@@ -9,21 +9,23 @@ import (
 	"stratabench.dev/go/internal/parking/service"
 )
 
-// encode writes an answer as Python's json.dumps does by default (", " and
-// ": " separators, non-ASCII escaped as \uXXXX), keys in the reference's
-// order: status, status_code, the function's fields, ts.
+// encode writes an answer as the Python servers do: json.dumps's default
+// layout (", " and ": " separators, non-ASCII escaped as \uXXXX) of a dict
+// filled in order, the function's fields, then status_code, status and ts.
 func encode(a service.Answer, ts string) []byte {
 	var b strings.Builder
-	b.WriteString(`{"status": `)
-	writeString(&b, a.Status)
-	if a.Code != "" {
-		b.WriteString(`, "status_code": `)
-		writeString(&b, a.Code)
-	}
+	b.WriteString("{")
 	for _, f := range a.Fields {
-		b.WriteString(", ")
 		writeField(&b, f)
+		b.WriteString(", ")
 	}
+	if a.Code != "" {
+		b.WriteString(`"status_code": `)
+		writeString(&b, a.Code)
+		b.WriteString(", ")
+	}
+	b.WriteString(`"status": `)
+	writeString(&b, a.Status)
 	b.WriteString(`, "ts": `)
 	writeString(&b, ts)
 	b.WriteString("}")

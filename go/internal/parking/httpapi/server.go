@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"stratabench.dev/go/internal/parking/rules"
 	"stratabench.dev/go/internal/parking/service"
@@ -55,7 +56,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.reply(w, http.StatusInternalServerError, "text/plain", []byte("Internal server error"))
 		return
 	}
-	h.reply(w, http.StatusOK, "application/json", encode(answer, rules.AnswerTS(rules.Now())))
+	h.reply(w, http.StatusOK, "application/json", encode(answer, rules.AnswerTS(time.Now())))
 }
 
 func (h *Handler) reply(w http.ResponseWriter, status int, contentType string, body []byte) {

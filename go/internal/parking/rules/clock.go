@@ -6,13 +6,15 @@ import (
 )
 
 // Now is the application server's clock (spec §5.1: timestamps never come
-// from the database), in UTC and truncated to the microsecond that
-// PostgreSQL and MariaDB DATETIME(6) keep, so a stored time reads back equal.
+// from the database) in whole seconds, as the original's TIMESTAMP columns
+// kept them and as the Python servers store them. It is UTC, which is the
+// local time of the benchmark machines.
 func Now() time.Time {
-	return time.Now().UTC().Truncate(time.Microsecond)
+	return time.Now().UTC().Truncate(time.Second)
 }
 
-// AnswerTS is the `ts` of every answer: Unix seconds with three decimals.
+// AnswerTS is the `ts` of every answer: Unix seconds with three decimals
+// (of time.Now(), not of the whole-second Now).
 func AnswerTS(t time.Time) string {
 	ms := t.UnixMilli()
 	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)

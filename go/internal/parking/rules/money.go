@@ -70,14 +70,15 @@ func AmountOf(r *big.Rat) (Amount, error) {
 	return Amount(n.Int64()), nil
 }
 
-// AmountFromDB reads a DECIMAL column's value as the drivers hand it over:
-// text (PostgreSQL, MariaDB), an integer or a float (SQLite, whose NUMERIC
-// affinity stores decimals as INTEGER or REAL; a REAL holding at most 15
-// significant digits rounds back to the exact millionth).
+// AmountFromDB reads a money column's value as the drivers hand it over:
+// decimal text from DECIMAL(16,6) (PostgreSQL, MariaDB), or an integer
+// count of millionths from SQLite, which has no decimal type and keeps
+// money in BIGINT micro-units (the suite's schema). A float, which no
+// column should hold, is rounded to the millionth.
 func AmountFromDB(v any) (Amount, error) {
 	switch x := v.(type) {
 	case int64:
-		return Amount(x * AmountScale), nil
+		return Amount(x), nil
 	case float64:
 		r := new(big.Rat)
 		if r.SetFloat64(x) == nil {

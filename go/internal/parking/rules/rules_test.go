@@ -170,7 +170,7 @@ func TestAmountFromDB(t *testing.T) {
 		v    any
 		want Amount
 	}{
-		{int64(102), 102 * AmountScale}, {89.25, 89_250_000}, {0.1, 100_000}, {"102.000000", 102 * AmountScale},
+		{int64(102_000_000), 102 * AmountScale}, {89.25, 89_250_000}, {0.1, 100_000}, {"102.000000", 102 * AmountScale},
 		{[]byte("38.250000"), 38_250_000}, {"-0.000001", -1},
 	}
 	for _, c := range cases {

@@ -19,10 +19,16 @@ type Connector struct {
 	base  driver.Connector
 	stats *Stats
 	log   *Log
+	bind  Binder
 }
 
-// Wrap returns a traced connector for drv opened with dsn.
-func Wrap(drv driver.Driver, dsn string, stats *Stats, log *Log) (*Connector, error) {
+// Binder turns a parameter into the value a database keeps for it (money
+// and times on SQLite, which has no types of its own for them); ok false
+// leaves the value to the driver.
+type Binder func(v any) (bound any, ok bool)
+
+// Wrap returns a traced connector for drv opened with dsn; bind may be nil.
+func Wrap(drv driver.Driver, dsn string, stats *Stats, log *Log, bind Binder) (*Connector, error) {
 	var base driver.Connector = dsnConnector{drv, dsn}
 	if dc, ok := drv.(driver.DriverContext); ok {
 		var err error
@@ -30,12 +36,12 @@ func Wrap(drv driver.Driver, dsn string, stats *Stats, log *Log) (*Connector, er
 			return nil, err
 		}
 	}
-	return WrapConnector(base, stats, log), nil
+	return WrapConnector(base, stats, log, bind), nil
 }
 
-// WrapConnector returns a traced connector around base.
-func WrapConnector(base driver.Connector, stats *Stats, log *Log) *Connector {
-	return &Connector{base: base, stats: stats, log: log}
+// WrapConnector returns a traced connector around base; bind may be nil.
+func WrapConnector(base driver.Connector, stats *Stats, log *Log, bind Binder) *Connector {
+	return &Connector{base: base, stats: stats, log: log, bind: bind}
 }
 
 type dsnConnector struct {
@@ -175,6 +181,12 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *conn) CheckNamedValue(v *driver.NamedValue) error {
+	if c.t.bind != nil {
+		if bound, ok := c.t.bind(v.Value); ok {
+			v.Value = bound
+			return nil
+		}
+	}
 	if nc, ok := c.base.(driver.NamedValueChecker); ok {
 		return nc.CheckNamedValue(v)
 	}

@@ -38,7 +38,7 @@ func TestConnectorCountsAndLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := &Stats{}
-	connector, err := Wrap(&gosqlite.Driver{}, filepath.Join(dir, "t.db"), stats, log)
+	connector, err := Wrap(&gosqlite.Driver{}, filepath.Join(dir, "t.db"), stats, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
