@@ -66,6 +66,7 @@ import (
 	"syscall"
 	"time"
 
+	"stratabench.dev/go/internal/loopback"
 	"stratabench.dev/go/internal/parking/database"
 	"stratabench.dev/go/internal/parking/gormstore"
 	"stratabench.dev/go/internal/parking/httpapi"
@@ -126,26 +127,10 @@ func parseArgs(args []string) (options, error) {
 	if o.dsn == "" {
 		return options{}, usageError{"-dsn is required: the database to use"}
 	}
-	if o.listen, err = loopback(*listen); err != nil {
-		return options{}, err
+	if o.listen, err = loopback.Addr(*listen); err != nil {
+		return options{}, usageError{fmt.Sprintf("-listen %q: %v", *listen, err)}
 	}
 	return o, nil
-}
-
-// loopback checks that addr is host:port on a loopback address: the
-// server must never be reachable from other machines.
-func loopback(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", usageError{fmt.Sprintf("-listen %q: want host:port, like 127.0.0.1:8111", addr)}
-	}
-	if host == "localhost" {
-		host = "127.0.0.1"
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return "", usageError{fmt.Sprintf("-listen %q: refusing a non-loopback address; use 127.0.0.1:PORT", addr)}
-	}
-	return net.JoinHostPort(host, port), nil
 }
 
 // run serves until ctx ends or stdin reaches end of file.

@@ -6,8 +6,10 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// The mapped structs: one per table, fields as in the service's rows so
-// that a model converts to its row (and back) by a plain conversion.
+// The mapped structs: one per table, with the fields of the service's rows
+// and their columns in tags, so that a *service.Order converts to an
+// *order (and back) without a copy: GORM reads into and writes from the
+// service's own rows.
 
 type lot struct {
 	ID          int64        `gorm:"column:id;primaryKey"`

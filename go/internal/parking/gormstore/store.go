@@ -91,8 +91,7 @@ func (t *txn) LotsByName(name string, lock bool) ([]service.Lot, error) {
 }
 
 func (t *txn) SaveLotPlaces(l *service.Lot) error {
-	m := lot(*l)
-	return t.db.Save(&m).Error
+	return t.db.Save((*lot)(l)).Error
 }
 
 // ChangePlaces locks the lot, then saves it with the new count.
@@ -106,9 +105,9 @@ func (t *txn) ChangePlaces(lotID, delta int64) error {
 }
 
 func (t *txn) Order(id int64, lock bool) (service.Order, error) {
-	var m order
-	err := t.read(lock).Take(&m, "id = ?", id).Error
-	return service.Order(m), err
+	var o service.Order
+	err := t.read(lock).Take((*order)(&o), "id = ?", id).Error
+	return o, err
 }
 
 func toOrder(m order) service.Order { return service.Order(m) }
@@ -136,15 +135,11 @@ func (t *txn) CountPaidPlates(plate string, now time.Time) (int64, error) {
 }
 
 func (t *txn) InsertOrder(o *service.Order) error {
-	m := order(*o)
-	err := t.db.Create(&m).Error
-	o.ID = m.ID
-	return err
+	return t.db.Create((*order)(o)).Error
 }
 
 func (t *txn) SaveOrder(o *service.Order) error {
-	m := order(*o)
-	return t.db.Save(&m).Error
+	return t.db.Save((*order)(o)).Error
 }
 
 func (t *txn) PaymentsByTrans(trans string) ([]service.Payment, error) {
@@ -152,15 +147,11 @@ func (t *txn) PaymentsByTrans(trans string) ([]service.Payment, error) {
 }
 
 func (t *txn) InsertPayment(p *service.Payment) error {
-	m := payment(*p)
-	err := t.db.Create(&m).Error
-	p.ID = m.ID
-	return err
+	return t.db.Create((*payment)(p)).Error
 }
 
 func (t *txn) SavePayment(p *service.Payment) error {
-	m := payment(*p)
-	return t.db.Save(&m).Error
+	return t.db.Save((*payment)(p)).Error
 }
 
 func (t *txn) ConsumesOf(paymentID int64) ([]service.Consume, error) {
@@ -168,10 +159,7 @@ func (t *txn) ConsumesOf(paymentID int64) ([]service.Consume, error) {
 }
 
 func (t *txn) InsertConsume(c *service.Consume) error {
-	m := consume(*c)
-	err := t.db.Create(&m).Error
-	c.ID = m.ID
-	return err
+	return t.db.Create((*consume)(c)).Error
 }
 
 // SettleConsume locks the wallet and the consume, changes both in memory
@@ -206,15 +194,11 @@ func (t *txn) AccountsByUser(user string, lock bool) ([]service.Account, error) 
 }
 
 func (t *txn) InsertAccount(a *service.Account) error {
-	m := account(*a)
-	err := t.db.Create(&m).Error
-	a.ID = m.ID
-	return err
+	return t.db.Create((*account)(a)).Error
 }
 
 func (t *txn) SaveAccount(a *service.Account) error {
-	m := account(*a)
-	return t.db.Save(&m).Error
+	return t.db.Save((*account)(a)).Error
 }
 
 func (t *txn) ReceiptsOf(orderID int64) ([]service.Receipt, error) {
@@ -222,10 +206,7 @@ func (t *txn) ReceiptsOf(orderID int64) ([]service.Receipt, error) {
 }
 
 func (t *txn) InsertReceipt(r *service.Receipt) error {
-	m := receipt(*r)
-	err := t.db.Create(&m).Error
-	r.ID = m.ID
-	return err
+	return t.db.Create((*receipt)(r)).Error
 }
 
 func (t *txn) TransfersByTrans(trans string) ([]service.Transfer, error) {
@@ -233,8 +214,5 @@ func (t *txn) TransfersByTrans(trans string) ([]service.Transfer, error) {
 }
 
 func (t *txn) InsertTransfer(x *service.Transfer) error {
-	m := transfer(*x)
-	err := t.db.Create(&m).Error
-	x.ID = m.ID
-	return err
+	return t.db.Create((*transfer)(x)).Error
 }
