@@ -1,7 +1,9 @@
 // Package sqlstore is the parking data layer on database/sql with no ORM:
 // hand-written statements, row locks with FOR UPDATE, and the fewest
-// statements the shared business logic allows (a free-place change is one
-// UPDATE, a wallet settlement two).
+// statements the shared business logic allows: locking a payment also
+// locks its order and reads its consumes in one joined SELECT, and the
+// call's later reads of those rows are answered from it; a free-place
+// change is one UPDATE, a wallet settlement two.
 package sqlstore
 
 import (
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"stratabench.dev/go/internal/parking/database"
+	"stratabench.dev/go/internal/parking/rules"
 	"stratabench.dev/go/internal/parking/service"
 )
 
@@ -33,7 +36,8 @@ func (s *Store) Begin(ctx context.Context) (service.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &txn{tx: tx, q: &s.q, ctx: ctx}, nil
+	return &txn{tx: tx, q: &s.q, ctx: ctx, orders: map[int64]service.Order{},
+		consumes: map[int64][]service.Consume{}}, nil
 }
 
 const (
@@ -70,8 +74,14 @@ type queries struct {
 
 func newQueries(d database.Dialect) queries {
 	lock := " FOR UPDATE"
-	if d == database.SQLite {
-		lock = ""
+	// The payment's lock takes its order's row too; PostgreSQL refuses to
+	// lock the outer-joined consumes, MariaDB locks what it reads.
+	lockJoined := lock
+	switch d {
+	case database.SQLite:
+		lock, lockJoined = "", ""
+	case database.PostgreSQL:
+		lockJoined = " FOR UPDATE OF p, o"
 	}
 	bind := func(q string) string { return q }
 	if d == database.PostgreSQL {
@@ -98,8 +108,10 @@ func newQueries(d database.Dialect) queries {
 		countPaidPlates:    bind("SELECT count(*) FROM t_order WHERE plate_number = ? AND paid_until_ts > ? AND finish_ts IS NULL"),
 		insertOrder: insert("INSERT INTO t_order (product_id, user_eid, ticket_number, plate_number, start_ts, paid_until_ts, finish_ts, paid_amount, price)" +
 			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-		saveOrder:       bind("UPDATE t_order SET paid_until_ts = ?, finish_ts = ?, paid_amount = ? WHERE id = ?"),
-		paymentsByTrans: bind("SELECT " + paymentCols + " FROM t_payment WHERE trans_number = ?" + lock),
+		saveOrder: bind("UPDATE t_order SET paid_until_ts = ?, finish_ts = ?, paid_amount = ? WHERE id = ?"),
+		paymentsByTrans: bind("SELECT " + prefixed("p", paymentCols) + ", " + prefixed("o", orderCols) + ", " + prefixed("c", consumeCols) +
+			" FROM t_payment p JOIN t_order o ON o.id = p.order_id LEFT JOIN t_account_consume c ON c.dst_payment_id = p.id" +
+			" WHERE p.trans_number = ?" + lockJoined),
 		insertPayment: insert("INSERT INTO t_payment (trans_number, order_id, ts, hours, amount, payment_ts, cancel_ts)" +
 			" VALUES (?, ?, ?, ?, ?, ?, ?)"),
 		savePayment:        bind("UPDATE t_payment SET payment_ts = ?, cancel_ts = ? WHERE id = ?"),
@@ -121,6 +133,11 @@ func newQueries(d database.Dialect) queries {
 	}
 }
 
+// prefixed qualifies a column list with a table alias.
+func prefixed(alias, cols string) string {
+	return alias + "." + strings.ReplaceAll(cols, ", ", ", "+alias+".")
+}
+
 // dollarPlaceholders turns the ? placeholders of q into $1, $2, ….
 func dollarPlaceholders(q string) string {
 	var b strings.Builder
@@ -140,6 +157,10 @@ type txn struct {
 	tx  *sql.Tx
 	q   *queries
 	ctx context.Context
+	// Rows this call has locked or read along with its payment, by id: the
+	// order of each payment, and each payment's consumes (possibly none).
+	orders   map[int64]service.Order
+	consumes map[int64][]service.Consume
 }
 
 func (t *txn) Commit() error   { return t.tx.Commit() }
@@ -247,7 +268,11 @@ func (t *txn) ChangePlaces(lotID, delta int64) error {
 	return t.exec(t.q.changePlaces, delta, lotID)
 }
 
+// Order answers from the rows locked with a payment when it can.
 func (t *txn) Order(id int64, lock bool) (service.Order, error) {
+	if o, ok := t.orders[id]; ok {
+		return o, nil
+	}
 	orders, err := list(t, pick(lock, t.q.lockOrder, t.q.order), scanOrder, id)
 	if err == nil && len(orders) != 1 {
 		err = fmt.Errorf("order %d: %d rows", id, len(orders))
@@ -282,11 +307,55 @@ func (t *txn) InsertOrder(o *service.Order) (err error) {
 }
 
 func (t *txn) SaveOrder(o *service.Order) error {
+	if _, ok := t.orders[o.ID]; ok {
+		t.orders[o.ID] = *o
+	}
 	return t.exec(t.q.saveOrder, o.PaidUntilTS, o.FinishTS, o.PaidAmount, o.ID)
 }
 
+// PaymentsByTrans locks the payments of a transaction id with their orders
+// and reads their consumes, in one statement (a row per consume).
 func (t *txn) PaymentsByTrans(trans string) ([]service.Payment, error) {
-	return list(t, t.q.paymentsByTrans, scanPayment, trans)
+	rows, err := t.tx.QueryContext(t.ctx, t.q.paymentsByTrans, trans)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var payments []service.Payment
+	for rows.Next() {
+		var p service.Payment
+		var o service.Order
+		var c nullConsume
+		err := rows.Scan(&p.ID, &p.TransNumber, &p.OrderID, &p.TS, &p.Hours, &p.Amount, &p.PaymentTS, &p.CancelTS,
+			&o.ID, &o.LotID, &o.UserEID, &o.TicketNumber, &o.PlateNumber,
+			&o.StartTS, &o.PaidUntilTS, &o.FinishTS, &o.PaidAmount, &o.Price,
+			&c.ID, &c.TS, &c.AccountID, &c.DstPaymentID, &c.Amount, &c.IsReserved)
+		if err != nil {
+			return nil, err
+		}
+		if _, seen := t.consumes[p.ID]; !seen {
+			payments = append(payments, p)
+			t.consumes[p.ID] = nil
+		}
+		t.orders[o.ID] = o
+		if c.ID != nil {
+			t.consumes[p.ID] = append(t.consumes[p.ID], c.consume())
+		}
+	}
+	return payments, rows.Err()
+}
+
+// nullConsume is the outer-joined side of PaymentsByTrans: all NULL for a
+// payment without a consume.
+type nullConsume struct {
+	ID, AccountID, DstPaymentID, IsReserved *int64
+	TS                                      *time.Time
+	Amount                                  *rules.Amount
+}
+
+func (c nullConsume) consume() service.Consume {
+	return service.Consume{ID: *c.ID, TS: *c.TS, AccountID: *c.AccountID, DstPaymentID: *c.DstPaymentID,
+		Amount: *c.Amount, IsReserved: *c.IsReserved}
 }
 
 func (t *txn) InsertPayment(p *service.Payment) (err error) {
@@ -298,7 +367,11 @@ func (t *txn) SavePayment(p *service.Payment) error {
 	return t.exec(t.q.savePayment, p.PaymentTS, p.CancelTS, p.ID)
 }
 
+// ConsumesOf answers from the rows read with the payment when it can.
 func (t *txn) ConsumesOf(paymentID int64) ([]service.Consume, error) {
+	if consumes, ok := t.consumes[paymentID]; ok {
+		return consumes, nil
+	}
 	return list(t, t.q.consumesOf, scanConsume, paymentID)
 }
 

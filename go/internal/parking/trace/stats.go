@@ -58,7 +58,7 @@ func (s *Stats) Reset() {
 }
 
 // Classify names the kind of a statement by its first keyword; a SELECT
-// ending in FOR UPDATE is a locking read.
+// with FOR UPDATE (FOR UPDATE OF … on PostgreSQL) is a locking read.
 func Classify(query string) string {
 	q := strings.TrimLeftFunc(query, func(r rune) bool { return unicode.IsSpace(r) || r == '(' })
 	end := strings.IndexFunc(q, func(r rune) bool { return !unicode.IsLetter(r) })
@@ -67,7 +67,7 @@ func Classify(query string) string {
 	}
 	switch strings.ToUpper(q[:end]) {
 	case "SELECT":
-		if strings.HasSuffix(strings.ToUpper(strings.TrimRightFunc(q, unicode.IsSpace)), "FOR UPDATE") {
+		if strings.Contains(strings.ToUpper(q), " FOR UPDATE") {
 			return KindSelectForUpdate
 		}
 		return KindSelect

@@ -12,9 +12,10 @@ import (
 
 func TestClassify(t *testing.T) {
 	for query, want := range map[string]string{
-		"SELECT id FROM t_product WHERE name = ?":                 KindSelect,
-		"  select * from t where id = 1 FOR UPDATE ":              KindSelectForUpdate,
-		"SELECT * FROM `t_order` WHERE id = 1 LIMIT 1 FOR UPDATE": KindSelectForUpdate,
+		"SELECT id FROM t_product WHERE name = ?":                                             KindSelect,
+		"  select * from t where id = 1 FOR UPDATE ":                                          KindSelectForUpdate,
+		"SELECT * FROM `t_order` WHERE id = 1 LIMIT 1 FOR UPDATE":                             KindSelectForUpdate,
+		"SELECT p.id FROM t_payment p JOIN t_order o ON o.id = p.order_id FOR UPDATE OF p, o": KindSelectForUpdate,
 		"(SELECT 1)": KindSelect,
 		"UPDATE t_account SET balance = ? WHERE id = ?":     KindUpdate,
 		"INSERT INTO t_payment (a) VALUES (?) RETURNING id": KindInsert,
