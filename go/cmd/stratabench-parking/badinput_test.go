@@ -34,6 +34,7 @@ func TestBadInput(t *testing.T) {
 			before := snapshot(t, db)
 
 			good := descr("parking_id", "1333", "duration", "120", "registration_plate", plate)
+			d0 := descr("parking_object_id", "1333", "hours", "2") // protocol 0 without plate or ticket
 			inject := "1333' OR '1'='1"
 			cases := []struct {
 				path, want string
@@ -65,7 +66,13 @@ func TestBadInput(t *testing.T) {
 				{"/pay_reservation?transaction_id=" + q(inject) + "&version=2", "bad_transaction"},
 				{"/cancel_reservation?version=2", "bad_transaction"},
 				{"/stop_service?transaction_id=" + randomID(), "bad_transaction"},
-				{"/account_transfer?transaction_id=x&src_user_id=&dst_user_id=" + u, "bad_transaction"},
+				{"/account_transfer?transaction_id=x&dst_user_id=" + u, "bad_transaction"},
+				{"/account_transfer?transaction_id=x&src_user_id=&dst_user_id=" + u, "success/nothing_to_transfer"}, // "" is a user
+				{"/create_reservation?service_descr=" + q(d0) + "&price=102&transaction_id=" + randomID(), "not_available"},
+				{"/create_reservation?service_descr=" + q(descr("parking_id", "1333", "duration", strings.Repeat("9", 30), "registration_plate", plate)) +
+					"&price=102&transaction_id=" + randomID() + "&user_id=" + u + "&version=2", "wrong_price"},
+				{"/get_service_info?service_descr=" + q(descr("parking_id", "1333", "duration", "120", "user_ticket", "")) + "&user_id=1&version=2", "not_available/user_ticket_not_found"},
+				{"/get_service_info?service_descr=" + q(`{"parking_id": true, "duration": "120"}`) + "&user_id=1&version=2", "not_available/invalid_parking_id"},
 				{"/account_transfer?transaction_id=x&src_user_id=" + q(inject) + "&dst_user_id=" + q(inject), "bad_transaction/same_src_and_dst"},
 				{"/issue_ticket?version=2", "not_available"},
 				{"/issue_ticket?parking_id=" + q(inject), "not_available"},

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -169,8 +170,9 @@ func (c *call) refuse(status, code string) (Answer, bool, error) {
 // param is a query parameter, "" when absent.
 func (c *call) param(key string) string { return c.params[key] }
 
-// field is a key of service_descr as text: strings as they are, numbers as
-// written (an integral number as an integer), absent or null as "".
+// field is a key of service_descr as text, as Python's str() gives it:
+// strings as they are, numbers as written (an integral number as an
+// integer), booleans as True/False, absent or null as "".
 func (c *call) field(key string) (string, error) {
 	if c.descrMalformed {
 		return "", internal("service_descr is not an object")
@@ -180,6 +182,11 @@ func (c *call) field(key string) (string, error) {
 		return "", nil
 	case string:
 		return v, nil
+	case bool:
+		if v {
+			return "True", nil
+		}
+		return "False", nil
 	case json.Number:
 		if r, ok := new(big.Rat).SetString(v.String()); ok && r.IsInt() && len(v.String()) < 40 {
 			return r.Num().String(), nil
@@ -190,9 +197,34 @@ func (c *call) field(key string) (string, error) {
 	}
 }
 
-// parseInt reads an integer as Python's int() does for plain text.
+// has tells whether service_descr holds key at all (even as null).
+func (c *call) has(key string) bool {
+	_, ok := c.descr[key]
+	return ok
+}
+
+// user is a user id parameter: present, even empty, it names a wallet
+// (the reference creates one for ""); absent, it is an internal error.
+func (c *call) user(key string) (string, error) {
+	user, ok := c.params[key]
+	if !ok {
+		return "", internal("no %s", key)
+	}
+	return user, nil
+}
+
+// parseInt reads an integer as Python's int() does for plain text. An
+// integer too large for int64 fails with rules.ErrOutOfRange (Python's
+// integers have no bound; such a duration can only be refused).
 func parseInt(s string) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	text := strings.TrimSpace(s)
+	n, err := strconv.ParseInt(text, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		if strings.HasPrefix(text, "-") {
+			return math.MinInt64, nil
+		}
+		return 0, fmt.Errorf("%w: %s", rules.ErrOutOfRange, text)
+	}
 	if err != nil {
 		return 0, internal("%q is not an integer", s)
 	}

@@ -64,11 +64,11 @@ func (c *call) findLot(tx Tx, lock bool) (*Lot, *Answer, error) {
 // unpaid time when service_descr has user_ticket, else from the duration
 // asked for. A refusal comes back as an answer.
 func (c *call) quoteFor(tx Tx, lot *Lot, lockTicket bool) (quote, *Answer, error) {
-	ticket, err := c.field("user_ticket")
-	if err != nil {
-		return quote{}, nil, err
-	}
-	if ticket != "" {
+	if c.has("user_ticket") { // given, even empty or null: then it is looked up
+		ticket, err := c.field("user_ticket")
+		if err != nil {
+			return quote{}, nil, err
+		}
 		return c.ticketQuote(tx, lot, ticket, lockTicket)
 	}
 	minutes, refusal, err := c.askedMinutes()

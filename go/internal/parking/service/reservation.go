@@ -1,6 +1,7 @@
 package service
 
 import (
+	"errors"
 	"unicode/utf8"
 
 	"stratabench.dev/go/internal/parking/rules"
@@ -16,12 +17,11 @@ func createReservation(c *call) (Answer, bool, error) {
 	if err != nil {
 		return Answer{}, false, err
 	}
-	ticket, err := c.field("user_ticket")
-	if err != nil {
-		return Answer{}, false, err
-	}
-	if plate == "" && (c.version >= 1 || ticket == "") {
+	if c.version >= 1 && plate == "" {
 		return c.refuse(NotAvailable, codePlate)
+	}
+	if c.version == 0 && !c.has("user_ticket") && !c.has(c.plateKey()) {
+		return Answer{}, false, internal("no plate_number and no user_ticket")
 	}
 	tx, err := c.db()
 	if err != nil {
@@ -71,6 +71,10 @@ func createReservation(c *call) (Answer, bool, error) {
 		return early(Answer{Status: BadTransaction})
 	}
 	q, refusal, err := c.quoteFor(tx, lot, true)
+	if errors.Is(err, rules.ErrOutOfRange) {
+		// A price for more minutes than an int64 holds equals no price sent.
+		return early(Answer{Status: WrongPrice})
+	}
 	if err != nil || refusal != nil {
 		return deref(refusal), false, err
 	}
@@ -100,7 +104,11 @@ func createReservation(c *call) (Answer, bool, error) {
 		return Answer{}, false, err
 	}
 	if fromBalance > 0 {
-		if err := reserveFromWallet(c, tx, user, payment, fromBalance); err != nil {
+		walletUser, err := c.user("user_id")
+		if err != nil {
+			return Answer{}, false, err
+		}
+		if err := reserveFromWallet(c, tx, walletUser, payment, fromBalance); err != nil {
 			return Answer{}, false, err
 		}
 	}
@@ -138,9 +146,6 @@ func reserveFromWallet(c *call, tx Tx, user string, payment *Payment, amount rul
 // lockAccount locks the wallet of user, creating an empty one if there is
 // none (spec §7.11).
 func lockAccount(tx Tx, user string) (Account, error) {
-	if user == "" {
-		return Account{}, internal("no user id for a wallet")
-	}
 	accounts, err := tx.AccountsByUser(user, true)
 	if err != nil {
 		return Account{}, err

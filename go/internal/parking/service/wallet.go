@@ -108,11 +108,19 @@ func accountTransfer(c *call) (Answer, bool, error) {
 	if err != nil {
 		return Answer{}, false, err
 	}
-	src, err := lockAccount(tx, c.param("src_user_id"))
+	srcUser, err := c.user("src_user_id")
 	if err != nil {
 		return Answer{}, false, err
 	}
-	dst, err := lockAccount(tx, c.param("dst_user_id"))
+	src, err := lockAccount(tx, srcUser)
+	if err != nil {
+		return Answer{}, false, err
+	}
+	dstUser, err := c.user("dst_user_id")
+	if err != nil {
+		return Answer{}, false, err
+	}
+	dst, err := lockAccount(tx, dstUser)
 	if err != nil {
 		return Answer{}, false, err
 	}
