@@ -1,0 +1,116 @@
+"""One temporary directory per run, which the next run sweeps once its owner is gone.
+
+Cells, workers, private servers and the Go program all make temporary
+directories, and ``kill -9`` leaves every one of them behind. A run
+therefore points :mod:`tempfile` and ``TMPDIR`` (which its child processes
+inherit, the Go program included) at a root of its own,
+``$TMPDIR/stratabench/<run-id>-<pid>/``, removes it when it ends, and first
+sweeps the roots of earlier runs whose process is gone.
+
+"Gone" is decided by a lock, not by the pid (which the system reuses): the
+owner holds an exclusive ``flock`` on ``<root>/.owner`` for its whole life,
+and the kernel releases it when the process ends, however it ends. A root
+whose lock can be taken has no owner any more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["BASE_NAME", "run_scratch", "scratch_base", "sweep"]
+
+BASE_NAME = "stratabench"
+_OWNER_FILE = ".owner"
+_UNOWNED_GRACE_S = 60.0
+_ROOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+-\d+$")
+
+
+def _private_mode() -> int:
+    # Servers run as `nobody` under root and need to pass through to their
+    # own 0700 directories below: traverse, but never list.
+    return 0o711 if os.geteuid() == 0 else 0o700
+
+
+def scratch_base() -> Path:
+    """``$TMPDIR/stratabench``: where run roots live (it need not exist)."""
+    return Path(tempfile.gettempdir()) / BASE_NAME
+
+
+def _make_private_dir(path: Path) -> None:
+    path.mkdir(mode=_private_mode(), exist_ok=True)
+    if path.stat().st_uid == os.geteuid():
+        os.chmod(path, _private_mode())  # an older or foreign umask may have widened it
+
+
+def _owner_gone(root: Path) -> bool:
+    try:
+        fd = os.open(root / _OWNER_FILE, os.O_RDWR)
+    except FileNotFoundError:
+        # Killed between making the root and locking it, or a run that is
+        # making it right now: only an old root without an owner is a leftover.
+        return time.time() - root.stat().st_mtime > _UNOWNED_GRACE_S
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def sweep(base: Path | None = None) -> list[Path]:
+    """Remove the run roots under ``base`` whose owner process has ended; return them."""
+    base = scratch_base() if base is None else base
+    removed: list[Path] = []
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return removed
+    for root in entries:
+        if not _ROOT_NAME.match(root.name) or root.is_symlink() or not root.is_dir():
+            continue
+        if root.stat().st_uid != os.geteuid() or not _owner_gone(root):
+            continue
+        shutil.rmtree(root, ignore_errors=True)
+        if not root.exists():
+            removed.append(root)
+    return removed
+
+
+@contextlib.contextmanager
+def run_scratch(run_id: str) -> Iterator[Path]:
+    """Sweep leftovers, then make this run's root and send every temporary file there.
+
+    Yields the root; on exit restores :mod:`tempfile` and ``TMPDIR`` and
+    removes the root.
+    """
+    base = scratch_base()
+    sweep(base)
+    _make_private_dir(base)
+    root = base / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', run_id)}-{os.getpid()}"
+    _make_private_dir(root)
+    owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(owner, fcntl.LOCK_EX)
+    saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = str(root)
+    os.environ["TMPDIR"] = str(root)
+    try:
+        yield root
+    finally:
+        tempfile.tempdir = saved_tempdir
+        if saved_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved_env
+        shutil.rmtree(root, ignore_errors=True)
+        os.close(owner)
