@@ -15,10 +15,20 @@ inside its *namespace*, a name the caller derives from the run id:
 flushes a database or drops anything it did not name itself, so a URL that
 points at a server holding someone else's data is safe to use.
 
+A run's namespaces are ``{run id}.{suite}.{10 hex digits}`` (the cell's
+hash), so the keys of a run start ``sb:20261121-054500-3f2a.matrix.`` and its
+tables ``stratabench_20261121_054500_3f2a_matrix_``. When a run is killed
+before its cleanup, ``stratabench clean`` finds exactly those shapes
+(:data:`RUN_NAMESPACE_PATTERN`, :data:`RUN_IDENTIFIER_PATTERN`) through the
+:class:`Sweepable` ability, and drops them; and key/value servers give every
+key an expiry (``redis.key_ttl``, ``memcached.key_ttl``: a day by default).
+
 The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
 Optional abilities are separate protocols checked with ``isinstance``, as
 go-ycsb separates ``DB`` from ``BatchDB``: :class:`BatchStore` for batched
-get and put, :class:`ItemLimit` for stores that refuse large items.
+get and put, :class:`ItemLimit` for stores that refuse large items,
+:class:`Sweepable` for stores that can list and drop the namespaces runs
+left behind.
 
 Failures are :class:`~stratabench.errors.StoreError` with one line naming the
 server (URL redacted) and what to do; a value over the item limit is
@@ -43,9 +53,15 @@ from stratabench.settings import Setting, SettingReader
 
 __all__ = [
     "NAMESPACE_PATTERN",
+    "RUN_IDENTIFIER_PATTERN",
+    "RUN_NAMESPACE_PATTERN",
+    "SWEEP_NAMESPACE",
     "BatchStore",
     "ItemLimit",
     "Store",
+    "Sweepable",
+    "key_ttl_setting",
+    "swept_name",
     "namespace_identifier",
     "open_store",
     "parse_store_url",
@@ -57,6 +73,19 @@ NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """What a namespace may be: no ``:``, so that one namespace's key prefix can
 never be the beginning of another's, and nothing a SQL identifier or a file
 name would have to quote."""
+
+
+RUN_NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,59}\.[a-z][a-z0-9_]*\.[0-9a-f]{10}$")
+"""A namespace a run made for a cell: ``{run id}.{suite}.{cell hash}``, as
+``suites.run_stores.cell_namespace`` builds it; nothing else is ever swept."""
+
+RUN_IDENTIFIER_PATTERN = re.compile(r"^stratabench_[a-z0-9_]+_[0-9a-f]{10}_[0-9a-f]{8}$")
+""":func:`namespace_identifier` of a run namespace (its ``.`` become ``_``, so
+a hash of the original is always appended): the table, collection or
+database names that are swept."""
+
+SWEEP_NAMESPACE = "stratabench-sweep"
+"""The namespace a store is opened in to sweep (it is never written)."""
 
 
 @runtime_checkable
@@ -77,6 +106,45 @@ class ItemLimit(Protocol):
     @property
     def item_limit_bytes(self) -> int:
         """The largest value, in bytes, that one ``put`` accepts."""
+
+
+@runtime_checkable
+class Sweepable(Protocol):
+    """A store that finds the namespaces runs left in it, and drops them.
+
+    Open it with ``open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True)``:
+    a store opened for sweeping creates nothing of its own. Names are what
+    the store holds: key namespaces for key/value servers (matching
+    :data:`RUN_NAMESPACE_PATTERN`), table, collection or database names for
+    the others (matching :data:`RUN_IDENTIFIER_PATTERN`).
+    """
+
+    def list_namespaces(self) -> list[str]:
+        """Every run namespace in the store, sorted; nothing that merely shares a prefix."""
+
+    def drop_namespace(self, name: str) -> None:
+        """Remove one name returned by :meth:`list_namespaces`, and nothing else."""
+
+
+def swept_name(name: str, pattern: re.Pattern[str]) -> str:
+    """``name`` if it has the shape of a run's namespace (``pattern``), else :class:`UsageError`.
+
+    The check every :meth:`Sweepable.drop_namespace` makes first: it keeps
+    a drop to the tool's own names, and a quoted SQL name free of quotes.
+    """
+    if not pattern.match(name):
+        raise UsageError(f"{name!r} is not a namespace of a stratabench run; nothing dropped")
+    return name
+
+
+def key_ttl_setting(store: str, *, help_suffix: str = "") -> Setting:
+    """``{store}.key_ttl``: seconds until a written key expires (a day; 0 never).
+
+    Long enough for any cell, short enough that a run killed before its
+    cleanup leaves nothing for long.
+    """
+    return Setting(f"{store}.key_ttl", "86400",
+                   f"seconds until each key this tool writes expires, 0 for never{help_suffix}", "whole")
 
 
 def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
@@ -141,6 +209,9 @@ class Store(ABC):
     server_pids
         Process ids of the local server behind the URL, when known, for
         the engine's ``server_cpu_ns``.
+    sweeping
+        Opened only to list and drop run namespaces (:class:`Sweepable`):
+        the store creates no table or file of its own.
 
     Notes
     -----
@@ -160,6 +231,9 @@ class Store(ABC):
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
 
+    unswept_note: ClassVar[str] = "it cannot list what runs left in it"
+    """For a store that is not :class:`Sweepable`: why, and what happens to a killed run's data instead."""
+
     def __init__(
         self,
         url: str,
@@ -167,6 +241,7 @@ class Store(ABC):
         namespace: str,
         options: RunOptions | None = None,
         server_pids: tuple[int, ...] = (),
+        sweeping: bool = False,
     ) -> None:
         if not NAMESPACE_PATTERN.match(namespace):
             raise UsageError(
@@ -178,6 +253,7 @@ class Store(ABC):
         self.options = options if options is not None else RunOptions()
         self._server_pids = tuple(server_pids)
         self._closed = False
+        self.sweeping = sweeping
         try:
             self._open()
         except BaseException:
@@ -369,6 +445,7 @@ def open_store(
     namespace: str,
     options: RunOptions | None = None,
     server_pids: tuple[int, ...] | None = None,
+    sweeping: bool = False,
 ) -> Store:
     """Open the store that ``url`` names, inside ``namespace``.
 
@@ -385,6 +462,8 @@ def open_store(
     server_pids
         Process ids of the server. ``None`` looks them up among the servers
         ``stratabench services`` started, so the engine can measure their CPU.
+    sweeping
+        Open it only to sweep run namespaces (see :class:`Sweepable`).
 
     Raises
     ------
@@ -405,5 +484,5 @@ def open_store(
         from stratabench.services.state import pids_for_address
 
         server_pids = pids_for_address(parts.hostname, parts.port) if parts.hostname else ()
-    store: Store = cls(url, namespace=namespace, options=options, server_pids=server_pids)
+    store: Store = cls(url, namespace=namespace, options=options, server_pids=server_pids, sweeping=sweeping)
     return store
