@@ -92,7 +92,8 @@ def password_of(url: str) -> str | None:
         key, eq, value = pair.partition("=")
         if eq and key.lower() == "password" and value:
             return unquote(value)
-    return None
+    loose = _loose_passwords(url)
+    return unquote(loose[0]) if loose else None
 
 
 def scrub(text: str, *urls: str) -> str:

@@ -39,9 +39,13 @@ def _private_mode() -> int:
     return 0o711 if os.geteuid() == 0 else 0o700
 
 
+# The base of the run in progress: inside it, tempfile points at the run's root.
+_active_base: Path | None = None
+
+
 def scratch_base() -> Path:
     """``$TMPDIR/stratabench``: where run roots live (it need not exist)."""
-    return Path(tempfile.gettempdir()) / BASE_NAME
+    return _active_base or Path(tempfile.gettempdir()) / BASE_NAME
 
 
 def _make_private_dir(path: Path) -> None:
@@ -101,13 +105,15 @@ def run_scratch(run_id: str) -> Iterator[Path]:
     _make_private_dir(root)
     owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(owner, fcntl.LOCK_EX)
-    saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    global _active_base
+    saved_tempdir, saved_env, saved_base = tempfile.tempdir, os.environ.get("TMPDIR"), _active_base
+    _active_base = base
     tempfile.tempdir = str(root)
     os.environ["TMPDIR"] = str(root)
     try:
         yield root
     finally:
-        tempfile.tempdir = saved_tempdir
+        tempfile.tempdir, _active_base = saved_tempdir, saved_base
         if saved_env is None:
             os.environ.pop("TMPDIR", None)
         else:
