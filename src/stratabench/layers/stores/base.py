@@ -17,7 +17,7 @@ points at a server holding someone else's data is safe to use.
 
 A run's namespaces are ``{run id}.{suite}.{10 hex digits}`` (the cell's
 hash), so the keys of a run start ``sb:20261121-054500-3f2a.matrix.`` and its
-tables ``stratabench_20261121_054500_3f2a_matrix_``. When a run is killed
+tables ``stratabench_20261121_054500_3f2a_matrix_`` (and end with a hash). When a run is killed
 before its cleanup, ``stratabench clean`` finds exactly those shapes
 (:data:`RUN_NAMESPACE_PATTERN`, :data:`RUN_IDENTIFIER_PATTERN`) through the
 :class:`Sweepable` ability, and drops them; and key/value servers give every
@@ -75,13 +75,19 @@ never be the beginning of another's, and nothing a SQL identifier or a file
 name would have to quote."""
 
 
-RUN_NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,59}\.[a-z][a-z0-9_]*\.[0-9a-f]{10}$")
-"""A namespace a run made for a cell: ``{run id}.{suite}.{cell hash}``, as
-``suites.run_stores.cell_namespace`` builds it; nothing else is ever swept."""
+_RUN_ID = r"(?:\d{8}-\d{6}-[0-9a-f]{4}|local)"
+# namespace_identifier() lowercases, turns "-" and "." into "_", may cut the
+# middle short to fit, and always ends with "_" + 8 hex digits of a hash.
+_RUN_ID_IDENTIFIER = r"(?:\d{8}_\d{6}_[0-9a-f]{4}|local)"
 
-RUN_IDENTIFIER_PATTERN = re.compile(r"^stratabench_[a-z0-9_]+_[0-9a-f]{10}_[0-9a-f]{8}$")
-""":func:`namespace_identifier` of a run namespace (its ``.`` become ``_``, so
-a hash of the original is always appended): the table, collection or
+RUN_NAMESPACE_PATTERN = re.compile(rf"^{_RUN_ID}\.[a-z][a-z0-9_]*\.[0-9a-f]{{10}}$")
+"""A namespace a run made for a cell: ``{run id}.{suite}.{cell hash}``, as
+``suites.run_stores.cell_namespace`` builds it, for the run ids of the
+command line (``20261121-054500-3f2a``) and the API's default (``local``);
+nothing else is ever swept."""
+
+RUN_IDENTIFIER_PATTERN = re.compile(rf"^stratabench_{_RUN_ID_IDENTIFIER}_[a-z0-9_]*_[0-9a-f]{{8}}$")
+""":func:`namespace_identifier` of a run namespace: the table, collection or
 database names that are swept."""
 
 SWEEP_NAMESPACE = "stratabench-sweep"
