@@ -4,7 +4,7 @@ Starts Redis, memcached, PostgreSQL, MariaDB and a MongoDB-compatible
 server on free loopback ports in temporary directories, shows them, and
 stops them by their own process ids. One line per service::
 
-    redis       up           redis://127.0.0.1:41234/0   pid 1234
+    redis       up           redis://:***@127.0.0.1:41234/0   pid 1234
 
 URLs are shown with passwords masked. ``--show-passwords`` prints them
 whole, for pasting into ``--store``; ``stratabench run`` finds the servers
