@@ -20,10 +20,13 @@ import fcntl
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from stratabench.errors import OutputError
 
 __all__ = ["BASE_NAME", "run_scratch", "scratch_base", "sweep"]
 
@@ -44,8 +47,24 @@ _active_base: Path | None = None
 
 
 def scratch_base() -> Path:
-    """``$TMPDIR/stratabench``: where run roots live (it need not exist)."""
-    return _active_base or Path(tempfile.gettempdir()) / BASE_NAME
+    """``$TMPDIR/stratabench``: where run roots live (it need not exist).
+
+    When that name is taken by another user or is a symbolic link (a shared
+    ``/tmp``), ``$TMPDIR/stratabench-UID`` instead: a run never works inside
+    a directory someone else controls.
+    """
+    if _active_base is not None:
+        return _active_base
+    base = Path(tempfile.gettempdir()) / BASE_NAME
+    try:
+        info = base.lstat()
+    except FileNotFoundError:
+        return base
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+        return base
+    return base.with_name(f"{BASE_NAME}-{os.geteuid()}")
 
 
 def _make_private_dir(path: Path) -> None:
@@ -97,13 +116,24 @@ def run_scratch(run_id: str) -> Iterator[Path]:
 
     Yields the root; on exit restores :mod:`tempfile` and ``TMPDIR`` and
     removes the root.
+
+    Raises
+    ------
+    OutputError
+        When the root cannot be made (a read-only ``TMPDIR``).
     """
     base = scratch_base()
     sweep(base)
-    _make_private_dir(base)
     root = base / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', run_id)}-{os.getpid()}"
-    _make_private_dir(root)
-    owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _make_private_dir(base)
+        _make_private_dir(root)
+        owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot make the run's temporary directory {root}: {exc.strerror or exc}; "
+            "set TMPDIR to a writable directory"
+        ) from None
     fcntl.flock(owner, fcntl.LOCK_EX)
     global _active_base
     saved_tempdir, saved_env, saved_base = tempfile.tempdir, os.environ.get("TMPDIR"), _active_base

@@ -72,3 +72,22 @@ def test_sweep_leaves_what_is_not_a_run_root(own_tmp: Path) -> None:
     os.utime(old, (time.time() - 3600, time.time() - 3600))
     assert sweep() == [old]
     assert foreign.is_dir() and fresh.is_dir()
+
+
+def test_a_base_that_is_not_ours_is_not_used(own_tmp: Path) -> None:
+    elsewhere = own_tmp / "elsewhere"
+    elsewhere.mkdir()
+    (own_tmp / "stratabench").symlink_to(elsewhere)  # as another user could plant in a shared /tmp
+    with run_scratch("20261122-101010-abcd") as root:
+        assert root.parent == own_tmp / f"stratabench-{os.geteuid()}"
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_unwritable_tmpdir_is_one_line(own_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.errors import OutputError
+
+    monkeypatch.setenv("TMPDIR", str(own_tmp / "missing" / "dir"))
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp / "missing" / "dir"))
+    with pytest.raises(OutputError, match="cannot make the run's temporary directory .*set TMPDIR"):
+        with run_scratch("20261122-101010-abcd"):
+            pass
