@@ -217,3 +217,37 @@ def test_kill_9_leaves_no_process_no_directory_and_clean_removes_the_rest(
 
     printed = run.printed() + cleaned.stdout + cleaned.stderr + following.stdout + following.stderr
     no_password(printed + run.output.read_text(), [redis_url, postgresql_url, *(s.url for s in servers)])
+
+
+def test_kill_9_during_the_go_build_leaves_nothing(
+    tmp_path: Path, sandbox: dict[str, str], go_program: Callable[[str], Path]
+) -> None:
+    go_program("stratabench-go")
+    output = tmp_path / "results.jsonl"
+    out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    args = ["run", "bulkload", "--codec", "json", "--size", "5000", "--samples", "1", "--min-time", "0.001",
+            "--set", "go.formats=embed", "--set", "go.variants=warm", "-o", str(output)]
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "stratabench.cli.main", *args], env=sandbox,
+                                   stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True)
+    run = Run(process, Path(sandbox["TMPDIR"]) / "stratabench", output, out, err)
+
+    def building() -> bool:
+        try:
+            return any(child.name() == "go" for child in psutil.Process(process.pid).children(recursive=True))
+        except psutil.Error:
+            return False
+
+    # stratabench-go sits in a session of its own, and the go build it runs under it.
+    wait_for(run, building, "go build")
+    before = family(process.pid, [])
+    assert any(psutil.Process(pid).name() == "stratabench-go" for pid in alive(before))
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    time.sleep(2)
+    assert alive(before) == [], f"alive 2 s after kill -9: {alive(before)}"
+    assert_whole(output)
+    following = stratabench(sandbox, "run", "timeit", "--samples", "1", "--min-time", "0.001", "-q",
+                            "-o", str(tmp_path / "next.jsonl"))
+    assert following.returncode == 0, following.stderr
+    assert list(run.root.iterdir()) == [], "the next run did not sweep the leftover root"
