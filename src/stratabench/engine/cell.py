@@ -22,8 +22,8 @@ from pathlib import Path
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec
-from stratabench.lifeline import parent_death_signal
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
+from stratabench.lifeline import parent_death_signal
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
 from stratabench.results.records import CellResult, MetricResult, Status
