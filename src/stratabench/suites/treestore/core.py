@@ -68,6 +68,7 @@ class Core:
         self.change_handlers: dict[str, list[ChangeHandler]] = {RUNNING: [], OPERATIONAL: []}
         self.providers: list[ProviderHandler] = []
         self.pushing: dict[Owner, Session] = {}
+        self.connections: list[Connection] = []
         self._ids = itertools.count(1)
         self._admin = backend.connect()
 
@@ -86,6 +87,9 @@ class Core:
             self.backend.uninstall(self.module, ds)
 
     def close(self) -> None:
+        """Close every connection still open (their sessions end), stop the handlers, disconnect."""
+        for conn in list(self.connections):
+            conn.close()
         for handlers in self.change_handlers.values():
             for handler in handlers:
                 handler.stop()
@@ -107,6 +111,7 @@ class Connection:
         self.caching = cache
         self.cached: tuple[int, Inner | None] | None = None
         self.sessions: list[Session] = []
+        core.connections.append(self)
 
     def session(self, ds: str = RUNNING) -> Session:
         session = Session(self, ds)
@@ -126,9 +131,14 @@ class Connection:
         return core.backend.load(self.client, core.module, RUNNING, None, scopes)
 
     def close(self) -> None:
-        for session in list(self.sessions):
-            session.stop()
-        self.core.backend.disconnect(self.client)
+        if self not in self.core.connections:
+            return
+        self.core.connections.remove(self)
+        try:
+            for session in list(self.sessions):
+                session.stop()
+        finally:
+            self.core.backend.disconnect(self.client)
 
 
 class Session:
