@@ -21,7 +21,7 @@ import pytest
 from stratabench.errors import UnavailableError
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
-from stratabench.suites.treestore.core import Core, stored_tree
+from stratabench.suites.treestore.core import Core, installed, stored_tree
 from stratabench.suites.treestore.dataset import Dataset, document_hash
 from stratabench.suites.treestore.harness import run_backend
 from stratabench.suites.treestore.paths import parse
@@ -41,11 +41,11 @@ def test_every_backend_is_covered() -> None:
 
 def open_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path, namespace: str) -> TreeBackend:
     backend_class = TREE_BACKENDS.get(name)
-    service = backend_class.service  # type: ignore[attr-defined]
+    service = backend_class.service
     if service is None:
-        return backend_class(namespace, directory=tmp_path)  # type: ignore[no-any-return]
+        return backend_class(namespace, directory=tmp_path)
     server_url: Callable[[str], str] = request.getfixturevalue("server_url")
-    return backend_class(namespace, url=server_url(service))  # type: ignore[no-any-return]
+    return backend_class(namespace, url=server_url(service))
 
 
 @pytest.fixture
@@ -55,12 +55,8 @@ def namespace(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(params=RUNNABLE)
 def core(request: pytest.FixtureRequest, tmp_path: Path, namespace: str) -> Iterator[Core]:
-    backend = open_backend(request.param, request, tmp_path, namespace)
-    core = Core(backend)
-    core.install()
-    yield core
-    core.close()
-    backend.cleanup()
+    with installed(open_backend(request.param, request, tmp_path, namespace)) as core:
+        yield core
 
 
 def test_redis_search_is_unavailable_with_its_reason(request: pytest.FixtureRequest, tmp_path: Path) -> None:

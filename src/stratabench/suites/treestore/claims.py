@@ -95,7 +95,7 @@ def tree_hash_wins_and_grows(judge: _Judge) -> Judged:
         grows = all(factors[a] < factors[b] for a, b in zip(sorted(factors), sorted(factors)[1:]))
         trend = " → ".join(_x(factors[n]) for n in sorted(factors))
         parts.append((here < 1 and (grows or len(factors) < 2),
-                      f"{backend} {trend} faster" + ("" if len(factors) > 1 else " (one size: growth not shown)")))
+                      f"{backend} {trend} as fast" + ("" if len(factors) > 1 else " (one size: growth not shown)")))
     return _verdict(judge, 1, "get tree hash: every per-node backend beats json-file, by a factor that grows with N",
                     parts, needs_network=False)
 
@@ -164,7 +164,7 @@ def cached_single_writes_favour_per_node(judge: _Judge) -> Judged:
     for backend in judge.per_node:
         ratio = judge.ratio(backend, 17)
         if ratio is not None:
-            parts.append((ratio < 1, f"{backend} {_x(1 / ratio)} faster"))
+            parts.append((ratio < 1, f"{backend} {_x(1 / ratio)} as fast"))
     return _verdict(judge, 6, "create an item cached: the per-node backends beat json-file", parts, False)
 
 

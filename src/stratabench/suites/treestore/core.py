@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -38,7 +39,7 @@ from stratabench.suites.treestore.subscriptions import ChangeHandler, Handler, P
 from stratabench.suites.treestore.tree import Inner, Key, Value, copy_tree, from_document, merge_into
 from stratabench.suites.treestore.validate import validate
 
-__all__ = ["DEFAULT_TIMEOUT", "AccessDenied", "Connection", "Core", "ItemError", "Session", "stored_tree"]
+__all__ = ["DEFAULT_TIMEOUT", "AccessDenied", "Connection", "Core", "ItemError", "Session", "installed", "stored_tree"]
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds a single-item commit waits for its subscribers (sysrepo's default)."""
@@ -360,3 +361,15 @@ class Session:
 def stored_tree(core: Core, ds: str = RUNNING, owner: Owner | None = None) -> Inner | None:
     """What the backend holds, loaded whole with no cache (the harness's integrity check, untimed)."""
     return core.backend.load(core._admin, core.module, ds, owner, None)
+
+
+@contextmanager
+def installed(backend: TreeBackend, module: SchemaNode = PERF) -> Iterator[Core]:
+    """A core on ``backend`` with the module installed; at the end it is closed and the namespace removed."""
+    core = Core(backend, module)
+    try:
+        core.install()
+        yield core
+    finally:
+        core.close()
+        backend.cleanup()

@@ -21,7 +21,7 @@ from stratabench.errors import StratabenchError, UsageError
 from stratabench.suites.treestore.paths import Selector
 from stratabench.suites.treestore.schema import CONTAINER, LEAF, LEAF_LIST, SchemaNode
 from stratabench.suites.treestore.tree import (
-    Inner, Instances, Key, Value, build_child, build_inner, inner_document, predicate,
+    Inner, Instances, Key, Value, build_child, build_inner, inner_document, predicate, top_level,
 )
 
 __all__ = ["CREATE", "DELETE", "NONE", "REPLACE", "Diff", "DiffNode", "EditError", "apply_delete", "compare",
@@ -241,7 +241,11 @@ def apply_set(root: Inner, selector: Selector, value: Value | None, diff: Diff, 
             raise EditError(f"edit {selector.text!r}: the node exists")
         return
     item: Any = key[0] if schema.kind == LEAF_LIST else Inner(schema, instances, dict(zip(schema.keys, key)), key)
-    prev = (next(reversed(instances.entries)) if instances.entries else None) if after is True else after
+    prev: Key | None = None
+    if after is True:
+        prev = next(reversed(instances.entries)) if instances.entries else None
+    elif after is not False:
+        prev = after
     instances.add(key, item, after)
     if not created:
         diff.record(trail, CREATE, item, prev=prev if schema.user_ordered else None)
@@ -295,13 +299,7 @@ def _drop_empty_ancestors(node: Inner, trail: Trail, diff: Diff) -> None:
 
 def apply_merge(root: Inner, document: dict[str, Any], diff: Diff) -> None:
     """Merge a canonical document into the tree (a batch edit)."""
-    module = root.schema
-    prefix = f"{module.name}:"
-    for qualified, value in document.items():
-        name = qualified.removeprefix(prefix)
-        schema = module.children.get(name)
-        if schema is None or name == qualified:
-            raise UsageError(f"merge: unexpected top-level member {qualified!r} of module {module.name}")
+    for schema, value in top_level(root.schema, document):
         _merge_child(root, schema, value, [(schema, None)], diff)
 
 
@@ -401,7 +399,7 @@ def _compare_instances(into: DiffNode, schema: SchemaNode, before: Instances | N
         existing = old_entries.get(key)
         if existing is None and key not in old_entries:
             into.children[(name, key)] = DiffNode(CREATE, schema, key, item, prev=prev if schema.user_ordered else None)
-        elif type(item) is Inner and existing.children != item.children:
+        elif type(item) is Inner and type(existing) is Inner and existing.children != item.children:
             child = DiffNode(NONE, schema, key)
             _compare_inner(child, existing, item)
             if child.children:

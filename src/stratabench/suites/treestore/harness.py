@@ -93,11 +93,11 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
                 outcome.samples_ns.append(elapsed)
             # Reads are checked on every try; stored state after the first and the last (it is O(N)).
             if test.check[0] == "result" or attempt in (warmup, total - 1):
-                outcome.actual_hash = _actual(core, test, fixture, result)
+                actual = outcome.actual_hash = _actual(core, test, fixture, result)
                 outcome.checks += 1
-                if outcome.actual_hash != outcome.expected_hash:
+                if actual != outcome.expected_hash:
                     raise IntegrityError(f"try {attempt + 1 - warmup}: {test.check[0]} hashes "
-                                         f"{outcome.actual_hash[:12]}, expected {outcome.expected_hash[:12]}")
+                                         f"{actual[:12]}, expected {data.hashes[test.check[1]][:12]}")
             del result
             if test.after is not None:
                 test.after(fixture, data)

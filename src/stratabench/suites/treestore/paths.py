@@ -11,6 +11,7 @@ absolute steps and predicates that join ``child = 'literal'`` tests with
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from operator import itemgetter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -19,12 +20,13 @@ from stratabench.errors import UsageError
 from stratabench.suites.treestore.schema import LEAF, LEAF_LIST, LIST, SchemaNode
 from stratabench.suites.treestore.tree import Inner, Instances, Key, Value, copy_inner, predicate, typed
 
-__all__ = ["Match", "Selector", "Step", "parse", "path_string", "result_tree", "select"]
+__all__ = ["Match", "Selector", "Step", "parse", "result_tree", "select"]
 
 _TEST = re.compile(r"""\s*([A-Za-z_][\w.-]*|\.)\s*=\s*(?:'([^']*)'|"([^"]*)")\s*""")
 _STEP = re.compile(r"""/(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)((?:\[(?:[^\]'"]|'[^']*'|"[^"]*")*\])*)""")
 _PREDICATE = re.compile(r"""\[((?:[^\]'"]|'[^']*'|"[^"]*")*)\]""")
 _AND = re.compile(r"\s+and\s+")
+_LITERAL = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
 class Step(NamedTuple):
@@ -71,12 +73,34 @@ def _tests(text: str, predicates: str) -> tuple[list[tuple[str, str]], bool]:
 def parse(module: SchemaNode, text: str) -> Selector:
     """Parse and classify a selector against ``module``'s schema.
 
+    Selectors that differ only in their literals (the N paths of a bulk
+    edit) share one parse of their shape; only the literals are read anew.
+
     Raises
     ------
     UsageError
         For a relative selector, an unknown node, a wrong module prefix or
         syntax beyond the study's.
     """
+    literals = _LITERAL.findall(text)
+    if not literals:
+        return _parse_shape(module, text)
+    try:
+        shape = _parse_shape(module, _LITERAL.sub("'0'", text))
+    except UsageError:
+        return _parse_text(module, text)  # the same error, naming the selector as given
+    values = iter(single or double for single, double in literals)
+    steps = []
+    for step in shape.steps:
+        if not step.tests:
+            steps.append(step)
+            continue
+        tests = tuple((name, _typed_test(step.schema, name, next(values), text)) for name, _ in step.tests)
+        steps.append(Step(step.schema, tests, None if step.key is None else tuple(value for _, value in tests)))
+    return Selector(text, tuple(steps), shape.exact)
+
+
+def _parse_text(module: SchemaNode, text: str) -> Selector:
     steps: list[Step] = []
     exact, schema, position, end = True, module, 0, len(text)
     while position < end:
@@ -107,6 +131,9 @@ def parse(module: SchemaNode, text: str) -> Selector:
     return Selector(text, tuple(steps), exact)
 
 
+_parse_shape = lru_cache(maxsize=1024)(_parse_text)
+
+
 def _typed_test(schema: SchemaNode, name: str, value: str, text: str) -> Value:
     if name == ".":
         if schema.kind != LEAF_LIST:
@@ -116,16 +143,6 @@ def _typed_test(schema: SchemaNode, name: str, value: str, text: str) -> Value:
     if child is None or child.kind != LEAF:
         raise UsageError(f"selector {text!r}: {schema.name} has no leaf {name!r} to test")
     return typed(child, value)
-
-
-def path_string(steps: tuple[Step, ...] | list[tuple[SchemaNode, Key | None]]) -> str:
-    """The canonical path of a node given its (schema, key) steps from the module."""
-    out = []
-    for index, step in enumerate(steps):
-        schema, key = (step.schema, step.key) if isinstance(step, Step) else step
-        name = f"{schema.module}:{schema.name}" if index == 0 else schema.name
-        out.append(name if key is None else name + predicate(schema, key))
-    return "/" + "/".join(out)
 
 
 Match = tuple[tuple[tuple[SchemaNode, Key | None], ...], Any]

@@ -100,8 +100,8 @@ def published_mean(n: int, number: int, backend: str) -> float | None:
 
 def truncate(value: float, decimals: int = 3) -> float:
     """Truncated, not rounded, as sysrepo prints its comparison column."""
-    scale = 10 ** decimals
-    return math.floor(value * scale) / scale
+    scale = 10.0 ** decimals
+    return float(math.floor(value * scale)) / scale
 
 
 def comparison(time: float, baseline: float) -> str:

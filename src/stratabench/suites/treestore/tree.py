@@ -31,7 +31,7 @@ from stratabench.suites.treestore.schema import CONTAINER, LEAF, LEAF_LIST, LIST
 
 __all__ = [
     "Inner", "Instances", "Key", "Value", "build_child", "build_inner", "copy_inner", "copy_instances", "copy_tree", "from_document", "from_json", "inner_document", "is_empty", "node_document",
-    "literal", "merge_into", "predicate", "to_document", "to_json", "tree_hash", "typed",
+    "literal", "merge_into", "top_level", "predicate", "to_document", "to_json", "tree_hash", "typed",
 ]
 
 Value: TypeAlias = int | str
@@ -217,16 +217,22 @@ def build_child(schema: SchemaNode, parent: Inner, value: Any) -> Any:
     return instances
 
 
-def from_document(module: SchemaNode, document: dict[str, Any]) -> Inner | None:
-    """The module tree of a canonical document; ``None`` when it is empty. Does not validate."""
-    root = Inner(module, None)
+def top_level(module: SchemaNode, document: dict[str, Any]) -> Iterator[tuple[SchemaNode, Any]]:
+    """The (schema, value) of each top-level member of a document, whose names carry the module prefix."""
     prefix = f"{module.name}:"
     for qualified, value in document.items():
         name = qualified.removeprefix(prefix)
         schema = module.children.get(name)
         if schema is None or name == qualified:
             raise DataError(f"module {module.name}: unexpected top-level member {qualified!r}")
-        root.children[name] = build_child(schema, root, value)
+        yield schema, value
+
+
+def from_document(module: SchemaNode, document: dict[str, Any]) -> Inner | None:
+    """The module tree of a canonical document; ``None`` when it is empty. Does not validate."""
+    root = Inner(module, None)
+    for schema, value in top_level(module, document):
+        root.children[schema.name] = build_child(schema, root, value)
     return root if root.children else None
 
 

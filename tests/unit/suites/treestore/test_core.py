@@ -10,7 +10,7 @@ import pytest
 from stratabench.errors import UsageError
 from stratabench.suites.treestore.backends.json_file import JsonFileBackend
 from stratabench.suites.treestore.backends.sqlite import SqliteBackend
-from stratabench.suites.treestore.core import Core, stored_tree
+from stratabench.suites.treestore.core import Core, installed, stored_tree
 from stratabench.suites.treestore.dataset import Dataset
 from stratabench.suites.treestore.diff import CREATE, DELETE, NONE, REPLACE, Diff, EditError, apply_delete, apply_set
 from stratabench.suites.treestore.paths import parse, result_tree, select
@@ -144,12 +144,8 @@ def test_validation_rejects_an_entry_without_its_keys() -> None:
 @pytest.fixture(params=["json-file", "sqlite"])
 def core(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     backend_class = {"json-file": JsonFileBackend, "sqlite": SqliteBackend}[request.param]
-    backend = backend_class("unit", directory=tmp_path)
-    core = Core(backend)
-    core.install()
-    yield core
-    core.close()
-    backend.cleanup()
+    with installed(backend_class("unit", directory=tmp_path)) as core:
+        yield core
 
 
 def test_a_failed_validation_stores_nothing(core: Core) -> None:

@@ -14,7 +14,7 @@ import pytest
 from stratabench.suites.treestore.backends.base import RUNNING
 from stratabench.suites.treestore.backends.sqlite import SqliteBackend
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
-from stratabench.suites.treestore.core import Core
+from stratabench.suites.treestore.core import Core, installed
 from stratabench.suites.treestore.dataset import Dataset
 from stratabench.suites.treestore.harness import run_test
 from stratabench.suites.treestore.schema import PERF
@@ -24,18 +24,14 @@ BY_NAME = {test.name: test for test in TESTS}
 
 @pytest.fixture
 def core(tmp_path: Path) -> Iterator[Core]:
-    backend = SqliteBackend("state", directory=tmp_path)
-    core = Core(backend)
-    core.install()
-    yield core
-    core.close()
-    backend.cleanup()
+    with installed(SqliteBackend("state", directory=tmp_path)) as core:
+        yield core
 
 
 def stored_commits(core: Core) -> int:
     version = core.backend.data_version(core._admin, PERF, RUNNING)
     assert version is not None
-    return version
+    return int(version)
 
 
 def commits_per_try(core: Core, test: TreeTest, tries: int, *, fresh_state: bool = False) -> int:

@@ -25,6 +25,7 @@ import re
 import time
 from typing import Any
 
+from stratabench.errors import UnavailableError
 from stratabench.suites.treestore import user_order
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, Access, Owner, TreeBackend, permitted
@@ -101,8 +102,8 @@ class MongodbBackend(TreeBackend):
         import pymongo
 
         if not self.url:
-            raise self.failure("connect", "no URL; pass mongodb://HOST:PORT/ or run with --services local")
-        client = pymongo.MongoClient(self.url, connectTimeoutMS=5000, socketTimeoutMS=60000,
+            raise UnavailableError(f"{self.name}: needs a MongoDB-wire server; run with --services local or --store mongodb://HOST:PORT/")
+        client: Any = pymongo.MongoClient(self.url, connectTimeoutMS=5000, socketTimeoutMS=60000,
                                      serverSelectionTimeoutMS=5000, retryWrites=False, retryReads=False)
         client.admin.command("ping")
         return client

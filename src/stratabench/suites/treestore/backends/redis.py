@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from stratabench.errors import UnavailableError
 from stratabench.suites.treestore import user_order
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.backends.base import OPERATIONAL, Access, Owner, TreeBackend, permitted
@@ -139,7 +140,7 @@ class RedisBackend(TreeBackend):
         import redis
 
         if not self.url:
-            raise self.failure("connect", "no URL; pass redis://HOST:PORT/DB or run with --services local")
+            raise UnavailableError(f"{self.name}: needs a Redis server; run with --services local or --store redis://HOST:PORT/DB")
         client = redis.Redis.from_url(self.url, decode_responses=True, socket_connect_timeout=5, socket_timeout=30)
         client.ping()
         return client
