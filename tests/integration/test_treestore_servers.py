@@ -2,8 +2,8 @@
 
 A run keeps to its own namespace: a user's Redis keys and MongoDB
 collections in the same servers survive it untouched. A server that dies
-fails the tests that need it, each with a one-line error, and the
-remaining backends still run.
+fails the cells that need it, each with a one-line error, and the
+other backends' cells still run.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
+from stratabench.options import RunOptions
 from stratabench.services.session import local_services
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS
 from stratabench.suites.treestore.harness import run_backend
+from stratabench.suites.treestore.suite import TreestoreSuite
 
 pytestmark = pytest.mark.server
 
@@ -65,26 +67,29 @@ def test_a_users_mongodb_collection_survives_a_run(server_url: Callable[[str], s
         client.close()
 
 
-def test_a_server_killed_mid_run_fails_only_its_own_tests_in_one_line(services_state: str, tmp_path: Path) -> None:
+def test_a_server_killed_mid_run_fails_only_its_own_cells_in_one_line(services_state: str, tmp_path: Path) -> None:
     with local_services(["redis"]) as running:
         service = running["redis"]
-        backend = TREE_BACKENDS.get("redis")("killed", url=service.url)
-        outcomes = []
-        for outcome in run_backend(backend, 10, tries=2, tests=SOME_TESTS):
-            outcomes.append(outcome)
-            if outcome.test.number == 9:
+        options = RunOptions(suites=("treestore",), stores=(service.url,), run_id="killed-run",
+                             settings={"treestore.sizes": "10", "treestore.backends": "json-file,redis,sqlite"})
+        suite = TreestoreSuite(options)
+        results = []
+        for result in suite.run_external(suite.cells(), tmp_path):
+            results.append(result)
+            if result.params["backend"] == "redis" and result.params["test"] == 9:
                 for pid in service.pids:
                     os.kill(pid, signal.SIGKILL)
                 deadline = time.monotonic() + 10
                 while time.monotonic() < deadline and _alive(service.pids):
                     time.sleep(0.05)
-    assert [outcome.ok for outcome in outcomes] == [True, True, False, False]
-    for outcome in outcomes[2:]:
-        assert outcome.error is not None and "\n" not in outcome.error
-        assert outcome.error.startswith("redis at redis://127.0.0.1:") and "still running" in outcome.error
-    # The next backend of the run is untouched.
-    after = list(run_backend(TREE_BACKENDS.get("sqlite")("after", directory=tmp_path), 10, tries=2, tests=SOME_TESTS))
-    assert all(outcome.ok for outcome in after)
+    by_backend = {backend: [r for r in results if r.params["backend"] == backend] for backend in
+                  ("json-file", "redis", "sqlite")}
+    assert all(r.ok for r in by_backend["json-file"] + by_backend["sqlite"])
+    redis_ok = [r.ok for r in by_backend["redis"]]
+    assert redis_ok[:9] == [True] * 9 and not any(redis_ok[9:])
+    for result in by_backend["redis"][9:]:
+        assert result.error is not None and "\n" not in result.error
+        assert result.error.startswith("redis at redis://127.0.0.1:") and "still running" in result.error
 
 
 def _alive(pids: tuple[int, ...]) -> bool:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stratabench.registry import Registry
+
+if TYPE_CHECKING:
+    from stratabench.suites.treestore.backends.base import TreeBackend
 
 __all__ = ["TREE_BACKENDS"]
 
-TREE_BACKENDS: Registry[type] = Registry("tree backend", __name__)
+TREE_BACKENDS: Registry[type[TreeBackend]] = Registry("tree backend", __name__)
