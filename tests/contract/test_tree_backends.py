@@ -131,11 +131,12 @@ def test_access_follows_the_installed_permissions(core: Core) -> None:
 def test_the_22_tests_pass_their_integrity_checks_and_leave_nothing(
         name: str, request: pytest.FixtureRequest, tmp_path: Path, namespace: str) -> None:
     backend = open_backend(name, request, tmp_path, namespace)
-    outcomes = list(run_backend(backend, 12, tries=2))
+    outcomes = list(run_backend(backend, 12, tries=2, tries_for={11: 1}))  # 11 is 20 commits: one try is plenty
     assert [o.test.number for o in outcomes] == list(range(1, 23))
     for outcome in outcomes:
         assert outcome.ok, f"{outcome.test.name}: {outcome.error}"
-        assert len(outcome.samples_ns) == 2 and all(sample > 0 for sample in outcome.samples_ns)
+        assert len(outcome.samples_ns) == (1 if outcome.test.number == 11 else 2)
+        assert all(sample > 0 for sample in outcome.samples_ns)
         assert outcome.checks >= 1 and outcome.actual_hash == outcome.expected_hash
     assert leftovers(name, backend, tmp_path) == []
 

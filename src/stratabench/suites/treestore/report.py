@@ -207,6 +207,28 @@ def state_table(means: _Means, backends: list[str], sizes: list[int]) -> Table:
     return table
 
 
+FAMILIES = {"reads (1-6)": range(1, 7), "bulk writes (7-11)": range(7, 12), "removals (12-15)": range(12, 16),
+            "single-item writes (16-22)": range(16, 23)}
+
+
+def growth_table(means: _Means, backends: list[str], sizes: list[int], state: str) -> Table:
+    """Time against N per backend and test family (the HTML report draws each column's bars)."""
+    columns = [Column("family", "test family"), Column("backend", "backend")]
+    columns += [Column(f"n{n}", f"N = {n:,} (s)", "right", _seconds) for n in sizes]
+    columns.append(Column("growth", f"× from N = {sizes[0]:,} to {sizes[-1]:,}", "right"))
+    table = Table(f"treestore: growth with N, sum of each family's mean seconds (state: {state})", columns)
+    for family, numbers in FAMILIES.items():
+        for backend in backends:
+            row: dict[str, Any] = {"family": family, "backend": backend}
+            for n in sizes:
+                found = [means.mean(backend, n, number, state) for number in numbers]
+                row[f"n{n}"] = None if None in found else sum(v for v in found if v is not None)
+            first, last = row[f"n{sizes[0]}"], row[f"n{sizes[-1]}"]
+            row["growth"] = "-" if not first or last is None else f"{last / first:.1f}×"
+            table.rows.append(row)
+    return table
+
+
 def _tries_text(results: Sequence[CellResult], n: int) -> str:
     """``2`` or ``2 (many oper change_subs: 1)``: what the title of a size's table says about tries."""
     usual = sorted({r.params["tries"] for r in results if r.params["n"] == n and r.params["test"] != 11})
@@ -229,6 +251,8 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
         for n in sizes:
             tables.append(reference_table(means, backends, n, state, _tries_text(ours, n)))
             tables.append(matrix_table(means, backends, n, state))
+        if len(sizes) > 1:
+            tables.append(growth_table(means, backends, sizes, state))
         tables.append(claims_table(means, backends, sizes, state))
     if len(states) == 2:
         tables.append(state_table(means, backends, sizes))
