@@ -204,10 +204,20 @@ class TreestoreSuite(Suite):
             worker.wait()
             timed_out = not watchdog.is_alive() and worker.returncode != 0
             watchdog.cancel()
+        if worker.returncode != 0:
+            _remove_namespace(job)
         reason = (f"killed after {limit:g} s (--cell-timeout × tests)" if timed_out else
                   problem[-1] if problem else f"the worker ended with exit status {worker.returncode}")
         for cell in by_test.values():
             yield CellResult.failure(cell, "failed", f"treestore worker for {backend} at N={n}: {reason}")
+
+
+def _remove_namespace(job: dict[str, Any]) -> None:
+    """What a worker that died could not clean up: its backend's namespace (files, keys, databases)."""
+    try:
+        TREE_BACKENDS.get(job["backend"])(job["namespace"], url=job["url"]).cleanup()
+    except StratabenchError:
+        pass  # unreachable now (a killed server): nothing more can be done from here
 
 
 def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], duration: float) -> CellResult:
