@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Final
 
 __all__ = [
@@ -72,6 +73,11 @@ class SchemaNode:
     def is_instance(self) -> bool:
         """A list or leaf-list: a step that names instances, with a predicate."""
         return self.kind in (LIST, LEAF_LIST)
+
+    @cached_property
+    def predicate_format(self) -> str:
+        """``[k1='{}'][k2='{}']``: a list entry's predicate, to fill with its key values."""
+        return "".join(f"[{key}='{{}}']" for key in self.keys)
 
     def key_types(self) -> tuple[str | None, ...]:
         return tuple(self.children[key].type for key in self.keys)

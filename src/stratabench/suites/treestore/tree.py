@@ -117,7 +117,10 @@ def predicate(schema: SchemaNode, key: Key) -> str:
     """``[k1='0'][k2='str0']`` for a list entry, ``[.='v']`` for a leaf-list value."""
     if schema.kind == LEAF_LIST:
         return f"[.={literal(key[0])}]"
-    return "".join(f"[{name}={literal(value)}]" for name, value in zip(schema.keys, key))
+    texts = [str(value) for value in key]
+    if any("'" in text for text in texts):
+        return "".join(f"[{name}={literal(text)}]" for name, text in zip(schema.keys, texts))
+    return schema.predicate_format.format(*texts)  # one call per path: every stored node has one
 
 
 # -- canonical document ------------------------------------------------------
