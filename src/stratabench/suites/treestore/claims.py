@@ -79,9 +79,11 @@ def _verdict(judge: _Judge, number: int, claim: str, parts: list[tuple[bool, str
     missing = ", ".join(dict.fromkeys(judge.missing))
     if needs_network and not judge.network:
         missing = missing or "no network backend (mongodb, redis) in this run"
+    # Each part says whether it holds, so a verdict made of parts shows which part broke it.
+    evidence = "; ".join(f"{text} {'✓' if ok else '✗'}" for ok, text in parts)
     if missing:
-        return Judged(number, claim, None, "; ".join(text for _, text in parts), missing)
-    return Judged(number, claim, all(ok for ok, _ in parts), "; ".join(text for _, text in parts))
+        return Judged(number, claim, None, evidence, missing)
+    return Judged(number, claim, all(ok for ok, _ in parts), evidence)
 
 
 def tree_hash_wins_and_grows(judge: _Judge) -> Judged:
