@@ -58,6 +58,10 @@ class DriverOptions:
     timeout_s: float = 15.0
 
 
+def _shorten(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 @dataclass
 class Exchange:
     """One call: what was sent and what came back (``status`` is ``error`` for a non-JSON or non-200 answer)."""
@@ -73,8 +77,7 @@ class Exchange:
         return str(self.body.get("status", "error"))
 
     def describe(self) -> str:
-        shown = self.raw if len(self.raw) <= 300 else self.raw[:300] + "..."
-        return f"GET /{self.function}?{self.query} -> HTTP {self.http_status} {shown}"
+        return f"GET /{_shorten(self.function)}?{_shorten(self.query)} -> HTTP {self.http_status} {_shorten(self.raw)}"
 
 
 class ParkingClient:
@@ -96,7 +99,11 @@ class ParkingClient:
         pairs = [(key, value) for key, value in params.items() if value is not None]
         if version:
             pairs.append(("version", str(version)))
-        exchange = Exchange(function, urlencode(pairs))
+        return self.raw_call(function, urlencode(pairs))
+
+    def raw_call(self, function: str, query: str) -> Exchange:
+        """Send ``GET <prefix><function>?<query>`` as given (the fuzz batch sends malformed ones)."""
+        exchange = Exchange(function, query)
         self.calls[function] += 1
         self.last = exchange
         connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout_s)
