@@ -133,11 +133,11 @@ def _value_cases(value: str, version: str, rng: random.Random) -> list[FuzzCase]
         # create_reservation can only be refused: the price is never the quoted one.
         add("create_reservation", {"service_descr": json.dumps(descr), "user_id": "7", "price": "101.99",
                                    "transaction_id": trans})  # fmt: skip
-    descr = json.dumps({"parking_id": "1333", "duration": "120", "registration_plate": "A001AA77"})
-    add("get_service_info", {"service_descr": descr, "user_id": value})
-    add("create_reservation", {"service_descr": descr, "user_id": "7", "price": value, "transaction_id": trans})
-    add("create_reservation", {"service_descr": descr, "user_id": "7", "price": "1", "transaction_id": value})
-    add("create_reservation", {"service_descr": descr, "user_id": "7", "price": "102.00", "transaction_id": trans,
+    valid_descr = json.dumps({"parking_id": "1333", "duration": "120", "registration_plate": "A001AA77"})
+    add("get_service_info", {"service_descr": valid_descr, "user_id": value})
+    add("create_reservation", {"service_descr": valid_descr, "user_id": "7", "price": value, "transaction_id": trans})
+    add("create_reservation", {"service_descr": valid_descr, "user_id": "7", "price": "1", "transaction_id": value})
+    add("create_reservation", {"service_descr": valid_descr, "user_id": "7", "price": "102.00", "transaction_id": trans,
                                "pay_from_balance": value if value not in ("", " ", "-1") else "1e9"})  # fmt: skip
     for function in ("pay_reservation", "cancel_reservation", "stop_service"):
         add(function, {"transaction_id": value or "0"})

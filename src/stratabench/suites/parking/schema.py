@@ -225,7 +225,8 @@ def _declare() -> MetaData:
         sa.Column("dst_account_id", big_id, ref("account"), nullable=False),
         sa.Column("amount", money, nullable=False),
     )  # fmt: skip
-    return meta
+    declared: MetaData = meta
+    return declared
 
 
 def create_parking_engine(url: str, *, echo_rows: bool = False) -> Engine:
@@ -248,16 +249,17 @@ def create_parking_engine(url: str, *, echo_rows: bool = False) -> Engine:
     except ImportError as error:
         raise UnavailableError(f"no driver for {target.split('://')[0]}: install stratabench[stores]") from error
     if engine.dialect.name == "sqlite":
-
-        @sa.event.listens_for(engine, "connect")
-        def _no_driver_transactions(dbapi_connection: Any, _record: Any) -> None:
-            dbapi_connection.isolation_level = None
-
-        @sa.event.listens_for(engine, "begin")
-        def _begin(connection: Any) -> None:
-            connection.exec_driver_sql("BEGIN")
-
+        sa.event.listen(engine, "connect", _no_driver_transactions)
+        sa.event.listen(engine, "begin", _begin)
     return engine
+
+
+def _no_driver_transactions(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None
+
+
+def _begin(connection: Any) -> None:
+    connection.exec_driver_sql("BEGIN")
 
 
 def recreate(engine: Engine) -> None:

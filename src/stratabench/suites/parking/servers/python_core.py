@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, CursorResult, bindparam, func, insert, select, update
 
 from stratabench.suites.parking.protocol import Answer, Internal, ServiceDescr, answer, lookup_failure, money, now
 from stratabench.suites.parking.protocol import parse_decimal, price_for, refund_of, refuse, rounded_minutes, text_of
@@ -38,6 +38,16 @@ if TYPE_CHECKING:
 __all__ = ["PythonCoreService"]
 
 _ZERO = Decimal(0)
+#: A result row read by attribute (``row.places_avail``); SQLAlchemy's own Row type is generic per query.
+_Row = Any
+
+
+def _new_id(result: CursorResult[Any]) -> int:
+    """The primary key an INSERT just created."""
+    key = result.inserted_primary_key
+    if key is None or key[0] is None:
+        raise Internal("the database returned no id for an insert")
+    return int(key[0])
 
 
 class _Statements:
@@ -143,13 +153,13 @@ class PythonCoreService(ParkingService):
 
     # -- shared steps --------------------------------------------------------
 
-    def _one_lot(self, rows: Sequence[Row[Any]], descr: ServiceDescr) -> Row[Any]:
+    def _one_lot(self, rows: Sequence[_Row], descr: ServiceDescr) -> _Row:
         if len(rows) != 1:
             raise lookup_failure(descr.version, "invalid_parking_id")
         return rows[0]
 
-    def _quote(self, db: Connection, descr: ServiceDescr, lot: Row[Any], *, lock: bool
-               ) -> tuple[int, Decimal, Decimal, Row[Any] | None]:  # fmt: skip
+    def _quote(self, db: Connection, descr: ServiceDescr, lot: _Row, *, lock: bool
+               ) -> tuple[int, Decimal, Decimal, _Row | None]:  # fmt: skip
         """(rounded minutes, rounded hours, price, ticket order row or None): spec 7.1 step 4."""
         order = None
         if descr.has_ticket:
@@ -173,7 +183,7 @@ class PythonCoreService(ParkingService):
         hours, price = price_for(minutes, rate)
         return minutes, hours, price, order
 
-    def _locked_account(self, db: Connection, user_id: Any) -> Row[Any] | None:
+    def _locked_account(self, db: Connection, user_id: Any) -> _Row | None:
         rows = db.execute(self._sql.account_locked, {"user": user_id}).all()
         if len(rows) > 1:
             raise Internal("two accounts for one user")
@@ -193,7 +203,7 @@ class PythonCoreService(ParkingService):
             raise Internal("the wallet holds less than the consume")
         db.execute(self._sql.close_consume, {"consume": consume.id, "amount": consume.amount if approve else _ZERO})
 
-    def _locked_payment(self, db: Connection, params: Params) -> Row[Any]:
+    def _locked_payment(self, db: Connection, params: Params) -> _Row:
         rows = db.execute(self._sql.payment_and_order_locked, {"trans": text_of(params.get("transaction_id"))}).all()
         if len(rows) != 1:
             raise Internal("no single payment with that transaction id")
@@ -251,7 +261,7 @@ class PythonCoreService(ParkingService):
                 inserted = db.execute(self._sql.insert_order, {
                     "product_id": lot.id, "user_eid": user_id, "plate_number": plate, "start_ts": current,
                     "paid_until_ts": current, "paid_amount": _ZERO})  # fmt: skip
-                order_id, start_ts = inserted.inserted_primary_key[0], current
+                order_id, start_ts = _new_id(inserted), current
             else:
                 order_id, start_ts = ticket_order.id, ticket_order.start_ts
             # The payment holds its full amount from the start: no second write when the wallet pays a part.
@@ -263,7 +273,7 @@ class PythonCoreService(ParkingService):
                     raise Internal("not enough money in the wallet")
                 db.execute(self._sql.reserve, {"account": account.id, "delta": from_balance})
                 db.execute(self._sql.insert_consume, {"ts": current, "account_id": account.id, "amount": from_balance,
-                                                      "dst_payment_id": payment.inserted_primary_key[0],
+                                                      "dst_payment_id": _new_id(payment),
                                                       "is_reserved": 1})  # fmt: skip
             body = answer("success")
             if version:
@@ -334,7 +344,7 @@ class PythonCoreService(ParkingService):
             if account is None:
                 inserted = db.execute(self._sql.insert_account, {"user_eid": row.user_eid, "balance": refund,
                                                                  "reserved": _ZERO})  # fmt: skip
-                account_id = inserted.inserted_primary_key[0]
+                account_id = _new_id(inserted)
             else:
                 account_id = account.id
                 db.execute(self._sql.add_balance, {"account": account_id, "delta": refund})
@@ -375,7 +385,7 @@ class PythonCoreService(ParkingService):
             if destination is None:
                 inserted = db.execute(self._sql.insert_account, {"user_eid": destination_user, "balance": amount,
                                                                  "reserved": _ZERO})  # fmt: skip
-                destination_id = inserted.inserted_primary_key[0]
+                destination_id = _new_id(inserted)
             else:
                 destination_id = destination.id
                 db.execute(self._sql.add_balance, {"account": destination_id, "delta": amount})
