@@ -7,7 +7,8 @@ Python servers differ only in their data layer, and no dependency is added.
 A faster front (an asyncio protocol, a C parser) would shave the same few
 tens of microseconds from both and change no ratio the study asks about.
 
-It binds 127.0.0.1 only. The function is the last segment of the path;
+It binds 127.0.0.1 only and handles GET only, as the reference server did
+(any other method answers 501). The function is the last segment of the path;
 an unknown function or a ``service_descr`` that is not JSON answers HTTP 500
 ``Internal server error``; everything else is the service's JSON answer.
 With logging on, every request line and answer body goes to the log
@@ -43,13 +44,6 @@ class _ParkingHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._answer(self.path.partition("?")[2])
-
-    def do_POST(self) -> None:
-        # The study's WSGI and C++ servers also take a form body; the suite only sends GET.
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(min(length, 1 << 20)).decode("utf-8", "replace")
-        query = self.path.partition("?")[2]
-        self._answer(f"{query}&{body}" if query else body)
 
     def _answer(self, query: str) -> None:
         _log.debug("request: %s", self.requestline)
