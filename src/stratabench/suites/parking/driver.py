@@ -92,6 +92,8 @@ class ParkingClient:
         self.prefix = parts.path.rstrip("/") + "/"
         self.timeout_s = timeout_s
         self.calls: Counter[str] = Counter()
+        #: Client-side seconds spent in each function's calls (connection to last byte).
+        self.seconds: Counter[str] = Counter()
         self.last: Exchange | None = None
 
     def call(self, function: str, version: int, params: dict[str, Any]) -> Exchange:
@@ -106,6 +108,7 @@ class ParkingClient:
         exchange = Exchange(function, query)
         self.calls[function] += 1
         self.last = exchange
+        started = time.perf_counter()
         connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout_s)
         try:
             connection.request("GET", f"{self.prefix}{function}?{exchange.query}", headers={"Accept": "*/*"})
@@ -117,6 +120,7 @@ class ParkingClient:
             return exchange
         finally:
             connection.close()
+            self.seconds[function] += time.perf_counter() - started
         if exchange.http_status == 200:
             try:
                 body = json.loads(exchange.raw)
@@ -135,6 +139,7 @@ class RunResult:
     calls: Counter[str]
     calls_per_test: dict[str, int]
     failure: str | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -493,6 +498,7 @@ class SuiteDriver:
     def run(self) -> RunResult:
         """One suite run; a wrong answer ends it and is recorded, never retried."""
         before = Counter(self.client.calls)
+        seconds_before = Counter(self.client.seconds)
         per_test: dict[str, int] = {}
         failure: str | None = None
         started = time.perf_counter()
@@ -508,7 +514,8 @@ class SuiteDriver:
             if failure:
                 break
         wall_s = time.perf_counter() - started
-        return RunResult(wall_s, self.client.calls - before, per_test, failure)
+        seconds = {name: self.client.seconds[name] - seconds_before[name] for name in self.client.seconds}
+        return RunResult(wall_s, self.client.calls - before, per_test, failure, seconds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from stratabench.suites.parking.driver import SuiteDriver
 from stratabench.suites.parking.process import ServerProcess
@@ -59,7 +58,7 @@ class RunSample:
     statements: dict[str, int] | None = None
     db_statements: dict[str, int] | None = None
     failure: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    call_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def cpu_seconds(pids: Sequence[int], *, children: bool = False) -> float | None:
@@ -183,6 +182,7 @@ def measure_batch(configuration: Configuration, db_url: str, *, batch: int, runs
                     statements=_difference(statements_after, statements_before),
                     db_statements=_difference(db_after, db_before),
                     failure=result.failure,
+                    call_seconds=result.seconds,
                 )
     finally:
         if counters is not None:

@@ -44,6 +44,7 @@ __all__ = [
     "SEED_LOTS",
     "create_parking_engine",
     "metadata",
+    "own_database",
     "recreate",
     "reseed_lots",
     "sqlalchemy_url",
@@ -276,6 +277,48 @@ def recreate(engine: Engine) -> None:
                 for name, (display, places, rate) in SEED_LOTS.items()
             ],
         )
+
+
+#: The database of the study's own on a PostgreSQL or MariaDB server named by the user.
+OWN_DATABASE = "stratabench_parking"
+
+
+def own_database(url: str) -> str:
+    """The URL of a database of the study's own on the server of ``url`` (created if missing).
+
+    :func:`recreate` drops the parking tables it finds, so the suite never
+    runs it in a database that may hold a user's tables of the same names:
+    on a server it works in ``stratabench_parking`` only. SQLite URLs are the
+    suite's own files and come back unchanged.
+
+    Raises
+    ------
+    StoreError
+        When the server refuses the connection or the ``CREATE DATABASE``.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    dialect = dialect_of(url)
+    if dialect == "sqlite":
+        return url
+    sa = _import_sqlalchemy()
+    engine = sa.create_engine(sqlalchemy_url(url), isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            if dialect == "mysql":
+                connection.exec_driver_sql(f"CREATE DATABASE IF NOT EXISTS {OWN_DATABASE}")
+            elif connection.exec_driver_sql(f"SELECT 1 FROM pg_database WHERE datname = '{OWN_DATABASE}'").first() is None:
+                connection.exec_driver_sql(f"CREATE DATABASE {OWN_DATABASE}")
+    except sa.exc.SQLAlchemyError as error:
+        from stratabench.errors import StoreError
+        from stratabench.redact import redact
+
+        reason = str(error.orig if getattr(error, "orig", None) else error).splitlines()[0]
+        raise StoreError(f"{redact(url)}: cannot create the database {OWN_DATABASE}: {reason}") from None
+    finally:
+        engine.dispose()
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{OWN_DATABASE}", parts.query, parts.fragment))
 
 
 def reseed_lots(engine: Engine) -> None:
