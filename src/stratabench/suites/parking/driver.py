@@ -26,7 +26,7 @@ import json
 import random
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -93,7 +93,7 @@ class ParkingClient:
         self.timeout_s = timeout_s
         self.calls: Counter[str] = Counter()
         #: Client-side seconds spent in each function's calls (connection to last byte).
-        self.seconds: Counter[str] = Counter()
+        self.seconds: defaultdict[str, float] = defaultdict(float)
         self.last: Exchange | None = None
 
     def call(self, function: str, version: int, params: dict[str, Any]) -> Exchange:
@@ -498,7 +498,7 @@ class SuiteDriver:
     def run(self) -> RunResult:
         """One suite run; a wrong answer ends it and is recorded, never retried."""
         before = Counter(self.client.calls)
-        seconds_before = Counter(self.client.seconds)
+        seconds_before = dict(self.client.seconds)
         per_test: dict[str, int] = {}
         failure: str | None = None
         started = time.perf_counter()
@@ -514,7 +514,7 @@ class SuiteDriver:
             if failure:
                 break
         wall_s = time.perf_counter() - started
-        seconds = {name: self.client.seconds[name] - seconds_before[name] for name in self.client.seconds}
+        seconds = {name: self.client.seconds[name] - seconds_before.get(name, 0.0) for name in self.client.seconds}
         return RunResult(wall_s, self.client.calls - before, per_test, failure, seconds)
 
 
