@@ -26,13 +26,17 @@ import logging
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from stratabench.errors import StratabenchError
+from stratabench.errors import StoreError, StratabenchError
+from stratabench.redact import redact
 from stratabench.suites.parking.http_server import LOOPBACK, ParkingHTTPServer
 from stratabench.suites.parking.schema import create_parking_engine
 from stratabench.suites.parking.servers import SERVERS
 from stratabench.suites.parking.statements import StatementCounter
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = ["add_arguments", "configure_logging", "main", "serve"]
 
@@ -74,6 +78,18 @@ def _read_commands(stdin: IO[str], stdout: IO[str], server: ParkingHTTPServer, c
     server.shutdown()
 
 
+def _connect_once(engine: Engine, db_url: str) -> None:
+    """Connect and learn the server's dialect now (start-up, not the first call), or say why not in one line."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        with engine.connect():
+            pass
+    except SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).splitlines()[0]
+        raise StoreError(f"parking database {redact(db_url)}: {reason}") from None
+
+
 def serve(impl: str, db_url: str, *, port: int = 0, log_file: str = "",
           stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:  # fmt: skip
     """Serve until ``stdin`` closes (see the module docstring)."""
@@ -83,8 +99,7 @@ def serve(impl: str, db_url: str, *, port: int = 0, log_file: str = "",
     service_class = SERVERS.get(impl)
     engine = create_parking_engine(db_url)
     try:
-        with engine.connect():
-            pass  # connect and learn the server's dialect now: start-up, not the first call
+        _connect_once(engine, db_url)
         counter = StatementCounter()
         counter.attach(engine)
         service = service_class(engine)
