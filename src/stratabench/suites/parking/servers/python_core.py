@@ -16,7 +16,6 @@ Needs SQLAlchemy 2 (``stratabench[parking]``) and the database's driver.
 
 from __future__ import annotations
 
-import datetime
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -26,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, CursorResult, bindparam, func, insert, select, update
 
 from stratabench.suites.parking.protocol import Answer, Internal, ServiceDescr, answer, lookup_failure, money, now
-from stratabench.suites.parking.protocol import parse_decimal, price_for, refund_of, refuse, rounded_minutes, text_of
-from stratabench.suites.parking.protocol import unix_ts, whole_seconds
+from stratabench.suites.parking.protocol import refuse, text_of
+from stratabench.suites.parking.rules import Quote, Reservation, grace_over, paid_time, prepaid_quote, quote_answer
+from stratabench.suites.parking.rules import quote_request, refund_for, reservation_answer, ticket_quote
 from stratabench.suites.parking.schema import tables
 from stratabench.suites.parking.servers import SERVERS
 from stratabench.suites.parking.servers.base import ParkingService, Params
@@ -158,30 +158,16 @@ class PythonCoreService(ParkingService):
             raise lookup_failure(descr.version, "invalid_parking_id")
         return rows[0]
 
-    def _quote(self, db: Connection, descr: ServiceDescr, lot: _Row, *, lock: bool
-               ) -> tuple[int, Decimal, Decimal, _Row | None]:  # fmt: skip
-        """(rounded minutes, rounded hours, price, ticket order row or None): spec 7.1 step 4."""
-        order = None
-        if descr.has_ticket:
-            rows = db.execute(self._sql.ticket_locked if lock else self._sql.ticket, {"ticket": descr.ticket}).all()
-            if len(rows) != 1:
-                raise lookup_failure(descr.version, "user_ticket_not_found")
-            order = rows[0]
-            if order.finish_ts is not None:
-                raise lookup_failure(descr.version, "user_ticket_out_of_parking")
-            if order.product_id != lot.id:
-                raise lookup_failure(descr.version, "user_ticket_not_found")
-            if order.price is None:
-                raise Internal("a ticket order without a rate")
-            current = now()
-            unpaid = whole_seconds(current - order.paid_until_ts) if current > order.paid_until_ts else 0
-            minutes = rounded_minutes(unpaid // 60, first_hour=order.paid_until_ts == order.start_ts)
-            rate = order.price
-        else:
-            minutes = rounded_minutes(descr.prepaid_minutes(), first_hour=True)
-            rate = lot.price
-        hours, price = price_for(minutes, rate)
-        return minutes, hours, price, order
+    def _quote(self, db: Connection, descr: ServiceDescr, lot: _Row, *, lock: bool) -> tuple[Quote, _Row | None]:
+        """The quote, and the ticket's order row when there is one (spec 7.1 step 4)."""
+        if not descr.has_ticket:
+            return prepaid_quote(descr, lot.price), None
+        rows = db.execute(self._sql.ticket_locked if lock else self._sql.ticket, {"ticket": descr.ticket}).all()
+        if len(rows) != 1:
+            raise lookup_failure(descr.version, "user_ticket_not_found")
+        order = rows[0]
+        return ticket_quote(descr, lot_id=lot.id, order_lot_id=order.product_id, finish_ts=order.finish_ts,
+                            start_ts=order.start_ts, paid_until_ts=order.paid_until_ts, rate=order.price), order
 
     def _locked_account(self, db: Connection, user_id: Any) -> _Row | None:
         rows = db.execute(self._sql.account_locked, {"user": user_id}).all()
@@ -212,47 +198,28 @@ class PythonCoreService(ParkingService):
     # -- the ten functions ---------------------------------------------------
 
     def get_service_info(self, version: int, params: Params) -> dict[str, Any]:
-        user_id = params.get("user_id")
-        if version and not user_id:
-            raise refuse("not_available", "invalid_user_id")
-        descr = ServiceDescr(params.get("service_descr"), version)
-        descr.plate_for(reserve=False)
+        user_id, descr, _plate = quote_request(version, params, reserve=False)
         with self._transaction() as db:
             rows = db.execute(self._sql.lot_with_balance, {"name": descr.check_parking_name(), "user": user_id}).all()
             lot = self._one_lot(rows, descr)
-            minutes, _hours, price, order = self._quote(db, descr, lot, lock=False)
-            info: dict[str, Any] = {"available_places": lot.places_avail}
-            if version:
-                info["start_ts"] = unix_ts(order.start_ts if order else now())
-                info["duration"] = minutes
-                if order is not None:
-                    info["paid_duration"] = whole_seconds(order.paid_until_ts - order.start_ts) // 60
-            if version >= 2:
-                info["balance"] = money(lot[3] if lot[3] is not None else _ZERO)
-            raise Answer(answer("success", price=money(price), info=info))
+            quote, order = self._quote(db, descr, lot, lock=False)
+            raise quote_answer(version, places=lot.places_avail, quote=quote,
+                               ticket_times=(order.start_ts, order.paid_until_ts) if order else None,
+                               balance=lot[3])  # fmt: skip
 
     def create_reservation(self, version: int, params: Params) -> dict[str, Any]:
-        user_id = params.get("user_id")
-        if version and not user_id:
-            raise refuse("not_available", "invalid_user_id")
-        descr = ServiceDescr(params.get("service_descr"), version)
-        plate = descr.plate_for(reserve=True)
+        user_id, descr, plate = quote_request(version, params, reserve=True)
         with self._transaction() as db:
             lot = self._one_lot(db.execute(self._sql.lot_locked, {"name": descr.check_parking_name()}).all(), descr)
-            price = parse_decimal(params.get("price"))
-            from_balance = parse_decimal(params["pay_from_balance"]) if params.get("pay_from_balance") else _ZERO
-            if from_balance < 0 or from_balance > price:
-                raise refuse("wrong_price")
-            transaction_id = text_of(params.get("transaction_id"))
-            if not 4 <= len(transaction_id) <= 64:
-                raise refuse("bad_transaction")
+            terms = Reservation.read(params)
+            transaction_id, from_balance = terms.transaction_id, terms.from_balance
             existing = db.execute(self._sql.payment_and_order_locked, {"trans": transaction_id}).all()
             if existing:
-                if len(existing) == 1 and existing[0].amount == price and existing[0].product_id == lot.id:
+                if len(existing) == 1 and existing[0].amount == terms.price and existing[0].product_id == lot.id:
                     raise Answer(answer("success"))
                 raise refuse("bad_transaction")
-            minutes, hours, amount, ticket_order = self._quote(db, descr, lot, lock=True)
-            if price != amount:
+            quote, ticket_order = self._quote(db, descr, lot, lock=True)
+            if terms.price != quote.price:
                 raise refuse("wrong_price")
             if not lot.places_avail:
                 raise refuse("not_available")
@@ -266,7 +233,8 @@ class PythonCoreService(ParkingService):
                 order_id, start_ts = ticket_order.id, ticket_order.start_ts
             # The payment holds its full amount from the start: no second write when the wallet pays a part.
             payment = db.execute(self._sql.insert_payment, {"trans_number": transaction_id, "order_id": order_id,
-                                                            "ts": current, "hours": hours, "amount": amount})  # fmt: skip
+                                                            "ts": current, "hours": quote.hours,
+                                                            "amount": quote.price})  # fmt: skip
             if from_balance:
                 account = self._locked_account(db, user_id)
                 if account is None or from_balance > account.balance - account.reserved:
@@ -275,13 +243,7 @@ class PythonCoreService(ParkingService):
                 db.execute(self._sql.insert_consume, {"ts": current, "account_id": account.id, "amount": from_balance,
                                                       "dst_payment_id": _new_id(payment),
                                                       "is_reserved": 1})  # fmt: skip
-            body = answer("success")
-            if version:
-                body["price"] = money(amount)
-                body["info"] = {"start_ts": unix_ts(start_ts), "duration": minutes}
-                if descr.has_ticket:
-                    body["info"]["paid_duration"] = 0
-            return body
+            return reservation_answer(version, quote=quote, start_ts=start_ts, ticket=descr.has_ticket)
 
     def pay_reservation(self, version: int, params: Params) -> dict[str, Any]:
         with self._transaction() as db:
@@ -291,7 +253,7 @@ class PythonCoreService(ParkingService):
             if row.cancel_ts is not None:
                 raise refuse("bad_transaction")
             current = now()
-            until = row.paid_until_ts + datetime.timedelta(seconds=int(row.hours * 3600))
+            until = row.paid_until_ts + paid_time(row.hours)
             db.execute(self._sql.shift_order, {"order": row.order_id, "delta": row.amount, "until": until})
             db.execute(self._sql.mark_paid, {"payment": row.id, "at": current})
             if not row.ticket_number and current < until:
@@ -307,7 +269,7 @@ class PythonCoreService(ParkingService):
             current = now()
             db.execute(self._sql.mark_cancelled, {"payment": row.id, "at": current})
             if row.payment_ts is not None:
-                until = row.paid_until_ts - datetime.timedelta(seconds=int(row.hours * 3600))
+                until = row.paid_until_ts - paid_time(row.hours)
                 frees_place = not row.ticket_number and current >= until
                 shift = {"order": row.order_id, "delta": -row.amount, "until": until}
                 if frees_place:
@@ -335,11 +297,8 @@ class PythonCoreService(ParkingService):
             current = now()
             if current >= row.paid_until_ts:
                 return answer("success", delta_amount="0.00")
-            seconds_left = whole_seconds(row.paid_until_ts - current) - 1
-            per_minute = row.paid_amount / (whole_seconds(row.paid_until_ts - row.start_ts) // 60)
-            refund = refund_of(seconds_left // 900 * 15, per_minute)
-            if refund > row.paid_amount:
-                raise Internal("refund above the paid amount")
+            refund = refund_for(paid_amount=row.paid_amount, start_ts=row.start_ts, paid_until_ts=row.paid_until_ts,
+                                current=current)  # fmt: skip
             account = self._locked_account(db, row.user_eid)
             if account is None:
                 inserted = db.execute(self._sql.insert_account, {"user_eid": row.user_eid, "balance": refund,
@@ -423,7 +382,7 @@ class PythonCoreService(ParkingService):
             if len(rows) != 1:
                 raise Internal("no single open order for the ticket")
             order = rows[0]
-            if order.start_ts == order.paid_until_ts or current >= order.paid_until_ts + datetime.timedelta(minutes=15):
+            if grace_over(order.start_ts, order.paid_until_ts, current):
                 raise refuse("not_enough_paid")
             db.execute(self._sql.finish_order, {"order": order.id, "finish": current})
             db.execute(self._sql.places, {"lot": order.product_id, "delta": 1})

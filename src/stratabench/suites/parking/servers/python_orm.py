@@ -26,8 +26,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from stratabench.suites.parking.orm_model import Account, AccountConsume, AccountReceipt, AccountTransfer, Order
 from stratabench.suites.parking.orm_model import Payment, Product
 from stratabench.suites.parking.protocol import Answer, Internal, ServiceDescr, answer, lookup_failure, money, now
-from stratabench.suites.parking.protocol import parse_decimal, price_for, refund_of, refuse, rounded_minutes, text_of
-from stratabench.suites.parking.protocol import unix_ts, whole_seconds
+from stratabench.suites.parking.protocol import refuse, text_of
+from stratabench.suites.parking.rules import Quote, Reservation, grace_over, paid_time, prepaid_quote, quote_answer
+from stratabench.suites.parking.rules import quote_request, refund_for, reservation_answer, ticket_quote
 from stratabench.suites.parking.servers import SERVERS
 from stratabench.suites.parking.servers.base import ParkingService, Params
 
@@ -63,35 +64,19 @@ class PythonOrmService(ParkingService):
             raise lookup_failure(descr.version, "invalid_parking_id")
         return lots[0]
 
-    def _ticket_order(self, session: Session, descr: ServiceDescr, *, lock: bool) -> Order:
+    def _quote(self, session: Session, descr: ServiceDescr, lot: Product, *, lock: bool) -> tuple[Quote, Order | None]:
+        """The quote, and the ticket's order when there is one (spec 7.1 step 4)."""
+        if not descr.has_ticket:
+            return prepaid_quote(descr, lot.price), None
         query = select(Order).filter_by(ticket_number=descr.ticket)
         orders = session.scalars(query.with_for_update() if lock else query).all()
         if len(orders) != 1:
             raise lookup_failure(descr.version, "user_ticket_not_found")
-        if orders[0].finish_ts is not None:
-            raise lookup_failure(descr.version, "user_ticket_out_of_parking")
-        return orders[0]
-
-    def _quote(
-        self, session: Session, descr: ServiceDescr, lot: Product, *, lock: bool
-    ) -> tuple[int, Decimal, Decimal, Order | None]:
-        """(rounded minutes, rounded hours, price, ticket order or None): spec 7.1 step 4."""
-        order: Order | None = None
-        if descr.has_ticket:
-            order = self._ticket_order(session, descr, lock=lock)
-            if order.product is not lot:
-                raise lookup_failure(descr.version, "user_ticket_not_found")
-            current = now()
-            unpaid = whole_seconds(current - order.paid_until_ts) if current > order.paid_until_ts else 0
-            if order.price is None:
-                raise Internal("a ticket order without a rate")
-            minutes = rounded_minutes(unpaid // 60, first_hour=order.paid_until_ts == order.start_ts)
-            rate = order.price
-        else:
-            minutes = rounded_minutes(descr.prepaid_minutes(), first_hour=True)
-            rate = lot.price
-        hours, price = price_for(minutes, rate)
-        return minutes, hours, price, order
+        order = orders[0]
+        # The order's lot comes through the relationship, from the identity map: the lot is loaded already.
+        lot_id = lot.id if order.finish_ts is not None or order.product is lot else -1
+        return ticket_quote(descr, lot_id=lot.id, order_lot_id=lot_id, finish_ts=order.finish_ts,
+                            start_ts=order.start_ts, paid_until_ts=order.paid_until_ts, rate=order.price), order
 
     def _balance(self, session: Session, user_id: Any) -> Decimal:
         accounts = session.scalars(select(Account).filter_by(user_eid=user_id)).all()
@@ -139,48 +124,27 @@ class PythonOrmService(ParkingService):
     # -- the ten functions ---------------------------------------------------
 
     def get_service_info(self, version: int, params: Params) -> dict[str, Any]:
-        user_id = params.get("user_id")
-        if version and not user_id:
-            raise refuse("not_available", "invalid_user_id")
-        descr = ServiceDescr(params.get("service_descr"), version)
-        descr.plate_for(reserve=False)
+        user_id, descr, _plate = quote_request(version, params, reserve=False)
         with self._transaction() as session:
             lot = self._lot(session, descr, lock=False)
-            minutes, _hours, price, order = self._quote(session, descr, lot, lock=False)
-            info: dict[str, Any] = {"available_places": lot.places_avail}
-            if version:
-                info["start_ts"] = unix_ts(order.start_ts if order else now())
-                info["duration"] = minutes
-                if order is not None:
-                    info["paid_duration"] = whole_seconds(order.paid_until_ts - order.start_ts) // 60
-            if version >= 2:
-                info["balance"] = money(self._balance(session, user_id))
-            # A quote never writes: it ends through the early-answer path (rolled back).
-            raise Answer(answer("success", price=money(price), info=info))
+            quote, order = self._quote(session, descr, lot, lock=False)
+            raise quote_answer(version, places=lot.places_avail, quote=quote,
+                               ticket_times=(order.start_ts, order.paid_until_ts) if order else None,
+                               balance=self._balance(session, user_id) if version >= 2 else None)  # fmt: skip
 
     def create_reservation(self, version: int, params: Params) -> dict[str, Any]:
-        user_id = params.get("user_id")
-        if version and not user_id:
-            raise refuse("not_available", "invalid_user_id")
-        descr = ServiceDescr(params.get("service_descr"), version)
-        plate = descr.plate_for(reserve=True)
+        user_id, descr, plate = quote_request(version, params, reserve=True)
         with self._transaction() as session:
             lot = self._lot(session, descr, lock=True)
-            price = parse_decimal(params.get("price"))
-            from_balance = parse_decimal(params["pay_from_balance"]) if params.get("pay_from_balance") else _ZERO
-            if from_balance < 0 or from_balance > price:
-                raise refuse("wrong_price")
-            transaction_id = text_of(params.get("transaction_id"))
-            if not 4 <= len(transaction_id) <= 64:
-                raise refuse("bad_transaction")
-            query = select(Payment).filter_by(trans_number=transaction_id).with_for_update()
+            terms = Reservation.read(params)
+            query = select(Payment).filter_by(trans_number=terms.transaction_id).with_for_update()
             existing = session.scalars(query).all()
             if existing:
-                if len(existing) == 1 and existing[0].amount == price and existing[0].order.product is lot:
+                if len(existing) == 1 and existing[0].amount == terms.price and existing[0].order.product is lot:
                     raise Answer(answer("success"))
                 raise refuse("bad_transaction")
-            minutes, hours, amount, order = self._quote(session, descr, lot, lock=True)
-            if price != amount:
+            quote, order = self._quote(session, descr, lot, lock=True)
+            if terms.price != quote.price:
                 raise refuse("wrong_price")
             if not lot.places_avail:
                 raise refuse("not_available")
@@ -189,18 +153,12 @@ class PythonOrmService(ParkingService):
                 order = Order(product=lot, user_eid=user_id, plate_number=plate, start_ts=current,
                               paid_until_ts=current, paid_amount=_ZERO)  # fmt: skip
                 session.add(order)
-            payment = Payment(trans_number=transaction_id, hours=hours, order=order, amount=amount - from_balance,
-                              ts=current)  # fmt: skip
+            payment = Payment(trans_number=terms.transaction_id, hours=quote.hours, order=order,
+                              amount=quote.price - terms.from_balance, ts=current)  # fmt: skip
             session.add(payment)
-            if from_balance:
-                self._reserve_from_wallet(session, user_id, payment, from_balance, current)
-            body = answer("success")
-            if version:
-                body["price"] = money(amount)
-                body["info"] = {"start_ts": unix_ts(order.start_ts), "duration": minutes}
-                if descr.has_ticket:
-                    body["info"]["paid_duration"] = 0
-            return body
+            if terms.from_balance:
+                self._reserve_from_wallet(session, user_id, payment, terms.from_balance, current)
+            return reservation_answer(version, quote=quote, start_ts=order.start_ts, ticket=descr.has_ticket)
 
     def _reserve_from_wallet(
         self, session: Session, user_id: Any, payment: Payment, amount: Decimal, current: datetime.datetime
@@ -224,7 +182,7 @@ class PythonOrmService(ParkingService):
             current = now()
             payment.payment_ts = current
             payment.order.paid_amount += payment.amount
-            payment.order.paid_until_ts += datetime.timedelta(seconds=int(payment.hours * 3600))
+            payment.order.paid_until_ts += paid_time(payment.hours)
             if not order.ticket_number and current < order.paid_until_ts:
                 session.refresh(order.product, with_for_update=True)
                 order.product.places_avail -= 1
@@ -242,7 +200,7 @@ class PythonOrmService(ParkingService):
             payment.cancel_ts = current
             if payment.payment_ts is not None:
                 payment.order.paid_amount -= payment.amount
-                payment.order.paid_until_ts -= datetime.timedelta(seconds=int(payment.hours * 3600))
+                payment.order.paid_until_ts -= paid_time(payment.hours)
                 if not order.ticket_number and current >= order.paid_until_ts:
                     order.finish_ts = current
                     session.refresh(order.product, with_for_update=True)
@@ -269,12 +227,8 @@ class PythonOrmService(ParkingService):
             current = now()
             if current >= order.paid_until_ts:
                 return answer("success", delta_amount="0.00")
-            seconds_left = whole_seconds(order.paid_until_ts - current) - 1
-            minutes_refunded = seconds_left // 900 * 15
-            per_minute = order.paid_amount / (whole_seconds(order.paid_until_ts - order.start_ts) // 60)
-            refund = refund_of(minutes_refunded, per_minute)
-            if refund > order.paid_amount:
-                raise Internal("refund above the paid amount")
+            refund = refund_for(paid_amount=order.paid_amount, start_ts=order.start_ts,
+                                paid_until_ts=order.paid_until_ts, current=current)  # fmt: skip
             account = self._account(session, order.user_eid)
             session.add(AccountReceipt(account=account, src_order=order, amount=refund, ts=current))
             account.balance += refund
@@ -343,7 +297,7 @@ class PythonOrmService(ParkingService):
             if len(orders) != 1:
                 raise Internal("no single open order for the ticket")
             order = orders[0]
-            if order.start_ts == order.paid_until_ts or current >= order.paid_until_ts + datetime.timedelta(minutes=15):
+            if grace_over(order.start_ts, order.paid_until_ts, current):
                 raise refuse("not_enough_paid")
             order.finish_ts = current
             session.refresh(lot, with_for_update=True)
