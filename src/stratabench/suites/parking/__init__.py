@@ -16,8 +16,14 @@ five test cases and the published tables). This package holds
   the Go servers);
 - :mod:`.statements` — SQL statements counted by kind;
 - :mod:`.driver` — the spec's test suite as a client, also the conformance
-  test of every server.
+  test of every server; :mod:`.fuzz` — malformed calls; :mod:`.invariants`;
+- :mod:`.measure`, :mod:`.suite` and :mod:`.report` — the study as a suite
+  of stratabench: configurations measured in batches, the study's tables.
 
 Nothing here imports SQLAlchemy at module import time except the modules
 that need it, so listing suites never requires the ``parking`` extra.
 """
+
+from stratabench.suites.parking import report, suite
+
+__all__ = ["report", "suite"]

@@ -62,25 +62,20 @@ class RunSample:
 
 
 def cpu_seconds(pids: Sequence[int], *, children: bool = False) -> float | None:
-    """User+system CPU of processes (and their child processes), or None if one is gone."""
+    """User+system CPU of processes (and, with ``children``, of their child processes), or None if one is gone."""
     import psutil
 
-    total = 0.0
-    try:
-        for pid in pids:
-            process = psutil.Process(pid)
-            times = process.cpu_times()
-            total += times.user + times.system + times.children_user + times.children_system
-            if children:
-                for child in process.children(recursive=True):
-                    try:
-                        child_times = child.cpu_times()
-                    except psutil.NoSuchProcess:
-                        continue  # ended between the listing and the read; its parent counts it now
-                    total += child_times.user + child_times.system
-    except psutil.Error:
-        return None
-    return total
+    from stratabench.engine.measure import process_cpu_ns
+
+    every = list(pids)
+    if children:
+        try:
+            every += [child.pid for pid in pids for child in psutil.Process(pid).children(recursive=True)]
+        except psutil.Error:
+            return None
+    # A child that ended between the listing and the read makes the reading unknown, not wrong.
+    total = process_cpu_ns(every)
+    return None if total is None else total / 1e9
 
 
 class _LogMeter:
