@@ -14,7 +14,7 @@ On a PostgreSQL or MariaDB server the suite works in a database of its own,
 parking tables there.
 
 Settings: ``parking.servers``, ``parking.logging``, ``parking.runs`` (per
-batch), ``parking.batches``. The default run is small (2 runs after a
+batch), ``parking.batches``. The default run is small (1 run after a
 warm-up, one batch) so it fits the default run's budget; the study's own
 procedure is ``--set parking.runs=20 --set parking.batches=5``.
 """
@@ -53,7 +53,7 @@ class ParkingSuite(Suite):
     settings = (
         Setting("parking.servers", ",".join(IMPLEMENTATIONS), "servers to measure", "list"),
         Setting("parking.logging", "off,on", "logging settings to measure: off, on or both", "list"),
-        Setting("parking.runs", "2", "measured suite runs per batch (after one warm-up run)", "whole"),
+        Setting("parking.runs", "1", "measured suite runs per batch (after one warm-up run)", "whole"),
         Setting("parking.batches", "1", "batches per configuration (fresh tables and server each)", "whole"),
     )
 
