@@ -27,6 +27,7 @@ from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
+from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, conclusions_table, findings_table
 from stratabench.suites.kit.findings import judge
 from stratabench.suites.kit.reports import study_report
@@ -191,7 +192,8 @@ def _configurations(view: ParkingResults) -> Table:
     table = Table("Parking configurations: medians per suite run", [
         Column("server", "server"), Column("database", "database"), Column("logging", "log"),
         Column("runs", "runs ok", "right"), Column("client", "client s", "right", seconds),
-        Column("cpu", "server CPU s", "right", seconds), Column("db_cpu", "DB CPU s", "right", seconds),
+        Column("cpu", "server CPU s", "right", seconds), Column("cpu_ci", "its interval", "right"),
+        Column("db_cpu", "DB CPU s", "right", seconds),
         Column("statements", "statements", "right", _number(0)), Column("log_kb", "log KB", "right", _number(1))])
     for cell in view.index.results:
         p = cell.params
@@ -207,15 +209,23 @@ def _configurations(view: ParkingResults) -> Table:
         log_bytes = cell.median("log_bytes")
         row.update(runs=f"{runs - failed}/{runs}",
                    client=_per_second(cell.median("wall_ns")), cpu=_per_second(cell.median("server_cpu_ns")),
-                   db_cpu=_per_second(cell.median("db_cpu_ns")),
+                   db_cpu=_per_second(cell.median("db_cpu_ns")), cpu_ci=_interval(cell.summary("server_cpu_ns")),
                    statements=sum(sent.get(k, 0) for k in KINDS if k not in ("COMMIT", "ROLLBACK")) if sent else None,
                    log_kb=None if log_bytes is None else log_bytes / 1e3)  # fmt: skip
         if cell.error:
             table.notes.append(f"{cell.cell}: {cell.error}")
         table.rows.append(row)
     table.notes.append("statements: SELECT, SELECT ... FOR UPDATE, UPDATE, INSERT and DELETE sent per run; "
-                       "DB CPU only for a local server whose processes are known")  # fmt: skip
+                       "DB CPU only for a local server whose processes are known; the interval is the median's, "
+                       "from the runs of every batch")  # fmt: skip
     return table
+
+
+def _interval(summary: Summary | None) -> str | None:
+    """The median's confidence interval in seconds, with its real level (a few runs give less than 95%)."""
+    if summary is None or summary.n < 2:
+        return None
+    return f"{summary.ci_low / 1e9:.3f}-{summary.ci_high / 1e9:.3f} ({summary.ci_level:.0%})"
 
 
 def _per_second(ns: float | None) -> float | None:
