@@ -146,23 +146,33 @@ def _table_2(view: ParkingResults) -> Table:
     return table
 
 
-def _table_3(view: ParkingResults) -> Table:
-    columns = [Column("what", "log after 100 runs")]
-    columns += [Column(name, f"{name} (study)", "right", _number(2)) for name in STUDY_SERVERS]
-    columns += [Column(server, server, "right", _number(2)) for server in IMPLEMENTATIONS]
-    table = Table(f"Table 3 - log file after 100 suite runs ({view.database or 'no database'})", columns)
-    size: dict[str, Any] = {"what": "size, MB"}
-    lines: dict[str, Any] = {"what": "lines, thousands"}
-    for name, (mb, thousands) in STUDY_TABLE_3.items():
-        size[name], lines[name] = mb, thousands
-    for server in IMPLEMENTATIONS:
-        bytes_per_run, lines_per_run = view.per_run(server, "log_bytes", "on"), view.per_run(server, "log_lines", "on")
-        size[server] = None if bytes_per_run is None else bytes_per_run * 100 / 1e6
-        lines[server] = None if lines_per_run is None else lines_per_run * 100 / 1e3
-    table.rows = [size, lines]
-    table.notes = ["every HTTP message and every SQL statement with its parameters (and, for the Python servers, "
-                   "SQLAlchemy's result rows)"]  # fmt: skip
+def _study_beside_ours(title: str, what: str, rows: tuple[str, str], study: dict[str, tuple[float, float]],
+                       ours: dict[str, tuple[float | None, float | None]], digits: int) -> Table:  # fmt: skip
+    """Two rows of figures: the study's four server configurations, then our four servers."""
+    columns = [Column("what", what)]
+    columns += [Column(name, f"{name} (study)", "right", _number(digits)) for name in STUDY_SERVERS]
+    columns += [Column(server, server, "right", _number(digits)) for server in IMPLEMENTATIONS]
+    table = Table(title, columns)
+    for index, label in enumerate(rows):
+        row: dict[str, Any] = {"what": label}
+        row.update({name: figures[index] for name, figures in study.items()})
+        row.update({server: figures[index] for server, figures in ours.items()})
+        table.rows.append(row)
     return table
+
+
+def _scaled(value: float | None, factor: float) -> float | None:
+    return None if value is None else value * factor
+
+
+def _table_3(view: ParkingResults) -> Table:
+    ours = {server: (_scaled(view.per_run(server, "log_bytes", "on"), 100 / 1e6),
+                     _scaled(view.per_run(server, "log_lines", "on"), 100 / 1e3)) for server in IMPLEMENTATIONS}
+    table = _study_beside_ours(f"Table 3 - log file after 100 suite runs ({view.database or 'no database'})",
+                               "log after 100 runs", ("size, MB", "lines, thousands"), STUDY_TABLE_3, ours, 2)
+    table.notes = ["every HTTP message and every SQL statement with its parameters (and, for the Python servers, "
+                   "SQLAlchemy's result rows)"]
+    return table  # fmt: skip
 
 
 def _gain(view: ParkingResults, server: str, metric: str) -> float | None:
@@ -171,20 +181,12 @@ def _gain(view: ParkingResults, server: str, metric: str) -> float | None:
 
 
 def _table_4(view: ParkingResults) -> Table:
-    columns = [Column("what", "gain from logging off, %")]
-    columns += [Column(name, f"{name} (study)", "right", _number(1)) for name in STUDY_SERVERS]
-    columns += [Column(server, server, "right", _number(1)) for server in IMPLEMENTATIONS]
-    table = Table(f"Table 4 - improvement from turning logging off, % ({view.database or 'no database'})", columns)
-    client: dict[str, Any] = {"what": "client run time"}
-    cpu: dict[str, Any] = {"what": "server CPU"}
-    for name, (client_gain, cpu_gain) in STUDY_TABLE_4.items():
-        client[name], cpu[name] = client_gain, cpu_gain
-    for server in IMPLEMENTATIONS:
-        client[server], cpu[server] = _gain(view, server, "wall_ns"), _gain(view, server, "server_cpu_ns")
-    table.rows = [client, cpu]
+    ours = {server: (_gain(view, server, "wall_ns"), _gain(view, server, "server_cpu_ns")) for server in IMPLEMENTATIONS}
+    table = _study_beside_ours(f"Table 4 - improvement from turning logging off, % ({view.database or 'no database'})",
+                               "gain from logging off, %", ("client run time", "server CPU"), STUDY_TABLE_4, ours, 1)
     table.notes = ["(with logging - without) / with, medians per run; small batches are noisy: use "
-                   "--set parking.runs=20 --set parking.batches=5 for the study's procedure"]  # fmt: skip
-    return table
+                   "--set parking.runs=20 --set parking.batches=5 for the study's procedure"]
+    return table  # fmt: skip
 
 
 def _configurations(view: ParkingResults) -> Table:
