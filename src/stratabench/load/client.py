@@ -1,0 +1,398 @@
+"""One load client: opens the store, loads its keys, waits for the start, sends requests, reports.
+
+:func:`run_client` is the whole life of one client, and the same function
+runs in a local process (:mod:`stratabench.load.processes`) and as a task on
+a Dask cluster (:mod:`stratabench.load.cluster`). Its input is a
+:class:`ClientSpec`, its output one :class:`ClientReport` whose latencies
+are encoded histograms: nothing else travels back.
+
+The steps, in order:
+
+1. Open the store and put the client's own keys, each stamped with version 0
+   (:mod:`stratabench.load.integrity`). Untimed.
+2. Wait at the start gate until every client has loaded, so that their
+   measurement windows overlap. Each client then reads its own monotonic
+   clock; no clock is ever compared with another machine's.
+3. Run: warm-up first (not recorded), then ``duration_s`` of measurement.
+
+   - *Closed loop* (no rate): send, wait for the answer, send the next. The
+     latency is answer time minus send time.
+   - *Open loop* (``rate_per_s``): request ``k`` is due at
+     ``start + (k + phase) / rate``. The client sleeps until it is due or,
+     when it is late, sends at once; the latency is answer time minus *due*
+     time, so the time a request spent waiting behind a slow one is counted
+     (no coordinated omission; wrk2 does the same). Requests still not sent
+     when the window closes are counted as ``unsent``.
+
+4. Record the raw latencies into HDR histograms (one per interval of the
+   window, and their sum), encode them, and report.
+
+A request that raises :class:`~stratabench.errors.StoreError` is counted as
+an error, not a latency; ``max_consecutive_errors`` in a row mean the
+server is gone, and the client stops early with that error as ``fatal``,
+keeping every latency taken so far.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import time
+from array import array
+from dataclasses import dataclass
+from typing import Protocol
+
+from stratabench.errors import StoreError, StratabenchError
+from stratabench.layers.stores.base import BatchStore, Store, open_store
+from stratabench.load.histogram import encode, histogram_of
+from stratabench.load.integrity import CheckFailures, KeyLedger
+from stratabench.load.workload import PLAN_LENGTH, plan_operations, workload
+from stratabench.options import RunOptions
+
+__all__ = ["ClientReport", "ClientSpec", "StartGate", "key_name", "run_client"]
+
+_LOAD_BATCH = 500
+# Sleeping overshoots by tens of microseconds, as much as a whole Redis round
+# trip, so a paced client sleeps to just before a request is due and spins
+# the rest; the spin is pacing, not work, and is left out of the busy figure.
+_SPIN_NS = 300_000
+_NS = 1_000_000_000
+
+
+class StartGate(Protocol):
+    """Where clients wait for each other between loading and measuring."""
+
+    def arrive(self) -> bool:
+        """Wait until every client has arrived: ``True`` to start, ``False`` when the run was called off."""
+
+    def abort(self) -> None:
+        """Call the run off: clients waiting, or still to arrive, get ``False``."""
+
+
+@dataclass(frozen=True)
+class ClientSpec:
+    """What one client does; picklable, so it travels to a process or a cluster worker.
+
+    Attributes
+    ----------
+    index, clients
+        This client's number and how many there are.
+    store_url, namespace, options
+        The store, the run's namespace in it, and the run options (for store settings).
+    workload
+        A :data:`~stratabench.load.workload.WORKLOADS` name.
+    first_key, payloads
+        The client owns keys ``first_key`` to ``first_key + len(payloads) - 1``;
+        ``payloads[i]`` is the payload of its ``i``-th key.
+    rate_per_s
+        Requests per second for an open loop; ``None`` for a closed loop.
+    phase
+        Fraction of one request interval by which this client's schedule is
+        offset, so that clients of an open loop do not send in step.
+    warmup_s, duration_s
+        Seconds of unrecorded warm-up, then of measurement.
+    intervals
+        The measurement window is cut into this many equal intervals, each
+        with its own histogram.
+    seed
+        Seeds the client's :func:`~stratabench.load.workload.plan_operations`.
+    max_consecutive_errors
+        Errors in a row after which the client stops (the server is gone).
+    gate_timeout_s
+        Longest wait at the start gate.
+    """
+
+    index: int
+    clients: int
+    store_url: str
+    namespace: str
+    workload: str
+    first_key: int
+    payloads: tuple[bytes, ...]
+    rate_per_s: float | None
+    warmup_s: float
+    duration_s: float
+    intervals: int
+    seed: int
+    options: RunOptions | None = None
+    phase: float = 0.0
+    max_consecutive_errors: int = 5
+    gate_timeout_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class ClientReport:
+    """What one client measured. Every count covers the measurement window unless said otherwise.
+
+    Attributes
+    ----------
+    index, host, pid, host_cpus
+        Which client, where it ran, and how many CPUs that host lets it use.
+    ops, reads, updates
+        Requests answered in the window (requests *sent* in it; reads and
+        updates add up to ``ops``).
+    errors, first_error
+        Requests that failed, warm-up included, and the first failure in words.
+    failed_checks, first_failed_check
+        Reads whose value was not what the client last wrote (see
+        :mod:`stratabench.load.integrity`), and the first in words.
+    histogram
+        Encoded histogram of every latency in the window, in nanoseconds.
+    interval_histograms
+        One encoded histogram per interval of the window; they add up to ``histogram``.
+    window_s
+        Length of the window the client measured (shorter when it stopped early).
+    busy_cpu_s, wall_s
+        CPU this client's thread spent on work (pacing spins excluded) and
+        wall time, over warm-up and window; their ratio is how busy it was.
+    scheduled, unsent, final_lag_ns
+        Open loop only (else ``None``): requests due in the window, those
+        never sent because the window closed first, and how late the last
+        request was sent.
+    fatal
+        Why the client stopped early or never started, one line; ``None`` if it ran to the end.
+    """
+
+    index: int
+    host: str
+    pid: int
+    host_cpus: int
+    ops: int
+    reads: int
+    updates: int
+    errors: int
+    first_error: str | None
+    failed_checks: int
+    first_failed_check: str | None
+    histogram: str
+    interval_histograms: tuple[str, ...]
+    window_s: float
+    busy_cpu_s: float
+    wall_s: float
+    scheduled: int | None
+    unsent: int | None
+    final_lag_ns: int | None
+    fatal: str | None
+
+    @classmethod
+    def not_run(cls, spec: ClientSpec, why: str, *, host: str | None = None, pid: int | None = None) -> ClientReport:
+        """The report of a client that never measured (or whose process died), with why.
+
+        ``host`` and ``pid`` default to this process's; pass them for a client
+        that ran elsewhere (``pid=0`` when it is not known).
+        """
+        empty = encode(histogram_of([]))
+        return cls(
+            index=spec.index, host=socket.gethostname() if host is None else host, pid=os.getpid() if pid is None else pid, host_cpus=_available_cpus(),
+            ops=0, reads=0, updates=0, errors=0, first_error=None, failed_checks=0, first_failed_check=None,
+            histogram=empty, interval_histograms=(empty,) * spec.intervals,
+            window_s=0.0, busy_cpu_s=0.0, wall_s=0.0, scheduled=None, unsent=None, final_lag_ns=None, fatal=why,
+        )  # fmt: skip
+
+    @property
+    def busy_fraction(self) -> float:
+        """Share of one core this client kept busy (1.0: it was the bottleneck)."""
+        return self.busy_cpu_s / self.wall_s if self.wall_s > 0 else 0.0
+
+
+def key_name(number: int) -> bytes:
+    """The store key of key number ``number`` (YCSB's ``user…`` style)."""
+    return b"user%012d" % number
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, StratabenchError):
+        return error.message
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class _Run:
+    """The mutable state of one client's run; :func:`run_client` drives it."""
+
+    def __init__(self, spec: ClientSpec, store: Store) -> None:
+        self.spec = spec
+        self.store = store
+        count = len(spec.payloads)
+        self.ledger = KeyLedger(list(range(spec.first_key, spec.first_key + count)), list(spec.payloads))
+        self.keys = [key_name(n) for n in self.ledger.numbers]
+        plan = plan_operations(workload(spec.workload), count, spec.seed * 1_000_003 + spec.index)
+        self.plan_reads, self.plan_keys = plan.reads, plan.keys
+        self.step = 0
+        self.latencies = array("q")
+        self.offsets = array("q")  # send (or due) time minus window start: which interval
+        self.reads = self.updates = 0
+        self.errors = 0
+        self.consecutive_errors = 0
+        self.first_error: str | None = None
+        self.failures = CheckFailures()
+        self.fatal: str | None = None
+        self.spun_ns = 0
+
+    def load(self) -> None:
+        """Put version 0 of every key the client owns."""
+        items = [(key, value) for key, value in zip(self.keys, self.ledger.expected, strict=True)]
+        if isinstance(self.store, BatchStore):
+            for start in range(0, len(items), _LOAD_BATCH):
+                self.store.put_many(items[start : start + _LOAD_BATCH])
+        else:
+            for key, value in items:
+                self.store.put(key, value)
+
+    def request(self) -> bool | None:
+        """Send the plan's next request and check what comes back.
+
+        Returns ``True`` for an answered read, ``False`` for an answered
+        update, ``None`` for a request that failed.
+        """
+        step = self.step & (PLAN_LENGTH - 1)
+        self.step += 1
+        index = self.plan_keys[step]
+        key = self.keys[index]
+        read = self.plan_reads[step]
+        try:
+            if read:
+                value = self.store.get(key)
+                reason = self.ledger.check(index, value)
+                if reason is not None:
+                    self.failures.add(key, reason)
+            else:
+                value = self.ledger.next_value(index)
+                try:
+                    self.store.put(key, value)
+                except StoreError:
+                    self.ledger.written(index, value, certain=False)
+                    raise
+                self.ledger.written(index, value, certain=True)
+        except StoreError as error:
+            self.errors += 1
+            self.consecutive_errors += 1
+            if self.first_error is None:
+                self.first_error = error.message
+            if self.consecutive_errors >= self.spec.max_consecutive_errors:
+                self.fatal = error.message
+            return None
+        self.consecutive_errors = 0
+        return read
+
+    def answered(self, read: bool, latency: int, offset: int) -> None:
+        """Keep one answered request of the window."""
+        self.latencies.append(latency)
+        self.offsets.append(offset)
+        if read:
+            self.reads += 1
+        else:
+            self.updates += 1
+
+    def closed_loop(self, window_start: int, deadline: int) -> int:
+        """Send requests back to back until ``deadline``; returns when the client stopped."""
+        clock = time.perf_counter_ns
+        while self.fatal is None:
+            sent = clock()
+            if sent >= deadline:
+                return sent
+            read = self.request()
+            if read is not None and sent >= window_start:
+                self.answered(read, clock() - sent, sent - window_start)
+        return clock()
+
+    def open_loop(self, start: int, window_start: int, deadline: int, rate: float) -> tuple[int, int, int, int]:
+        """Send request ``k`` when it is due; returns (stopped, scheduled, unsent, final lag)."""
+        clock = time.perf_counter_ns
+        interval = _NS / rate
+        k = 0
+        lag = 0
+        while self.fatal is None:
+            due = start + int((k + self.spec.phase) * interval)
+            now = clock()
+            if due >= deadline or now >= deadline:
+                break
+            if now < due:
+                self._wait_until(due)
+            lag = max(0, now - due)
+            read = self.request()
+            if read is not None and due >= window_start:
+                self.answered(read, clock() - due, due - window_start)
+            k += 1
+        stopped = clock()
+
+        def due_before(moment: int) -> int:
+            return max(0, math.ceil((moment - start) / interval - self.spec.phase))
+
+        return stopped, due_before(deadline) - due_before(window_start), max(0, due_before(deadline) - k), lag
+
+    def _wait_until(self, due: int) -> None:
+        remaining = due - time.perf_counter_ns()
+        if remaining > _SPIN_NS:
+            time.sleep((remaining - _SPIN_NS) / _NS)
+        spin_start = time.perf_counter_ns()
+        while time.perf_counter_ns() < due:
+            pass
+        self.spun_ns += time.perf_counter_ns() - spin_start
+
+    def interval_histograms(self, window_ns: int) -> tuple[str, tuple[str, ...]]:
+        import numpy as np
+
+        latencies = np.frombuffer(self.latencies, dtype=np.int64) if self.latencies else np.zeros(0, np.int64)
+        offsets = np.frombuffer(self.offsets, dtype=np.int64) if self.offsets else np.zeros(0, np.int64)
+        intervals = self.spec.intervals
+        slot = np.minimum(offsets * intervals // max(window_ns, 1), intervals - 1)
+        each = tuple(encode(histogram_of(latencies[slot == i])) for i in range(intervals))
+        return encode(histogram_of(latencies)), each
+
+
+def run_client(spec: ClientSpec, gate: StartGate) -> ClientReport:
+    """Run one client from start to report (see the module docstring); never raises for a store failure."""
+    store: Store | None = None
+    run: _Run | None = None
+    try:
+        store = open_store(spec.store_url, namespace=spec.namespace, options=spec.options, server_pids=())
+        run = _Run(spec, store)
+        run.load()
+    except Exception as error:  # noqa: BLE001 -- any failure before the start calls the run off
+        gate.abort()
+        if store is not None:
+            store.close()
+        return ClientReport.not_run(spec, _one_line(error))
+    try:
+        if not gate.arrive():
+            return ClientReport.not_run(spec, "the run was called off before it started")
+        return _measure(run)
+    finally:
+        store.close()
+
+
+def _measure(run: _Run) -> ClientReport:
+    spec = run.spec
+    cpu_start, started = time.thread_time_ns(), time.perf_counter_ns()
+    window_start = started + int(spec.warmup_s * _NS)
+    deadline = window_start + int(spec.duration_s * _NS)
+    scheduled = unsent = final_lag = None
+    try:
+        if spec.rate_per_s is None:
+            stopped = run.closed_loop(window_start, deadline)
+        else:
+            stopped, scheduled, unsent, final_lag = run.open_loop(started, window_start, deadline, spec.rate_per_s)
+    except Exception as error:  # noqa: BLE001 -- keep what was measured, report why it stopped
+        run.fatal = _one_line(error)
+        stopped = time.perf_counter_ns()
+    busy_cpu_ns = time.thread_time_ns() - cpu_start - run.spun_ns
+    window_ns = max(0, min(stopped, deadline) - window_start)
+    total, each = run.interval_histograms(int(spec.duration_s * _NS))
+    return ClientReport(
+        index=spec.index, host=socket.gethostname(), pid=os.getpid(), host_cpus=_available_cpus(),
+        ops=len(run.latencies), reads=run.reads, updates=run.updates,
+        errors=run.errors, first_error=run.first_error,
+        failed_checks=run.failures.count, first_failed_check=run.failures.first,
+        histogram=total, interval_histograms=each,
+        window_s=window_ns / _NS, busy_cpu_s=max(0, busy_cpu_ns) / _NS, wall_s=(stopped - started) / _NS,
+        scheduled=scheduled, unsent=unsent, final_lag_ns=final_lag, fatal=run.fatal,
+    )  # fmt: skip
+
