@@ -1,4 +1,4 @@
-"""One load client: opens the store, loads its keys, waits for the start, sends requests, reports.
+"""One load client: prepares, waits for the start, sends requests in a closed or open loop, reports.
 
 :func:`run_client` is the whole life of one client, and the same function
 runs in a local process (:mod:`stratabench.load.processes`) and as a task on
@@ -6,11 +6,18 @@ a Dask cluster (:mod:`stratabench.load.cluster`). Its input is a
 :class:`ClientSpec`, its output one :class:`ClientReport` whose latencies
 are encoded histograms: nothing else travels back.
 
+*What* a client sends is not this module's business: a
+:class:`RequestPlan` (picklable, part of the spec) opens a
+:class:`RequestSource` inside the client's process, which prepares
+(untimed) and then sends one request per call, checking what comes back.
+Store requests are :mod:`stratabench.load.store_requests`; a driver of a
+service would be another plan, and nothing here would change.
+
 The steps, in order:
 
-1. Open the store and put the client's own keys, each stamped with version 0
-   (:mod:`stratabench.load.integrity`). Untimed.
-2. Wait at the start gate until every client has loaded, so that their
+1. Open the request source and prepare it (the store clients put their own
+   keys). Untimed.
+2. Wait at the start gate until every client has prepared, so that their
    measurement windows overlap. Each client then reads its own monotonic
    clock; no clock is ever compared with another machine's.
 3. Run: warm-up first (not recorded), then ``duration_s`` of measurement.
@@ -27,10 +34,11 @@ The steps, in order:
 4. Record the raw latencies into HDR histograms (one per interval of the
    window, and their sum), encode them, and report.
 
-A request that raises :class:`~stratabench.errors.StoreError` is counted as
-an error, not a latency; ``max_consecutive_errors`` in a row mean the
-server is gone, and the client stops early with that error as ``fatal``,
-keeping every latency taken so far.
+A request that raises a :class:`~stratabench.errors.StratabenchError` (a
+:class:`~stratabench.errors.StoreError`, mostly) is counted as an error,
+not a latency; ``max_consecutive_errors`` in a row mean the server is gone,
+and the client stops early with that error as ``fatal``, keeping every
+latency taken so far.
 """
 
 from __future__ import annotations
@@ -40,19 +48,17 @@ import os
 import socket
 import time
 from array import array
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from stratabench.errors import StoreError, StratabenchError
-from stratabench.layers.stores.base import BatchStore, Store, open_store
+from stratabench.errors import StratabenchError
 from stratabench.load.histogram import encode, histogram_of
-from stratabench.load.integrity import CheckFailures, KeyLedger
-from stratabench.load.workload import PLAN_LENGTH, plan_operations, workload
-from stratabench.options import RunOptions
+from stratabench.load.integrity import CheckFailures
 
-__all__ = ["ClientReport", "ClientSpec", "StartGate", "key_name", "run_client"]
+__all__ = ["ClientReport", "ClientSpec", "RequestPlan", "RequestSource", "StartGate", "run_client"]
 
-_LOAD_BATCH = 500
 # Sleeping overshoots by tens of microseconds, as much as a whole Redis round
 # trip, so a paced client sleeps to just before a request is due and spins
 # the rest; the spin is pacing, not work, and is left out of the busy figure.
@@ -61,13 +67,44 @@ _NS = 1_000_000_000
 
 
 class StartGate(Protocol):
-    """Where clients wait for each other between loading and measuring."""
+    """Where clients wait for each other between preparing and measuring."""
 
     def arrive(self) -> bool:
         """Wait until every client has arrived: ``True`` to start, ``False`` when the run was called off."""
 
     def abort(self) -> None:
         """Call the run off: clients waiting, or still to arrive, get ``False``."""
+
+
+class RequestSource(Protocol):
+    """What one client sends, opened inside the client's own process."""
+
+    @property
+    def check_failures(self) -> CheckFailures:
+        """Answers that were not what they had to be, counted with the first in words."""
+
+    def prepare(self) -> None:
+        """Untimed set-up before the start (load the client's keys)."""
+
+    def send(self) -> str:
+        """Send one request and check its answer; return its kind (``read``, ``update``).
+
+        Raise a :class:`~stratabench.errors.StratabenchError` when the request failed.
+        """
+
+    def close(self) -> None:
+        """Release connections; called once, whatever happened."""
+
+
+class RequestPlan(Protocol):
+    """The picklable description of what every client sends; opens one source per client."""
+
+    @property
+    def preload(self) -> tuple[str, ...]:
+        """Modules worth importing once before clients start (slow drivers)."""
+
+    def open(self, index: int) -> RequestSource:
+        """The request source of client ``index`` (called in the client's process)."""
 
 
 @dataclass(frozen=True)
@@ -78,13 +115,8 @@ class ClientSpec:
     ----------
     index, clients
         This client's number and how many there are.
-    store_url, namespace, options
-        The store, the run's namespace in it, and the run options (for store settings).
-    workload
-        A :data:`~stratabench.load.workload.WORKLOADS` name.
-    first_key, payloads
-        The client owns keys ``first_key`` to ``first_key + len(payloads) - 1``;
-        ``payloads[i]`` is the payload of its ``i``-th key.
+    requests
+        What the clients send (:class:`RequestPlan`).
     rate_per_s
         Requests per second for an open loop; ``None`` for a closed loop.
     phase
@@ -95,27 +127,19 @@ class ClientSpec:
     intervals
         The measurement window is cut into this many equal intervals, each
         with its own histogram.
-    seed
-        Seeds the client's :func:`~stratabench.load.workload.plan_operations`.
     max_consecutive_errors
-        Errors in a row after which the client stops (the server is gone).
+        Failed requests in a row after which the client stops (the server is gone).
     gate_timeout_s
         Longest wait at the start gate.
     """
 
     index: int
     clients: int
-    store_url: str
-    namespace: str
-    workload: str
-    first_key: int
-    payloads: tuple[bytes, ...]
+    requests: RequestPlan
     rate_per_s: float | None
     warmup_s: float
     duration_s: float
     intervals: int
-    seed: int
-    options: RunOptions | None = None
     phase: float = 0.0
     max_consecutive_errors: int = 5
     gate_timeout_s: float = 120.0
@@ -129,14 +153,15 @@ class ClientReport:
     ----------
     index, host, pid, host_cpus
         Which client, where it ran, and how many CPUs that host lets it use.
-    ops, reads, updates
-        Requests answered in the window (requests *sent* in it; reads and
-        updates add up to ``ops``).
+    ops
+        Requests answered in the window (requests *sent*, or due, in it).
+    kinds
+        ``ops`` by kind of request (``read``, ``update``).
     errors, first_error
         Requests that failed, warm-up included, and the first failure in words.
     failed_checks, first_failed_check
-        Reads whose value was not what the client last wrote (see
-        :mod:`stratabench.load.integrity`), and the first in words.
+        Answers that were not what they had to be (a value not as written:
+        see :mod:`stratabench.load.integrity`), and the first in words.
     histogram
         Encoded histogram of every latency in the window, in nanoseconds.
     interval_histograms
@@ -159,8 +184,7 @@ class ClientReport:
     pid: int
     host_cpus: int
     ops: int
-    reads: int
-    updates: int
+    kinds: Mapping[str, int]
     errors: int
     first_error: str | None
     failed_checks: int
@@ -184,8 +208,9 @@ class ClientReport:
         """
         empty = encode(histogram_of([]))
         return cls(
-            index=spec.index, host=socket.gethostname() if host is None else host, pid=os.getpid() if pid is None else pid, host_cpus=_available_cpus(),
-            ops=0, reads=0, updates=0, errors=0, first_error=None, failed_checks=0, first_failed_check=None,
+            index=spec.index, host=socket.gethostname() if host is None else host,
+            pid=os.getpid() if pid is None else pid, host_cpus=_available_cpus(),
+            ops=0, kinds={}, errors=0, first_error=None, failed_checks=0, first_failed_check=None,
             histogram=empty, interval_histograms=(empty,) * spec.intervals,
             window_s=0.0, busy_cpu_s=0.0, wall_s=0.0, scheduled=None, unsent=None, final_lag_ns=None, fatal=why,
         )  # fmt: skip
@@ -194,11 +219,6 @@ class ClientReport:
     def busy_fraction(self) -> float:
         """Share of one core this client kept busy (1.0: it was the bottleneck)."""
         return self.busy_cpu_s / self.wall_s if self.wall_s > 0 else 0.0
-
-
-def key_name(number: int) -> bytes:
-    """The store key of key number ``number`` (YCSB's ``user…`` style)."""
-    return b"user%012d" % number
 
 
 def _one_line(error: BaseException) -> str:
@@ -215,63 +235,25 @@ def _available_cpus() -> int:
 
 
 class _Run:
-    """The mutable state of one client's run; :func:`run_client` drives it."""
+    """The mutable state of one client's run: counts, raw latencies, pacing; :func:`run_client` drives it."""
 
-    def __init__(self, spec: ClientSpec, store: Store) -> None:
+    def __init__(self, spec: ClientSpec, requests: RequestSource) -> None:
         self.spec = spec
-        self.store = store
-        count = len(spec.payloads)
-        self.ledger = KeyLedger(list(range(spec.first_key, spec.first_key + count)), list(spec.payloads))
-        self.keys = [key_name(n) for n in self.ledger.numbers]
-        plan = plan_operations(workload(spec.workload), count, spec.seed * 1_000_003 + spec.index)
-        self.plan_reads, self.plan_keys = plan.reads, plan.keys
-        self.step = 0
+        self.requests = requests
         self.latencies = array("q")
         self.offsets = array("q")  # send (or due) time minus window start: which interval
-        self.reads = self.updates = 0
+        self.kinds: Counter[str] = Counter()
         self.errors = 0
         self.consecutive_errors = 0
         self.first_error: str | None = None
-        self.failures = CheckFailures()
         self.fatal: str | None = None
         self.spun_ns = 0
 
-    def load(self) -> None:
-        """Put version 0 of every key the client owns."""
-        items = [(key, value) for key, value in zip(self.keys, self.ledger.expected, strict=True)]
-        if isinstance(self.store, BatchStore):
-            for start in range(0, len(items), _LOAD_BATCH):
-                self.store.put_many(items[start : start + _LOAD_BATCH])
-        else:
-            for key, value in items:
-                self.store.put(key, value)
-
-    def request(self) -> bool | None:
-        """Send the plan's next request and check what comes back.
-
-        Returns ``True`` for an answered read, ``False`` for an answered
-        update, ``None`` for a request that failed.
-        """
-        step = self.step & (PLAN_LENGTH - 1)
-        self.step += 1
-        index = self.plan_keys[step]
-        key = self.keys[index]
-        read = self.plan_reads[step]
+    def request(self) -> str | None:
+        """Send the next request; its kind, or ``None`` when it failed."""
         try:
-            if read:
-                value = self.store.get(key)
-                reason = self.ledger.check(index, value)
-                if reason is not None:
-                    self.failures.add(key, reason)
-            else:
-                value = self.ledger.next_value(index)
-                try:
-                    self.store.put(key, value)
-                except StoreError:
-                    self.ledger.written(index, value, certain=False)
-                    raise
-                self.ledger.written(index, value, certain=True)
-        except StoreError as error:
+            kind = self.requests.send()
+        except StratabenchError as error:
             self.errors += 1
             self.consecutive_errors += 1
             if self.first_error is None:
@@ -280,16 +262,13 @@ class _Run:
                 self.fatal = error.message
             return None
         self.consecutive_errors = 0
-        return read
+        return kind
 
-    def answered(self, read: bool, latency: int, offset: int) -> None:
+    def answered(self, kind: str, latency: int, offset: int) -> None:
         """Keep one answered request of the window."""
         self.latencies.append(latency)
         self.offsets.append(offset)
-        if read:
-            self.reads += 1
-        else:
-            self.updates += 1
+        self.kinds[kind] += 1
 
     def closed_loop(self, window_start: int, deadline: int) -> int:
         """Send requests back to back until ``deadline``; returns when the client stopped."""
@@ -298,9 +277,9 @@ class _Run:
             sent = clock()
             if sent >= deadline:
                 return sent
-            read = self.request()
-            if read is not None and sent >= window_start:
-                self.answered(read, clock() - sent, sent - window_start)
+            kind = self.request()
+            if kind is not None and sent >= window_start:
+                self.answered(kind, clock() - sent, sent - window_start)
         return clock()
 
     def open_loop(self, start: int, window_start: int, deadline: int, rate: float) -> tuple[int, int, int, int]:
@@ -317,9 +296,9 @@ class _Run:
             if now < due:
                 self._wait_until(due)
             lag = max(0, now - due)
-            read = self.request()
-            if read is not None and due >= window_start:
-                self.answered(read, clock() - due, due - window_start)
+            kind = self.request()
+            if kind is not None and due >= window_start:
+                self.answered(kind, clock() - due, due - window_start)
             k += 1
         stopped = clock()
 
@@ -349,24 +328,22 @@ class _Run:
 
 
 def run_client(spec: ClientSpec, gate: StartGate) -> ClientReport:
-    """Run one client from start to report (see the module docstring); never raises for a store failure."""
-    store: Store | None = None
-    run: _Run | None = None
+    """Run one client from start to report (see the module docstring); a failure becomes the report's ``fatal``."""
+    requests: RequestSource | None = None
     try:
-        store = open_store(spec.store_url, namespace=spec.namespace, options=spec.options, server_pids=())
-        run = _Run(spec, store)
-        run.load()
+        requests = spec.requests.open(spec.index)
+        requests.prepare()
     except Exception as error:  # noqa: BLE001 -- any failure before the start calls the run off
         gate.abort()
-        if store is not None:
-            store.close()
+        if requests is not None:
+            requests.close()
         return ClientReport.not_run(spec, _one_line(error))
     try:
         if not gate.arrive():
             return ClientReport.not_run(spec, "the run was called off before it started")
-        return _measure(run)
+        return _measure(_Run(spec, requests))
     finally:
-        store.close()
+        requests.close()
 
 
 def _measure(run: _Run) -> ClientReport:
@@ -388,9 +365,8 @@ def _measure(run: _Run) -> ClientReport:
     total, each = run.interval_histograms(int(spec.duration_s * _NS))
     return ClientReport(
         index=spec.index, host=socket.gethostname(), pid=os.getpid(), host_cpus=_available_cpus(),
-        ops=len(run.latencies), reads=run.reads, updates=run.updates,
-        errors=run.errors, first_error=run.first_error,
-        failed_checks=run.failures.count, first_failed_check=run.failures.first,
+        ops=len(run.latencies), kinds=dict(run.kinds), errors=run.errors, first_error=run.first_error,
+        failed_checks=run.requests.check_failures.count, first_failed_check=run.requests.check_failures.first,
         histogram=total, interval_histograms=each,
         window_s=window_ns / _NS, busy_cpu_s=max(0, busy_cpu_ns) / _NS, wall_s=(stopped - started) / _NS,
         scheduled=scheduled, unsent=unsent, final_lag_ns=final_lag, fatal=run.fatal,

@@ -25,12 +25,14 @@ import hashlib
 import struct
 from dataclasses import dataclass, field
 
-__all__ = ["CheckFailures", "KeyLedger", "stamp", "what_is_wrong"]
+__all__ = ["STAMP_BYTES", "CheckFailures", "KeyLedger", "stamp", "what_is_wrong"]
 
 MAGIC = b"SBL1"
 _KEY_VERSION = struct.Struct(">QQ")
 _HEADER = struct.Struct(">QQ8s")
 _HEADER_END = len(MAGIC) + _HEADER.size
+STAMP_BYTES = _HEADER_END
+"""Bytes a stamp adds in front of a payload."""
 
 
 def _digest(key_number: int, version: int, payload: bytes) -> bytes:

@@ -60,20 +60,11 @@ def _client_process(spec: ClientSpec, gate: BarrierGate, reports: Any) -> None:
     reports.put(run_client(spec, gate))
 
 
-def _preload(store_url: str) -> list[str]:
-    """The engine's modules, the store plugin's module and its driver (``redis`` takes seconds to import)."""
-    from stratabench.layers.stores import STORES
-    from stratabench.layers.stores.base import parse_store_url, store_for_scheme
-
-    info = STORES.info(store_for_scheme(parse_store_url(store_url).scheme))
-    return [*_PRELOAD, info.cls.__module__, *info.requires]
-
-
-def _context(store_url: str) -> BaseContext:
+def _context(preload: tuple[str, ...]) -> BaseContext:
     """``forkserver`` where there is one; the fork server is started once per process, with the first preload."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_preload(store_url))
+        context.set_forkserver_preload([*_PRELOAD, *preload])
         return context
     return multiprocessing.get_context("spawn")
 
@@ -90,7 +81,7 @@ class LocalProcesses:
         ``timeout_s``, gets a report with ``fatal`` saying so; no process
         outlives the call.
         """
-        context = _context(specs[0].store_url)
+        context = _context(specs[0].requests.preload)
         gate = BarrierGate(context.Barrier(len(specs)), specs[0].gate_timeout_s if specs else 0)
         reports: Any = context.Queue()
         processes = [

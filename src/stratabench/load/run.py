@@ -37,6 +37,7 @@ from stratabench.errors import StoreError, UsageError
 from stratabench.layers.stores.base import open_store
 from stratabench.load.client import ClientReport, ClientSpec
 from stratabench.load.histogram import LatencySummary, decode, encode, merge, summarize_histogram
+from stratabench.load.store_requests import StoreRequestPlan
 from stratabench.load.workload import workload
 from stratabench.options import RunOptions
 
@@ -137,22 +138,23 @@ class LoadSpec:
         return min(600, max(5, round(self.duration_s)))
 
     def client_specs(self) -> list[ClientSpec]:
-        """Each client's keys, payloads and share of the rate."""
+        """Each client's keys (a contiguous share of the payloads) and share of the rate."""
         count = len(self.payloads)
-        specs = []
-        for index in range(self.clients):
-            first, end = index * count // self.clients, (index + 1) * count // self.clients
-            specs.append(
-                ClientSpec(
-                    index=index, clients=self.clients, store_url=self.store_url, namespace=self.namespace,
-                    workload=self.workload, first_key=first, payloads=self.payloads[first:end],
-                    rate_per_s=None if self.rate_per_s is None else self.rate_per_s / self.clients,
-                    phase=index / self.clients, warmup_s=self.warmup_s, duration_s=self.duration_s,
-                    intervals=self.intervals, seed=self.seed, options=self.options,
-                    max_consecutive_errors=self.max_consecutive_errors,
-                )  # fmt: skip
-            )
-        return specs
+        bounds = [(i * count // self.clients, (i + 1) * count // self.clients) for i in range(self.clients)]
+        requests = StoreRequestPlan(
+            store_url=self.store_url, namespace=self.namespace, workload=self.workload,
+            partitions=tuple((first, self.payloads[first:end]) for first, end in bounds),
+            seed=self.seed, options=self.options,
+        )  # fmt: skip
+        rate = None if self.rate_per_s is None else self.rate_per_s / self.clients
+        return [
+            ClientSpec(
+                index=index, clients=self.clients, requests=requests, rate_per_s=rate, phase=index / self.clients,
+                warmup_s=self.warmup_s, duration_s=self.duration_s, intervals=self.intervals,
+                max_consecutive_errors=self.max_consecutive_errors,
+            )  # fmt: skip
+            for index in range(self.clients)
+        ]
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,7 @@ class LoadResult:
 
     @property
     def reads(self) -> int:
-        return sum(r.reads for r in self.reports)
+        return sum(r.kinds.get("read", 0) for r in self.reports)
 
     @property
     def failed_checks(self) -> int:
@@ -291,7 +293,7 @@ def _failure(spec: LoadSpec, reports: Sequence[ClientReport]) -> str | None:
         )
     failed = sum(r.failed_checks for r in reports)
     if failed:
-        reads = sum(r.reads for r in reports)
+        reads = sum(r.kinds.get("read", 0) for r in reports)
         first_check = next(r.first_failed_check for r in reports if r.first_failed_check)
         return f"{failed} of {reads} reads did not return what was written; first: {first_check}"
     return None
