@@ -19,8 +19,10 @@ thread per client: more clients than the cluster has threads is refused
 before anything starts.
 
 The start gate is a :class:`distributed.Queue` the clients report to once
-they have loaded their keys, and a :class:`distributed.Variable` set to
-``go`` (or ``abort``) when all have, or one has failed. Each client then
+they have loaded their keys, and a :class:`distributed.Event` they wait
+on; the :class:`distributed.Variable` of the same name then says ``go``
+when all had arrived, or ``abort`` when a client failed to prepare (it sets
+both itself) or a task failed or time ran out. Each client then
 times itself with its own clock; clocks of different machines are never
 compared, and reports come back with their histograms encoded.
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,8 +45,8 @@ __all__ = ["ClusterAddress", "DaskClients", "DaskGate", "parse_cluster"]
 
 _LOCAL = re.compile(r"local(?::(\d+))?\Z")
 _REMOTE = re.compile(r"(tcp|tls|ucx|ws|wss)://[^\s/]+\Z")
-_GO, _ABORT, _READY = "go", "abort", "ready"
-_POLL_S = 0.5
+_WAIT, _GO, _ABORT, _READY = "wait", "go", "abort", "ready"
+_POLL_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -106,13 +109,14 @@ class DaskGate:
     def arrive(self) -> bool:
         distributed = _distributed()
         distributed.Queue(self._name).put(_READY)
-        try:
-            return bool(distributed.Variable(self._name).get(timeout=self._timeout_s) == _GO)
-        except TimeoutError:
+        if not distributed.Event(self._name).wait(timeout=self._timeout_s):
             return False
+        return bool(distributed.Variable(self._name).get() == _GO)
 
     def abort(self) -> None:
-        _distributed().Queue(self._name).put(_ABORT)
+        distributed = _distributed()
+        distributed.Variable(self._name).set(_ABORT)
+        distributed.Event(self._name).set()
 
 
 def _client_task(spec: ClientSpec, gate_name: str) -> ClientReport:
@@ -180,7 +184,9 @@ class DaskClients:
             )
         name = f"stratabench-load-{uuid.uuid4().hex}"
         ready = distributed.Queue(name, client=self._client)
-        start = distributed.Variable(name, client=self._client)
+        decision = distributed.Variable(name, client=self._client)
+        start = distributed.Event(name, client=self._client)
+        decision.set(_WAIT)
         futures = [
             self._client.submit(
                 _client_task, spec, name, key=f"{name}-{spec.index}", workers=[slot],
@@ -189,28 +195,30 @@ class DaskClients:
             for spec, slot in zip(specs, slots, strict=False)
         ]
         try:
-            start.set(_GO if self._all_ready(ready, futures, len(specs), specs[0].gate_timeout_s) else _ABORT)
-            done, _ = distributed.wait(futures, timeout=timeout_s)
-            return [self._report(spec, future, future in done) for spec, future in zip(specs, futures, strict=True)]
+            if self._all_ready(ready, decision, futures, specs[0].gate_timeout_s):
+                decision.set(_GO)
+            else:
+                decision.set(_ABORT)
+            start.set()
+            deadline = time.monotonic() + timeout_s
+            while not all(f.done() for f in futures) and time.monotonic() < deadline:
+                time.sleep(_POLL_S)
+            return [self._report(spec, future, future.done()) for spec, future in zip(specs, futures, strict=True)]
         finally:
             self._client.cancel(futures, force=True)
-            start.delete()
+            decision.delete()
+            ready.close()
 
-    def _all_ready(self, ready: Any, futures: list[Any], count: int, timeout_s: float) -> bool:
-        import time
-
+    @staticmethod
+    def _all_ready(ready: Any, decision: Any, futures: list[Any], timeout_s: float) -> bool:
+        """Whether every client arrived; polled, because a blocking ``Queue.get`` that times out logs a traceback."""
         deadline = time.monotonic() + timeout_s
-        arrived = 0
-        while arrived < count:
-            try:
-                token = ready.get(timeout=_POLL_S)
-            except TimeoutError:
-                if any(f.status in ("error", "cancelled") for f in futures) or time.monotonic() > deadline:
-                    return False
-                continue
-            if token != _READY:
+        while ready.qsize() < len(futures):
+            if decision.get() == _ABORT or any(f.status in ("error", "cancelled") for f in futures):
                 return False
-            arrived += 1
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(_POLL_S)
         return True
 
     @staticmethod

@@ -1,0 +1,176 @@
+"""The load engine against a real Redis started by stratabench's services code.
+
+Counts, never speeds: closed and open loops answer what they say they did;
+merged histograms are exactly the sum of the clients'; a LocalCluster of
+several worker processes does the same; a value changed behind the clients'
+back is caught; a server killed mid-run fails the configuration in one line,
+keeps the histograms, and leaves no client process alive.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import psutil
+import pytest
+
+from stratabench.load.cluster import DaskClients, parse_cluster
+from stratabench.load.histogram import decode, merge
+from stratabench.load.records import generated_payloads
+from stratabench.load.run import LoadResult, LoadSpec, run_load
+from stratabench.load.sweep import SweepLimits, sweep
+from stratabench.services.session import local_services
+
+pytestmark = pytest.mark.server
+
+PAYLOADS = generated_payloads(200, 100, seed=4)
+
+
+def spec(url: str, **changes: object) -> LoadSpec:
+    values: dict[str, object] = {"workload": "get", "clients": 2, "warmup_s": 0.2, "duration_s": 1.0,
+                                 "run_id": f"it{os.getpid()}-{time.monotonic_ns()}"}
+    values.update(changes)
+    return LoadSpec(url, PAYLOADS, **values)  # type: ignore[arg-type]
+
+
+def assert_counts_add_up(result: LoadResult) -> None:
+    merged = decode(result.histogram)
+    assert merged.get_total_count() == result.ops == sum(r.ops for r in result.reports)
+    assert merge(r.histogram for r in result.reports).equals(merged)
+    assert sum(decode(h).get_total_count() for h in result.interval_histograms) == result.ops
+    assert sum(sum(r.kinds.values()) for r in result.reports) == result.ops
+
+
+def assert_no_client_left(result: LoadResult) -> None:
+    pids = {r.pid for r in result.reports if r.pid}
+    assert pids, "the reports name their processes"
+    alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], f"client processes still running: {alive}"
+
+
+def keys_left(url: str, result: LoadResult) -> list[bytes]:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return list(client.scan_iter(match=f"sb:{result.spec.namespace}:*"))
+    finally:
+        client.close()
+
+
+def test_a_closed_loop_of_two_processes_answers_and_verifies_every_read(server_url: Callable[[str], str]) -> None:
+    url = server_url("redis")
+    result = run_load(spec(url))
+    assert result.ok, result.error
+    assert result.ops > 0 and result.ops_per_s > 0
+    assert_counts_add_up(result)
+    assert result.reads == result.ops and result.failed_checks == 0
+    assert len({r.pid for r in result.reports}) == 2 and os.getpid() not in {r.pid for r in result.reports}
+    assert keys_left(url, result) == []
+    assert_no_client_left(result)
+
+
+def test_workload_a_updates_and_reads_back_every_version(server_url: Callable[[str], str]) -> None:
+    result = run_load(spec(server_url("redis"), workload="a"))
+    assert result.ok, result.error
+    kinds = {kind: sum(r.kinds.get(kind, 0) for r in result.reports) for kind in ("read", "update")}
+    assert kinds["read"] > 0 and kinds["update"] > 0
+    assert result.failed_checks == 0
+    assert_counts_add_up(result)
+
+
+def test_an_open_loop_sends_what_its_schedule_says(server_url: Callable[[str], str]) -> None:
+    result = run_load(spec(server_url("redis"), rate_per_s=200.0))
+    assert result.ok, result.error
+    scheduled = sum(r.scheduled or 0 for r in result.reports)
+    assert scheduled == pytest.approx(200, abs=2)  # 1 s at 200 requests/s, split between two schedules
+    assert result.ops + sum(r.unsent or 0 for r in result.reports) <= scheduled
+    assert_counts_add_up(result)
+
+
+def test_a_value_changed_behind_the_clients_back_fails_the_check(server_url: Callable[[str], str]) -> None:
+    import redis
+
+    url = server_url("redis")
+    load = spec(url, clients=1, duration_s=1.5, workload="get")
+    victim = f"sb:{load.namespace}:user000000000003".encode()
+    client = redis.Redis.from_url(url)
+    stop = threading.Event()
+
+    def tamper() -> None:
+        while not stop.is_set():
+            value = client.get(victim)
+            if value is not None and value[-1:] != b"!":
+                client.set(victim, value[:-1] + b"!")
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=tamper, daemon=True)
+    thread.start()
+    try:
+        result = run_load(load)
+    finally:
+        stop.set()
+        thread.join()
+        client.close()
+    assert result.failed_checks > 0
+    assert result.error == (
+        f"{result.failed_checks} of {result.reads} reads did not return what was written; first: "
+        "key user000000000003: the value does not match its hash (changed behind the clients' back)"
+    )
+
+
+@pytest.fixture
+def private_redis(server_url: Callable[[str], str], services_state: str) -> Iterator[tuple[str, int]]:
+    """A Redis of this test's own, to kill: (url, pid)."""
+    server_url("redis")  # skips, or fails under CI, when Redis cannot run here
+    with local_services(["redis"]) as running:
+        yield running["redis"].url, running["redis"].pids[0]
+
+
+def test_a_server_killed_under_load_stops_in_one_line_and_keeps_the_histograms(
+        private_redis: tuple[str, int]) -> None:
+    url, pid = private_redis
+    killer = threading.Timer(1.2, os.kill, (pid, signal.SIGKILL))  # 0.2 s warm-up, then 1 s measured
+    killer.start()
+    try:
+        result = run_load(spec(url, clients=2, duration_s=4.0))
+    finally:
+        killer.cancel()
+    assert result.error is not None and "\n" not in result.error
+    assert result.error.startswith("2 of 2 clients stopped early, client ")
+    assert result.error.endswith("(latencies measured until then are kept)")
+    assert "redis at 127.0.0.1:" in result.error
+    assert result.ops > 0 and all(r.window_s < 4.0 for r in result.reports)
+    assert_counts_add_up(result)
+    assert_no_client_left(result)
+
+
+def test_clients_on_a_local_dask_cluster_merge_to_the_sum_of_the_workers(server_url: Callable[[str], str]) -> None:
+    url = server_url("redis")
+    with DaskClients(parse_cluster("local:3"), clients=3) as cluster:
+        result = run_load(spec(url, clients=3), cluster)
+    assert result.ok, result.error
+    assert len({r.pid for r in result.reports}) == 3  # three worker processes, one client each
+    assert os.getpid() not in {r.pid for r in result.reports}
+    assert all(r.ops > 0 for r in result.reports)
+    merged = decode(result.histogram)
+    parts = [decode(r.histogram) for r in result.reports]
+    assert merged.get_total_count() == sum(p.get_total_count() for p in parts) == result.ops
+    assert all(merged.get_count_at_index(i) == sum(p.get_count_at_index(i) for p in parts)
+               for i in range(merged.counts_len))
+    assert_counts_add_up(result)
+    assert_no_client_left(result)
+
+
+def test_a_sweep_stops_at_the_first_rate_past_its_limit(server_url: Callable[[str], str]) -> None:
+    base = spec(server_url("redis"), clients=1, warmup_s=0.1, duration_s=0.5)
+    generous = sweep(base, [50.0, 100.0], limits=SweepLimits(p99_ns=5e9))
+    assert [p.rate_per_s for p in generous.points] == [50.0, 100.0]
+    assert generous.knee is generous.points[-1] and generous.stopped is None
+    strict = sweep(base, [50.0, 100.0], limits=SweepLimits(p99_ns=1))
+    assert len(strict.points) == 1 and strict.knee is None
+    assert strict.stopped is not None and strict.stopped.startswith("p99 ")
