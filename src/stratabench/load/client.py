@@ -51,7 +51,9 @@ from array import array
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+import psutil
 
 from stratabench.errors import StratabenchError
 from stratabench.load.histogram import encode, histogram_of
@@ -171,6 +173,10 @@ class ClientReport:
     busy_cpu_s, wall_s
         CPU this client's thread spent on work (pacing spins excluded) and
         wall time, over warm-up and window; their ratio is how busy it was.
+    host_busy
+        Share of all the host's CPUs that was busy meanwhile, with every
+        process on it (the other clients, the server if it runs there, and
+        anything else).
     scheduled, unsent, final_lag_ns
         Open loop only (else ``None``): requests due in the window, those
         never sent because the window closed first, and how late the last
@@ -194,6 +200,7 @@ class ClientReport:
     window_s: float
     busy_cpu_s: float
     wall_s: float
+    host_busy: float
     scheduled: int | None
     unsent: int | None
     final_lag_ns: int | None
@@ -212,7 +219,7 @@ class ClientReport:
             pid=os.getpid() if pid is None else pid, host_cpus=_available_cpus(),
             ops=0, kinds={}, errors=0, first_error=None, failed_checks=0, first_failed_check=None,
             histogram=empty, interval_histograms=(empty,) * spec.intervals,
-            window_s=0.0, busy_cpu_s=0.0, wall_s=0.0, scheduled=None, unsent=None, final_lag_ns=None, fatal=why,
+            window_s=0.0, busy_cpu_s=0.0, wall_s=0.0, host_busy=0.0, scheduled=None, unsent=None, final_lag_ns=None, fatal=why,
         )  # fmt: skip
 
     @property
@@ -348,6 +355,7 @@ def run_client(spec: ClientSpec, gate: StartGate) -> ClientReport:
 
 def _measure(run: _Run) -> ClientReport:
     spec = run.spec
+    host_start = psutil.cpu_times()
     cpu_start, started = time.thread_time_ns(), time.perf_counter_ns()
     window_start = started + int(spec.warmup_s * _NS)
     deadline = window_start + int(spec.duration_s * _NS)
@@ -361,6 +369,7 @@ def _measure(run: _Run) -> ClientReport:
         run.fatal = _one_line(error)
         stopped = time.perf_counter_ns()
     busy_cpu_ns = time.thread_time_ns() - cpu_start - run.spun_ns
+    host_busy = _busy_share(host_start, psutil.cpu_times())
     window_ns = max(0, min(stopped, deadline) - window_start)
     total, each = run.interval_histograms(int(spec.duration_s * _NS))
     return ClientReport(
@@ -369,6 +378,13 @@ def _measure(run: _Run) -> ClientReport:
         failed_checks=run.requests.check_failures.count, first_failed_check=run.requests.check_failures.first,
         histogram=total, interval_histograms=each,
         window_s=window_ns / _NS, busy_cpu_s=max(0, busy_cpu_ns) / _NS, wall_s=(stopped - started) / _NS,
-        scheduled=scheduled, unsent=unsent, final_lag_ns=final_lag, fatal=run.fatal,
+        host_busy=host_busy, scheduled=scheduled, unsent=unsent, final_lag_ns=final_lag, fatal=run.fatal,
     )  # fmt: skip
+
+
+def _busy_share(before: Any, after: Any) -> float:
+    """Share of all the host's CPU time that was not idle between two ``psutil.cpu_times()``."""
+    elapsed = sum(after) - sum(before)
+    idle = (after.idle - before.idle) + (getattr(after, "iowait", 0.0) - getattr(before, "iowait", 0.0))
+    return max(0.0, min(1.0, 1 - idle / elapsed)) if elapsed > 0 else 0.0
 

@@ -322,6 +322,13 @@ def _saturation(reports: Sequence[ClientReport]) -> tuple[bool, list[str]]:
                 f"the {len(theirs)} clients on {host} used {used:.1f} of its {cpus} CPUs: that host is saturated "
                 "and the figures measure it as much as the server; spread the clients with --cluster."
             )
+        elif max(r.host_busy for r in theirs) >= BUSY_CLIENT:
+            crowded = True
+            warnings.append(
+                f"{host}, where {len(theirs)} clients ran, was {max(r.host_busy for r in theirs):.0%} busy with "
+                f"every process on it (the clients used {used:.1f} of its {cpus} CPUs): the clients waited for a "
+                "CPU, so the figures are low; run on a quieter machine or spread the clients with --cluster."
+            )
     return bool(busy) or crowded, warnings
 
 

@@ -20,7 +20,7 @@ def report(index: int, latencies_per_interval: list[list[int]], **changes: Any) 
         errors=0, first_error=None, failed_checks=0, first_failed_check=None,
         histogram=encode(histogram_of(every)),
         interval_histograms=tuple(encode(histogram_of(values)) for values in latencies_per_interval),
-        window_s=SPEC.duration_s, busy_cpu_s=1.0, wall_s=SPEC.duration_s,
+        window_s=SPEC.duration_s, busy_cpu_s=1.0, wall_s=SPEC.duration_s, host_busy=0.3,
         scheduled=None, unsent=None, final_lag_ns=None, fatal=None,
     )
     return replace(ClientReport(**values), **changes)

@@ -98,3 +98,13 @@ def test_an_open_loop_behind_its_schedule_says_who_is_to_blame() -> None:
     )
     on_time = [report(i, [[1000] * 50] * 5, scheduled=250, unsent=0, final_lag_ns=0) for i in range(2)]
     assert not merge_reports(spec, on_time).behind_schedule
+
+
+def test_a_host_busy_with_other_work_is_reported_even_when_the_clients_are_idle() -> None:
+    result = merge_reports(SPEC, [report(i, [[1000]] * 5, host_busy=0.97, host_cpus=2) for i in range(2)])
+    assert result.client_saturated
+    assert result.warnings == (
+        "here, where 2 clients ran, was 97% busy with every process on it (the clients used 0.4 of its 2 CPUs): "
+        "the clients waited for a CPU, so the figures are low; run on a quieter machine or spread the clients "
+        "with --cluster.",
+    )
