@@ -79,7 +79,6 @@ def closed_loop_table(url: str, host: str, port: int, duration: float, value_siz
                   f"{format_ns(result.latency.p99_ns):>9} {theirs:>16,.0f} {theirs / result.ops_per_s:>8.1f}x  "
                   f"{'yes' if result.client_saturated else 'no'} (busiest client {busy:.0%} of a core, "
                   f"machine {host:.0%} busy)")
-    return single_get
 
 
 def open_loop_table(url: str, duration: float, value_size: int) -> None:
