@@ -14,15 +14,18 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import psutil
 import pytest
 
+from stratabench.cli.main import main
 from stratabench.load.cluster import DaskClients, parse_cluster
 from stratabench.load.histogram import decode, merge
 from stratabench.load.records import generated_payloads
 from stratabench.load.run import LoadResult, LoadSpec, run_load
 from stratabench.load.sweep import SweepLimits, sweep
+from stratabench.results.format import load
 from stratabench.services.session import local_services
 
 pytestmark = pytest.mark.server
@@ -174,3 +177,38 @@ def test_a_sweep_stops_at_the_first_rate_past_its_limit(server_url: Callable[[st
     strict = sweep(base, [50.0, 100.0], limits=SweepLimits(p99_ns=1))
     assert len(strict.points) == 1 and strict.knee is None
     assert strict.stopped is not None and strict.stopped.startswith("p99 ")
+
+
+def test_the_load_command_writes_one_cell_per_configuration_and_prints_the_table(
+        server_url: Callable[[str], str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    output = tmp_path / "load.jsonl"
+    code = main(["load", "--store", server_url("redis"), "--workload", "a", "--clients", "1,2", "--duration", "0.5",
+                 "--warmup", "0.1", "--records", "100", "-o", str(output)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    cells = load(output).cells
+    assert [c.cell for c in cells] == ["a/c1/closed", "a/c2/closed"]
+    for cell in cells:
+        assert cell.ok and cell.integrity is not None and cell.integrity.ok
+        assert {"ops_per_s", "latency_ns"} <= set(cell.metrics)
+        assert decode(cell.notes["histogram"]).get_total_count() == cell.notes["ops"] > 0
+    assert "p99.9" in out and "a/c2/closed" in err
+
+
+def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
+        private_redis: tuple[str, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url, pid = private_redis
+    output = tmp_path / "load.jsonl"
+    killer = threading.Timer(1.5, os.kill, (pid, signal.SIGKILL))
+    killer.start()
+    try:
+        code = main(["load", "--store", url, "--clients", "2", "--duration", "4", "--warmup", "0.2", "-o", str(output)])
+    finally:
+        killer.cancel()
+    err = capsys.readouterr().err
+    assert code == 1
+    failed = [line for line in err.splitlines() if "failed:" in line]
+    assert len(failed) == 1 and failed[0].startswith("get/c2/closed: failed: 2 of 2 clients stopped early")
+    (cell,) = load(output).cells
+    assert cell.status == "failed" and cell.notes["ops"] > 0
+    assert decode(cell.notes["histogram"]).get_total_count() == cell.notes["ops"]

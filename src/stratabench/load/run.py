@@ -299,6 +299,10 @@ def _failure(spec: LoadSpec, reports: Sequence[ClientReport]) -> str | None:
     return None
 
 
+def _clients(count: int) -> str:
+    return "1 client" if count == 1 else f"{count} clients"
+
+
 def _saturation(reports: Sequence[ClientReport]) -> tuple[bool, list[str]]:
     warnings = []
     busy = [r for r in reports if r.wall_s > 0 and r.busy_fraction >= BUSY_CLIENT]
@@ -319,13 +323,13 @@ def _saturation(reports: Sequence[ClientReport]) -> tuple[bool, list[str]]:
         if used >= BUSY_CLIENT * cpus:
             crowded = True
             warnings.append(
-                f"the {len(theirs)} clients on {host} used {used:.1f} of its {cpus} CPUs: that host is saturated "
+                f"the {_clients(len(theirs))} on {host} used {used:.1f} of its {cpus} CPUs: that host is saturated "
                 "and the figures measure it as much as the server; spread the clients with --cluster."
             )
         elif max(r.host_busy for r in theirs) >= BUSY_CLIENT:
             crowded = True
             warnings.append(
-                f"{host}, where {len(theirs)} clients ran, was {max(r.host_busy for r in theirs):.0%} busy with "
+                f"{host}, where {_clients(len(theirs))} ran, was {max(r.host_busy for r in theirs):.0%} busy with "
                 f"every process on it (the clients used {used:.1f} of its {cpus} CPUs): the clients waited for a "
                 "CPU, so the figures are low; run on a quieter machine or spread the clients with --cluster."
             )

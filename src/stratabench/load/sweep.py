@@ -18,11 +18,11 @@ around a closed loop's throughput, where the knee usually is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from stratabench.errors import UsageError
-from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, run_load
+from stratabench.load.run import LoadResult, LoadSpec, run_load
 from stratabench.units import format_ns
 
 __all__ = ["SweepLimits", "SweepPoint", "SweepResult", "default_rates", "sweep"]
@@ -100,9 +100,22 @@ def default_rates(peak_ops_per_s: float) -> tuple[float, ...]:
     return tuple(float(f"{peak_ops_per_s * f:.2g}") for f in _FRACTIONS_OF_PEAK)
 
 
-def sweep(base: LoadSpec, rates: Sequence[float], runner: ClientRunner | None = None,
-          limits: SweepLimits | None = None) -> SweepResult:
+def sweep(base: LoadSpec, rates: Sequence[float], limits: SweepLimits | None = None, *,
+          measure: Callable[[LoadSpec], LoadResult] = run_load) -> SweepResult:
     """Run ``base`` as an open loop at each rate, lowest first, until one passes ``limits``.
+
+    Parameters
+    ----------
+    base
+        The configuration; its rate is replaced by each of ``rates``.
+    rates
+        Requests per second, in any order.
+    limits
+        Where to stop; :class:`SweepLimits` defaults when ``None``.
+    measure
+        Runs one configuration: :func:`~stratabench.load.run.run_load` on
+        local processes by default; pass one that uses a cluster, or that
+        also writes each result as it comes.
 
     Raises
     ------
@@ -116,7 +129,7 @@ def sweep(base: LoadSpec, rates: Sequence[float], runner: ClientRunner | None = 
     limits = limits or SweepLimits()
     points: list[SweepPoint] = []
     for rate, spec in zip(ordered, specs, strict=True):
-        result = run_load(spec, runner)
+        result = measure(spec)
         over = limits.exceeded(result)
         points.append(SweepPoint(rate, result, over))
         if over is not None:
