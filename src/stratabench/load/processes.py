@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -57,6 +58,9 @@ class BarrierGate:
 
 
 def _client_process(spec: ClientSpec, gate: BarrierGate, reports: Any) -> None:
+    # Ctrl-C reaches the whole process group; the parent ends the clients, and
+    # a client must not print a traceback of its own on the way out.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     reports.put(run_client(spec, gate))
 
 

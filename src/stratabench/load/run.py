@@ -285,6 +285,8 @@ def merge_reports(spec: LoadSpec, reports: Sequence[ClientReport]) -> LoadResult
 
 def _failure(spec: LoadSpec, reports: Sequence[ClientReport]) -> str | None:
     stopped = [r for r in reports if r.fatal]
+    if stopped and all(r.wall_s == 0 for r in stopped):
+        return f"{len(stopped)} of {spec.clients} clients could not start: {stopped[0].fatal}"
     if stopped:
         first = min(stopped, key=lambda r: r.window_s)
         return (

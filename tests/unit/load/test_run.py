@@ -108,3 +108,9 @@ def test_a_host_busy_with_other_work_is_reported_even_when_the_clients_are_idle(
         "the clients waited for a CPU, so the figures are low; run on a quieter machine or spread the clients "
         "with --cluster.",
     )
+
+
+def test_clients_that_never_started_say_so() -> None:
+    never = [report(i, [[]] * 5, wall_s=0.0, window_s=0.0, fatal="cannot connect to redis at 127.0.0.1:1: refused")
+             for i in range(2)]
+    assert merge_reports(SPEC, never).error == "2 of 2 clients could not start: cannot connect to redis at 127.0.0.1:1: refused"
