@@ -74,11 +74,11 @@ def closed_loop_table(url: str, host: str, port: int, duration: float, value_siz
             theirs = redis_benchmark_rps(host, port, test, clients, value_size,
                                          requests=max(20_000, int(result.ops_per_s * duration * 4)))
             busy = max(r.busy_fraction for r in result.reports)
-            host = max(r.host_busy for r in result.reports)
+            machine = max(r.host_busy for r in result.reports)
             print(f"{clients:>7} {test.upper():>4} {result.ops_per_s:>18,.0f} {format_ns(result.latency.p50_ns):>9} "
                   f"{format_ns(result.latency.p99_ns):>9} {theirs:>16,.0f} {theirs / result.ops_per_s:>8.1f}x  "
                   f"{'yes' if result.client_saturated else 'no'} (busiest client {busy:.0%} of a core, "
-                  f"machine {host:.0%} busy)")
+                  f"machine {machine:.0%} busy)")
 
 
 def open_loop_table(url: str, duration: float, value_size: int) -> None:
