@@ -125,17 +125,15 @@ class LoadOptions:
     format: str
     data: str | None
 
-    def header_options(self) -> dict[str, Any]:
+    def run_options(self) -> RunOptions:
+        """The options the results header records: what ``report`` and ``compare`` read back.
+
+        The load-specific figures (clients, rate, durations, records) are each cell's parameters.
+        """
         first = self.specs[0]
-        return {
-            "command": "load", "stores": [first.store_url], "data": self.data,
-            "workloads": sorted({s.workload for s in self.specs}), "clients": sorted({s.clients for s in self.specs}),
-            "rates": sorted({s.rate_per_s for s in self.specs if s.rate_per_s is not None}),
-            "duration_s": first.duration_s, "warmup_s": first.warmup_s, "records": len(first.payloads),
-            "sweep": self.sweep, "sweep_rates": list(self.sweep_rates), "p99_limit_ns": self.limits.p99_ns,
-            "error_limit": self.limits.error_fraction, "cluster": str(self.cluster) if self.cluster else None,
-            "settings": dict(first.options.settings) if first.options else {}, "run_id": self.run_id,
-        }  # fmt: skip
+        settings = first.options.settings if first.options else {}
+        return RunOptions(suites=("load",), stores=(first.store_url,), data=self.data, seed=first.seed,
+                          settings=settings, run_id=self.run_id)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -220,7 +218,9 @@ class _Session:
         rates = self.options.sweep_rates
         if not rates:
             rates = default_rates(self.measure(spec, sweep="probe").ops_per_s)
-        self.sweeps.append(sweep(spec, rates, self.options.limits, measure=lambda s: self.measure(s, sweep="point")))
+        limits = self.options.limits
+        self.sweeps.append(sweep(spec, rates, limits, measure=lambda s: self.measure(
+            s, sweep="point", p99_limit_ns=limits.p99_ns, error_limit=limits.error_fraction)))
 
 
 def load(options: LoadOptions) -> int:
@@ -231,7 +231,7 @@ def load(options: LoadOptions) -> int:
     open_store(first.store_url, namespace=first.namespace, options=first.options, server_pids=()).close()
     runner = _runner(options)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    header = header_record(options.run_id, started, environment(), options.header_options())
+    header = header_record(options.run_id, started, environment(), options.run_options().to_json())
     try:
         with ResultsWriter(options.output, header, overwrite=options.overwrite) as writer:
             session = _Session(options, runner, writer)

@@ -58,7 +58,8 @@ def load_cell(
         The ``suite`` field of the record.
     params
         More coordinates for the cell (a codec, a sweep step); the store,
-        workload, clients, rate, records and value size are always there.
+        workload, clients, rate, records, payload size, warm-up and
+        duration are always there.
     runner
         Where the clients ran, kept in ``notes``.
     duration_s
@@ -73,6 +74,8 @@ def load_cell(
         "rate": spec.rate_per_s,
         "records": len(spec.payloads),
         "payload_bytes": round(sum(sizes) / len(sizes)),
+        "warmup_s": spec.warmup_s,
+        "duration_s": spec.duration_s,
         **(params or {}),
     }
     metrics: dict[str, MetricResult] = {}
