@@ -8,31 +8,23 @@ True
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.statement import compile_statement, one_line
 from stratabench.options import EngineOptions
-from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.records import CellResult
 
 __all__ = ["measure", "timeit"]
 
 
 def _result(name: str, operation: Operation, options: EngineOptions, clock: Clock) -> CellResult:
-    measurement = measure_operation(operation, options, clock)
-    integrity = measurement.integrity
-    ok = integrity is None or integrity.ok
-    return CellResult(
-        suite="api", cell=name, params={}, language="python",
-        status="ok" if ok else "failed",
-        error=None if ok or integrity is None else f"integrity: {integrity.detail}",
-        loops=measurement.loops,
-        metrics={metric: MetricResult.of(values) for metric, values in measurement.samples.items() if values},
-        integrity=integrity,
-    )
+    return measure_operation(operation, options, clock).result(CellSpec("api", name))
 
 
 def measure(
@@ -88,13 +80,18 @@ def timeit(
 
     ``setup`` runs before each timed loop, untimed, and the names it binds
     are local to the loop, so the statement is measured without any call
-    overhead of its own.
+    overhead of its own. Both may have several lines.
+
+    Raises
+    ------
+    StatementError
+        When ``stmt`` or ``setup`` is not valid Python, or one of their
+        lines raises: one line naming it.
     """
-    stmt, setup = textwrap.dedent(stmt), textwrap.dedent(setup)
+    compiled = compile_statement(stmt, setup)
     namespace = dict(globals or {})
-    exec(compile(f"def _once():\n{textwrap.indent(setup, '    ')}\n{textwrap.indent(stmt, '    ')}\n",
-                 "<stratabench-timeit>", "exec"), namespace)
-    operation = Operation(call=namespace["_once"], statement=(stmt, setup), namespace=namespace, trace_memory=False)
+    once = partial(compiled.loop_timer(namespace, clock), 1)
+    operation = Operation(call=once, statement=(stmt, setup), namespace=namespace, trace_memory=False)
     options = EngineOptions(samples=samples, warmups=warmups, min_sample_ns=int(min_time * 1e9),
                             memory_samples=0, isolate=False)
-    return _result(stmt, operation, options, clock)
+    return _result(one_line(stmt), operation, options, clock)

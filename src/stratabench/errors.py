@@ -9,6 +9,7 @@ exit status.
 ::
 
     StratabenchError                 1  anything else that went wrong
+    ├── StatementError               1  the user's timed statement or setup is not valid or raised
     ├── UsageError                   2  a bad option, argument or value
     │   └── UnknownNameError         2  an unknown suite, codec, store, ...
     ├── DataError                   65  a malformed input file
@@ -35,6 +36,7 @@ __all__ = [
     "OutputExistsError",
     "ResultsFormatError",
     "ServiceError",
+    "StatementError",
     "StoreError",
     "StratabenchError",
     "UnavailableError",
@@ -75,6 +77,14 @@ class StratabenchError(Exception):
         error.__dict__.update(self.__dict__)
         error.__cause__ = self.__cause__ or self
         return error
+
+
+class StatementError(StratabenchError):
+    """The user's own statement (``timeit``) is not valid Python, or one of its lines raised.
+
+    The message names the part (statement or setup), the line and its text.
+    The exit code is 1, as ``python -m timeit`` exits when the statement fails.
+    """
 
 
 class UsageError(StratabenchError):

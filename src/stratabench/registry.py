@@ -9,6 +9,10 @@ works when they are missing.
 
 Duplicate names fail at import time, so two plugins can never silently
 shadow each other.
+
+Each registry is typed by its plugins' base class (``Registry[type[Codec]]``),
+so a lookup is checked: ``CODECS.get(name)`` is a ``type[Codec]``, and a
+class that is not a codec cannot be registered as one.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ class Availability:
 
 
 @dataclass(frozen=True)
-class PluginInfo:
+class PluginInfo(Generic[T]):
     """What a registry knows about one plugin.
 
     Attributes
@@ -54,7 +58,7 @@ class PluginInfo:
     """
 
     name: str
-    cls: type
+    cls: T
     summary: str
     requires: tuple[str, ...]
     extra: str | None
@@ -106,7 +110,7 @@ class Registry(Generic[T]):
     def __init__(self, kind: str, package: str) -> None:
         self.kind = kind
         self.package = package
-        self._plugins: dict[str, PluginInfo] = {}
+        self._plugins: dict[str, PluginInfo[T]] = {}
         self._discovered = False
 
     def register(
@@ -146,7 +150,7 @@ class Registry(Generic[T]):
             if not module.name.startswith("_"):
                 importlib.import_module(f"{self.package}.{module.name}")
 
-    def __iter__(self) -> Iterator[PluginInfo]:
+    def __iter__(self) -> Iterator[PluginInfo[T]]:
         self._discover()
         return iter(sorted(self._plugins.values(), key=lambda info: info.name))
 
@@ -160,7 +164,7 @@ class Registry(Generic[T]):
         self._discover()
         return sorted(self._plugins)
 
-    def info(self, name: str) -> PluginInfo:
+    def info(self, name: str) -> PluginInfo[T]:
         """Return the plugin registered as ``name``.
 
         Raises
@@ -179,4 +183,4 @@ class Registry(Generic[T]):
         """Return the class registered as ``name``, checking it can run here."""
         info = self.info(name)
         info.require()
-        return info.cls  # type: ignore[return-value]
+        return info.cls

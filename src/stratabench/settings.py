@@ -5,12 +5,12 @@ reads in its class attribute ``settings``, a tuple of :class:`Setting`, and
 reads them through a :class:`SettingReader`, which refuses a name the plugin
 did not declare. Users give values with ``--set NAME=VALUE``; the CLI checks
 each name and value against the declarations of every registered plugin
-(:func:`check_settings`) before anything runs, so a typo is an error instead
+(:func:`stratabench.plugins.check_settings`) before anything runs, so a typo is an error instead
 of a setting silently ignored. ``stratabench list settings`` shows them all.
 
 Names are namespaced, ``sqlite.journal_mode``. The namespace is usually the
 plugin's name but need not be (the bulkload suite declares ``go.*``), so a
-name is found in an index of declared names (:func:`declared_settings`),
+name is found in an index of declared names (:func:`stratabench.plugins.declared_settings`),
 never guessed from its namespace. Building the index imports plugin modules
 only, never their optional third-party packages: declarations are plain
 class attributes.
@@ -32,8 +32,7 @@ __all__ = [
     "Setting",
     "SettingKind",
     "SettingReader",
-    "check_settings",
-    "declared_settings",
+    "check_settings_against",
     "index_settings",
 ]
 
@@ -256,26 +255,7 @@ def index_settings(plugins: Iterable[tuple[str, str, type]]) -> dict[str, Declar
     return index
 
 
-def declared_settings() -> dict[str, DeclaredSetting]:
-    """Every setting of every registered suite, store, compressor, codec and mapper.
-
-    In the order of their plugins (kinds in that order, names sorted), each
-    plugin's in its declared order.
-    """
-    from stratabench.layers.codecs import CODECS
-    from stratabench.layers.compressors import COMPRESSORS
-    from stratabench.layers.mappers import MAPPERS
-    from stratabench.layers.stores import STORES
-    from stratabench.suites import SUITES
-
-    return index_settings(
-        (registry.kind, info.name, info.cls)
-        for registry in (SUITES, STORES, COMPRESSORS, CODECS, MAPPERS)
-        for info in registry
-    )
-
-
-def check_settings(values: Mapping[str, str], declared: Mapping[str, DeclaredSetting] | None = None) -> None:
+def check_settings_against(values: Mapping[str, str], declared: Mapping[str, DeclaredSetting]) -> None:
     """Check ``--set`` values: every name declared by a plugin, every value of its kind.
 
     Parameters
@@ -283,7 +263,7 @@ def check_settings(values: Mapping[str, str], declared: Mapping[str, DeclaredSet
     values
         Setting name → value, as parsed from ``--set``.
     declared
-        The declarations to check against; default :func:`declared_settings`.
+        The declarations to check against (``stratabench.plugins.declared_settings()``).
 
     Raises
     ------
@@ -295,7 +275,7 @@ def check_settings(values: Mapping[str, str], declared: Mapping[str, DeclaredSet
     """
     if not values:
         return
-    known = declared_settings() if declared is None else declared
+    known = declared
     for name, raw in values.items():
         entry = known.get(name)
         if entry is None:

@@ -12,20 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.datasets.bulkload import canonical_hash, first_difference as bulkload_difference, generate
+from stratabench.datasets.bulkload import (
+    canonical_hash,
+    first_difference as bulkload_difference,
+    generate,
+    BULKLOAD_SCHEMA,
+)
+from stratabench.datasets.schema import Field, Row, Schema
+from stratabench.datasets.verify import first_difference, verify_rows
 from stratabench.errors import DataError, UnavailableError, UsageError
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import (
-    BULKLOAD_SCHEMA,
-    Codec,
-    Field,
-    Format,
-    Row,
-    Schema,
-    first_difference,
-    make_format,
-    verify_rows,
-)
+from stratabench.layers.codecs.base import Codec, Format, make_format
 
 CASES = [(info.name, mode) for info in CODECS for mode in info.cls.modes]
 

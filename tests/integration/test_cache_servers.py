@@ -19,14 +19,15 @@ import pytest
 
 from stratabench.cli.progress import LineProgress
 from stratabench.engine.cell import run_cell, run_cell_in_process
-from stratabench.engine.runner import execute, plan_run
+from stratabench.engine.runner import execute
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.redact import password_of
 from stratabench.results.format import header_record, load
 from stratabench.results.records import CellResult
 from stratabench.results.writer import ResultsWriter
 from stratabench.services.session import LocalServices, local_services
-from stratabench.suites.cache import CacheSuite
+from stratabench.suites.cache.suite import CacheSuite
+from stratabench.suites.kit.plan import plan_run
 from tests.availability import unavailable
 
 pytestmark = pytest.mark.server
@@ -169,7 +170,7 @@ def test_no_password_in_any_output(local_servers: LocalServices, tmp_path: Path,
 
 
 def test_the_matrix_on_a_users_file_against_servers(server_url: Callable[[str], str], tmp_path: Path) -> None:
-    from stratabench.suites.matrix import MatrixSuite
+    from stratabench.suites.matrix.suite import MatrixSuite
 
     path = tmp_path / "orders.jsonl"
     path.write_text("".join(json.dumps({"order": i, "customer": f"c{i % 7}", "total": i * 1.25, "paid": i % 2 == 0,

@@ -21,7 +21,7 @@ from stratabench.layers.mappers.ndb_model import NdbModelMapper
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store, open_store
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.suites.entities import EntitiesSuite
+from stratabench.suites.entities.suite import EntitiesSuite
 from tests.availability import unavailable
 
 pytestmark = pytest.mark.server

@@ -10,13 +10,8 @@ import pytest
 
 from stratabench.errors import StratabenchError, UnknownNameError, UsageError
 from stratabench.options import RunOptions
-from stratabench.settings import (
-    Setting,
-    SettingReader,
-    check_settings,
-    declared_settings,
-    index_settings,
-)
+from stratabench.plugins import check_settings, declared_settings
+from stratabench.settings import Setting, SettingReader, index_settings
 
 
 class Widget:
@@ -156,7 +151,7 @@ def test_listing_settings_imports_no_optional_package() -> None:
                 "google.cloud.ndb", "google.cloud.datastore", "msgspec", "orjson", "cbor2", "msgpack")
     code = (
         "import sys\n"
-        "from stratabench.settings import check_settings, declared_settings\n"
+        "from stratabench.plugins import check_settings, declared_settings\n"
         "declared_settings(); check_settings({'go.count': '2'})\n"
         f"print(sorted(m for m in {optional!r} if m in sys.modules))\n"
     )

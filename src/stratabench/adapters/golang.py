@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from stratabench.errors import StratabenchError, UnavailableError
+from stratabench.json_lines import BadLine, json_objects
 
 __all__ = [
     "BIN_DIR_ENV",
@@ -212,6 +213,12 @@ def _join(values: str | Iterable[str]) -> str:
     return values if isinstance(values, str) else ",".join(values)
 
 
+def _bad_output_line(line: BadLine) -> GoRunError:
+    if line.error is not None:
+        return GoRunError(f"stratabench-go printed a line that is not JSON: {line.text.strip()[:200]!r}")
+    return GoRunError(f"stratabench-go printed {line.text.strip()[:200]!r}, not a JSON object")
+
+
 def _drain(stream: IO[str], keep: collections.deque[str]) -> None:
     for line in stream:
         keep.append(line.rstrip("\n"))
@@ -299,15 +306,7 @@ def run_bulkload(
         watchdog.daemon = True
         watchdog.start()
     try:
-        for line in proc.stdout:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise GoRunError(f"stratabench-go printed a line that is not JSON: {line.strip()[:200]!r}") from exc
-            if not isinstance(record, dict):
-                raise GoRunError(f"stratabench-go printed {line.strip()[:200]!r}, not a JSON object")
+        for _, record in json_objects(proc.stdout, _bad_output_line):
             yield record
         returncode = proc.wait()
         drainer.join()

@@ -6,36 +6,13 @@ import argparse
 import json
 from typing import Any
 
-from stratabench.registry import PluginInfo, Registry
+from stratabench.plugins import declared_settings, registries
+from stratabench.registry import PluginInfo
 
-__all__ = ["add_parser", "registries"]
-
-
-def registries() -> list[tuple[str, Registry[Any]]]:
-    """The plugin kinds, in the order they are listed."""
-    from stratabench.layers.codecs import CODECS
-    from stratabench.layers.compressors import COMPRESSORS
-    from stratabench.layers.mappers import MAPPERS
-    from stratabench.layers.stores import STORES
-    from stratabench.report.formats import REPORTERS
-    from stratabench.suites import SUITES
-
-    kinds: list[tuple[str, Registry[Any]]] = [
-        ("suites", SUITES), ("codecs", CODECS), ("compressors", COMPRESSORS), ("stores", STORES),
-        ("mappers", MAPPERS), ("report formats", REPORTERS),
-    ]
-    try:
-        from stratabench.services import SERVICES
-    except ImportError:
-        pass
-    else:
-        kinds.append(("services", SERVICES))
-    return kinds
+__all__ = ["add_parser"]
 
 
 def _settings() -> list[dict[str, Any]]:
-    from stratabench.settings import declared_settings
-
     return [
         {"name": name, "default": entry.setting.default, "type": entry.setting.kind, "form": entry.setting.form,
          "help": entry.setting.help, "plugin": entry.plugin, "plugin_kind": entry.kind}
@@ -57,7 +34,7 @@ def _print_settings(settings: list[dict[str, Any]]) -> None:
         print(f"    {setting['name']:<{name_width}}  {default:<{default_width}}  {meaning}")
 
 
-def _entry(kind: str, info: PluginInfo) -> dict[str, Any]:
+def _entry(kind: str, info: PluginInfo[Any]) -> dict[str, Any]:
     availability = info.availability
     if availability.ok and kind == "services":
         # A server also needs its binary, which only the service itself can find.
@@ -73,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
         "Nothing optional is imported to find out.",
     )
     parser.add_argument("kind", nargs="?",
-                        help="only this kind: suites, codecs, compressors, stores, mappers; or settings")
+                        help="only this kind: suites, codecs, compressors, stores, mappers, datasets; or settings")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=handle)
 

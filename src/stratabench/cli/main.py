@@ -33,23 +33,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        module_name = f"stratabench.cli.{name}"
         try:
-            module = importlib.import_module(f"stratabench.cli.{name}")
-        except ModuleNotFoundError as error:
-            if error.name == f"stratabench.cli.{name}":
-                continue  # a sub-command still being built is simply not offered
-            raise
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            # Never a silence: a command missing from --help would look like
+            # a command that does not exist.
+            raise StratabenchError(
+                f"the {name} command cannot be loaded: importing {module_name} failed with "
+                f"{type(error).__name__}: {error}; reinstall stratabench (scripts/install)"
+            ) from error
         module.add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return the exit code (never raises for user errors)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["run", *(argv or [])])
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            args = parser.parse_args(["run", *(argv or [])])
         code: int = args.handler(args)
         return code
     except StratabenchError as error:

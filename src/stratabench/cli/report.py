@@ -10,8 +10,8 @@ from typing import Any
 from stratabench.cli.arguments import add_format_argument
 from stratabench.errors import OutputError
 from stratabench.report.formats import REPORTERS
-from stratabench.report.render import render_results
 from stratabench.results.format import load
+from stratabench.suites.kit.reports import run_tables
 
 __all__ = ["add_parser"]
 
@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     reporter = REPORTERS.get(args.format)()
     results = load(args.file)
-    text = reporter.render(render_results(results.cells, results.header))
+    text = reporter.render(run_tables(results.cells, results.header))
     if args.output is None:
         sys.stdout.write(text)
         return 0

@@ -20,15 +20,16 @@ from stratabench.cli.arguments import (
     positive_int,
 )
 from stratabench.cli.progress import make_progress
-from stratabench.engine.runner import execute, plan_run
+from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.options import RunOptions
+from stratabench.plugins import check_settings
 from stratabench.report.formats import REPORTERS
-from stratabench.report.render import render_results
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
-from stratabench.settings import check_settings
+from stratabench.suites.kit.plan import plan_run
+from stratabench.suites.kit.reports import run_tables
 
 __all__ = ["add_parser", "new_run_id", "run"]
 
@@ -115,6 +116,13 @@ def handle(args: argparse.Namespace) -> int:
     return run(options, output, reporter(), services=args.services, overwrite=args.overwrite, quiet=args.quiet)
 
 
+def _plugin_modules() -> list[str]:
+    """Every module a registered plugin requires: the packages whose versions the results header records."""
+    from stratabench.plugins import registries
+
+    return [module for _, registry in registries() for info in registry for module in info.requires]
+
+
 def run(options: RunOptions, output: Path, reporter: Any, *, services: str | None = None,
         overwrite: bool = False, quiet: bool = False) -> int:
     """Plan, start services, measure, write results, print the report.
@@ -129,7 +137,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
             options = dataclasses.replace(options, stores=options.stores + urls)
         plan = plan_run(options, progress)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        header = header_record(options.run_id, started, environment(), options.to_json(),
+        header = header_record(options.run_id, started, environment(_plugin_modules()), options.to_json(),
                                {name: service.describe() for name, service in running.items()})
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
             try:
@@ -137,7 +145,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
             except KeyboardInterrupt:
                 print(f"interrupted: the cells measured so far are in {output}", file=sys.stderr)
                 return 130
-    sys.stdout.write(reporter.render(render_results(results, header)))
+    sys.stdout.write(reporter.render(run_tables(results, header)))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)
     if failed:

@@ -8,6 +8,7 @@ from typing import Any
 
 from stratabench.cli.arguments import add_engine_arguments, engine_options
 from stratabench.engine.cell import run_cell
+from stratabench.engine.statement import compile_statement, join_lines
 from stratabench.options import RunOptions
 from stratabench.suites.timeit import TimeitSuite
 from stratabench.units import format_ns
@@ -20,10 +21,12 @@ def add_parser(subparsers: Any) -> None:
         "timeit", help="time a Python statement with the same engine as every suite",
         description="Time a Python statement as timeit and pyperf do (the statement is inlined in a "
         "calibrated loop), in a fresh worker process, and print the median per loop with its 95%% "
-        "confidence interval.",
+        "confidence interval. A statement or setup that fails is reported with its line.",
     )
-    parser.add_argument("stmt", nargs="?", default="pass", help="the statement to time (default: pass)")
-    parser.add_argument("-s", "--setup", default="pass", help="run before each timed loop, untimed")
+    parser.add_argument("stmt", nargs="*", help="the statement to time; several are joined as lines, as "
+                        "python -m timeit joins them (default: pass)")
+    parser.add_argument("-s", "--setup", action="append", default=[],
+                        help="run before each timed loop, untimed; repeat it for several lines (default: pass)")
     parser.add_argument("--json", action="store_true", help="print the result record as JSON")
     add_engine_arguments(parser, samples=20)
     parser.set_defaults(handler=handle)
@@ -32,7 +35,9 @@ def add_parser(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     from stratabench.results.format import cell_to_json
 
-    options = RunOptions(suites=("timeit",), settings={"timeit.stmt": args.stmt, "timeit.setup": args.setup},
+    stmt, setup = join_lines(args.stmt), join_lines(args.setup)
+    compile_statement(stmt, setup)  # a syntax error is refused here, before a worker starts
+    options = RunOptions(suites=("timeit",), settings={"timeit.stmt": stmt, "timeit.setup": setup},
                          engine=engine_options(args))
     (cell,) = TimeitSuite(options).cells()
     result = run_cell(cell, options)
@@ -46,7 +51,7 @@ def handle(args: argparse.Namespace) -> int:
     wall = result.summary("wall_ns")
     assert wall is not None
     print(
-        f"{args.stmt}: {format_ns(wall.median)} per loop "
+        f"{cell.name}: {format_ns(wall.median)} per loop "
         f"(95% CI {format_ns(wall.ci_low)} .. {format_ns(wall.ci_high)}; "
         f"{wall.n} samples of {result.loops:,} loops; min {format_ns(wall.min)}, max {format_ns(wall.max)})"
     )

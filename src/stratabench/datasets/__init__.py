@@ -7,8 +7,13 @@ Datasets that ``stratabench dataset`` can print and export register a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stratabench.registry import Registry
+
+if TYPE_CHECKING:
+    from stratabench.datasets.registered import DatasetEntry
 
 __all__ = ["DATASETS"]
 
-DATASETS: Registry[type] = Registry("dataset", __name__)
+DATASETS: Registry[type[DatasetEntry]] = Registry("dataset", __name__)

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from stratabench.datasets import DATASETS
+from stratabench.datasets.schema import Field, Row, Schema, datetime_from_us, us_from_datetime
 from stratabench.datasets.schema_dataset import SchemaDataset
 from stratabench.datasets.words import Words
-from stratabench.layers.codecs.base import Field, Row, Schema, datetime_from_us, us_from_datetime
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_SIZE", "END", "SCHEMA", "TEXT_LENGTH", "ArticleDataset", "canonical_hash",
            "generate", "rows"]

@@ -17,26 +17,39 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from operator import eq, is_, itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from stratabench.datasets.canonical import (
-    go_json_float,
-    go_json_string,
-    rfc3339nano,
-    sha1_hex,
-)
+from stratabench.datasets.cache import cached
+from stratabench.datasets.canonical import go_json_float, go_json_string, rfc3339nano, sha1_hex
 from stratabench.datasets.gorand import GoRand
+from stratabench.datasets.schema import Field, Schema
 
 __all__ = [
+    "BULKLOAD_SCHEMA",
     "DEFAULT_SEED",
     "JSON_KEYS",
     "REFERENCE_HASHES",
     "BulkRecord",
     "canonical_bytes",
+    "cached_hash",
+    "cached_rows",
     "canonical_hash",
     "first_difference",
     "generate",
 ]
+
+BULKLOAD_SCHEMA = Schema(
+    "bulkload",
+    (
+        Field("bool", "bool"),
+        Field("int", "int"),
+        Field("float", "float"),
+        Field("string", "str"),
+        Field("time", "time_ns"),
+    ),
+)
+"""The five-field record of the bulkload dataset (specs/bulkload.md section 1)."""
+
 
 #: The seed of the reference dataset.
 DEFAULT_SEED = 100
@@ -340,3 +353,16 @@ def first_difference(
                 message += f"; also {length_note}"
             return message
     return length_note
+
+
+def cached_rows(size: int, seed: int) -> list[tuple[Any, ...]]:
+    """The generated records as plain tuples, cached on disk between runs.
+
+    Plain tuples: they pickle compactly and every codec takes any 5-sequence.
+    """
+    return cached(f"bulkload-v1-size{size}-seed{seed}", lambda: [tuple(r) for r in generate(size, seed)])
+
+
+def cached_hash(size: int, seed: int) -> str:
+    """The canonical hash of the generated dataset (cached with it)."""
+    return cached(f"bulkload-v1-size{size}-seed{seed}-hash", lambda: canonical_hash(cached_rows(size, seed)))

@@ -44,7 +44,8 @@ def cached(key: str, build: Callable[[], T]) -> T:
         with path.open("rb") as file:
             value: T = pickle.load(file)
             return value
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+    # ImportError: a pickle of classes that have since moved (an older stratabench).
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, ImportError):
         pass
     value = build()
     try:

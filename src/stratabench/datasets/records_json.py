@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from stratabench.datasets.canonical import rfc3339nano, sha1_hex
-from stratabench.layers.codecs.base import Row, Schema, us_from_datetime
+from stratabench.datasets.schema import Row, Schema, us_from_datetime
 
 __all__ = ["canonical_lines", "canonical_hash", "hasher"]
 

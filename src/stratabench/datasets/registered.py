@@ -7,12 +7,13 @@ generator and canonical form stay in that module.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stratabench.datasets import DATASETS
 
 if TYPE_CHECKING:
-    from stratabench.layers.codecs.base import Schema
+    from stratabench.datasets.schema import Schema
 
 __all__ = ["BulkloadDataset", "DatasetEntry"]
 
@@ -29,7 +30,7 @@ class DatasetEntry(ABC):
         """The records as canonical rows (tuples in schema order)."""
 
     @abstractmethod
-    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+    def canonical_hash(self, rows: Sequence[tuple[Any, ...]]) -> str:
         """SHA-1 of the canonical form of ``rows``."""
 
     @property
@@ -46,17 +47,17 @@ class BulkloadDataset(DatasetEntry):
     default_seed = 100
 
     def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
-        from stratabench.suites.bulkload import _records
+        from stratabench.datasets.bulkload import cached_rows
 
-        return _records(size, seed)
+        return cached_rows(size, seed)
 
-    def canonical_hash(self, rows: list[tuple[Any, ...]]) -> str:
+    def canonical_hash(self, rows: Sequence[tuple[Any, ...]]) -> str:
         from stratabench.datasets.bulkload import canonical_hash
 
         return canonical_hash(rows)
 
     @property
     def schema(self) -> Schema:
-        from stratabench.layers.codecs.base import BULKLOAD_SCHEMA
+        from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 
         return BULKLOAD_SCHEMA

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from stratabench.datasets.cache import cached
 from stratabench.datasets.records_json import canonical_hash
 from stratabench.datasets.registered import DatasetEntry
-from stratabench.layers.codecs.base import Row, Schema
+from stratabench.datasets.schema import Row, Schema
 
 __all__ = ["SchemaDataset"]
 

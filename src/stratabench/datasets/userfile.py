@@ -52,8 +52,9 @@ from typing import Any
 
 from stratabench.datasets.cache import cached
 from stratabench.datasets.records_json import canonical_hash
+from stratabench.datasets.schema import Field, FieldType, Row, Schema
 from stratabench.errors import DataError
-from stratabench.layers.codecs.base import Field, FieldType, Row, Schema
+from stratabench.json_lines import BadLine, json_objects
 
 __all__ = ["UserRecords", "load_records"]
 
@@ -162,19 +163,18 @@ def _read_json_lines(name: str, data: bytes) -> tuple[list[str], list[dict[str, 
     decoder = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite_float)
     keys: dict[str, None] = {}
     records: list[dict[str, Any]] = []
-    for number, line in _lines(name, data):
-        if not line.strip():
-            continue
-        where = f"{name}, line {number}"
-        try:
-            value = decoder.decode(line)
-        except json.JSONDecodeError as error:
-            raise DataError(f"{where}: not JSON ({error.msg} at column {error.colno}); each line must be one JSON object") from None
-        except ValueError as error:
-            raise DataError(f"{where}: {error}; NaN and infinities have no exact JSON form") from None
-        if not isinstance(value, dict):
-            kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
-            raise DataError(f"{where}: expected a JSON object, got {kind}; each line must be one object (JSON Lines)")
+
+    def bad_line(line: BadLine) -> DataError:
+        where = f"{name}, line {line.number}"
+        if isinstance(line.error, json.JSONDecodeError):
+            error = line.error
+            return DataError(f"{where}: not JSON ({error.msg} at column {error.colno}); each line must be one JSON object")
+        if line.error is not None:
+            return DataError(f"{where}: {line.error}; NaN and infinities have no exact JSON form")
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(line.value), "a number")
+        return DataError(f"{where}: expected a JSON object, got {kind}; each line must be one object (JSON Lines)")
+
+    for _, value in json_objects((line for _, line in _lines(name, data)), bad_line, decode=decoder.decode):
         keys.update(dict.fromkeys(value))
         records.append(value)
     return list(keys), records

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import CellSpec
+from stratabench.engine.operation import CellSpec, builder_of
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
-from stratabench.results.records import CellResult, MetricResult, Status
+from stratabench.results.records import CellResult, Status
 
 __all__ = ["run_cell", "run_cell_in_process", "run_cell_in_worker", "status_of"]
 
@@ -53,20 +53,18 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
     Never raises for a cell's own failure: errors become a result with a
     status and a one-line reason, so one bad cell never stops a run.
     """
-    from stratabench.suites import SUITES
-
     started = time.perf_counter()
 
     def failed(status: Status, message: str) -> CellResult:
         return CellResult.failure(spec, status, message, time.perf_counter() - started)
 
     try:
-        suite = SUITES.get(spec.suite)(options)
+        builder = builder_of(spec, options)
     except StratabenchError as error:
         return failed(status_of(error), error.message)
     with tempfile.TemporaryDirectory(prefix="stratabench-cell-") as workdir:
         try:
-            operation = suite.prepare(spec, Path(workdir))
+            operation = builder.prepare(spec, Path(workdir))
         except StratabenchError as error:
             return failed(status_of(error), error.message)
         except Exception as error:  # noqa: BLE001 - any plugin bug fails only its cell
@@ -85,25 +83,7 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
                     operation.close()
                 except Exception:  # noqa: BLE001 - cleanup trouble must not hide the result
                     traceback.print_exc()
-    integrity = measurement.integrity
-    status: Status = "ok"
-    reason: str | None = None
-    if integrity is not None and not integrity.ok:
-        status = "failed"
-        reason = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
-    return CellResult(
-        suite=spec.suite,
-        cell=spec.name,
-        params=dict(spec.params),
-        language=spec.language,
-        status=status,
-        error=reason,
-        loops=measurement.loops,
-        metrics={name: MetricResult.of(values) for name, values in measurement.samples.items() if values},
-        integrity=integrity,
-        notes=dict(operation.notes),
-        duration_s=time.perf_counter() - started,
-    )
+    return measurement.result(spec, notes=operation.notes, duration_s=time.perf_counter() - started)
 
 
 def run_cell_in_worker(spec: CellSpec, options: RunOptions) -> CellResult:

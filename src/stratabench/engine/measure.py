@@ -23,13 +23,16 @@ import math
 import os
 import sys
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
+from stratabench.results.records import CellResult, MetricResult, Status
 
 __all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass"]
 
@@ -61,6 +64,34 @@ class Measurement:
     samples: dict[str, list[float]] = field(default_factory=dict)
     integrity: Integrity | None = None
 
+    def result(self, spec: CellSpec, *, notes: Mapping[str, Any] | None = None,
+               duration_s: float | None = None) -> CellResult:
+        """The result record of ``spec`` measured this way.
+
+        The status is ``ok`` unless the integrity check failed; then it is
+        ``failed``, with the first difference (or the two hashes) as the
+        error. Metrics with no sample are left out, as not measured.
+        """
+        integrity = self.integrity
+        status: Status = "ok"
+        reason: str | None = None
+        if integrity is not None and not integrity.ok:
+            status = "failed"
+            reason = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
+        return CellResult(
+            suite=spec.suite,
+            cell=spec.name,
+            params=dict(spec.params),
+            language=spec.language,
+            status=status,
+            error=reason,
+            loops=self.loops,
+            metrics={name: MetricResult.of(values) for name, values in self.samples.items() if values},
+            integrity=integrity,
+            notes=dict(notes or {}),
+            duration_s=duration_s,
+        )
+
 
 def loop_timer(call: Callable[[], object], clock: Clock = SYSTEM_CLOCK) -> LoopTimer:
     """A timed loop around ``call``: the smallest loop Python offers.
@@ -81,40 +112,6 @@ def loop_timer(call: Callable[[], object], clock: Clock = SYSTEM_CLOCK) -> LoopT
         cpu1 = cpu()
         return wall1 - wall0, cpu1 - cpu0
 
-    return timed
-
-
-_STATEMENT_TEMPLATE = """
-def timed(_loops, _wall=_wall, _cpu=_cpu, _repeat=_repeat):
-{setup}
-    _iterations = _repeat(None, _loops)
-    _cpu0 = _cpu()
-    _wall0 = _wall()
-    for _ in _iterations:
-{stmt}
-    _wall1 = _wall()
-    _cpu1 = _cpu()
-    return _wall1 - _wall0, _cpu1 - _cpu0
-"""
-
-
-def _indent(source: str, spaces: int) -> str:
-    lines = source.strip("\n").splitlines() or ["pass"]
-    return "\n".join(" " * spaces + line for line in lines)
-
-
-def statement_timer(stmt: str, setup: str, namespace: dict[str, Any], clock: Clock = SYSTEM_CLOCK) -> LoopTimer:
-    """A timed loop with ``stmt`` inlined in its body, as :mod:`timeit` builds one.
-
-    ``setup`` runs inside the function before the clock starts, so names it
-    binds are fast locals, exactly as in :mod:`timeit` and ``pyperf timeit``:
-    the same statement then costs the same in all three.
-    """
-    source = _STATEMENT_TEMPLATE.format(setup=_indent(setup or "pass", 4), stmt=_indent(stmt or "pass", 8))
-    scope = dict(namespace)
-    scope.update(_wall=clock.wall_ns, _cpu=clock.cpu_ns, _repeat=itertools.repeat)
-    exec(compile(source, "<stratabench-timeit>", "exec"), scope)
-    timed: LoopTimer = scope["timed"]
     return timed
 
 

@@ -10,20 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from stratabench.datasets.verify import Integrity
+
+from stratabench.errors import UsageError
 
 if TYPE_CHECKING:
-    from stratabench.options import EngineOptions
+    from stratabench.options import EngineOptions, RunOptions
 
-__all__ = ["CellSpec", "Integrity", "Operation"]
+__all__ = ["CellSpec", "Operation", "OperationBuilder", "builder_of"]
 
 
 @dataclass(frozen=True)
 class CellSpec:
     """One cell of a suite's matrix, cheap to build and JSON-serialisable.
 
-    A cell spec crosses into the worker process as JSON, where the suite
-    turns it back into an :class:`Operation` with ``Suite.prepare``.
+    A cell spec crosses into the worker process as JSON, where its
+    ``factory`` turns it back into an :class:`Operation`.
 
     Attributes
     ----------
@@ -41,6 +47,11 @@ class CellSpec:
         Environment variables the cell's worker process needs, set before
         anything is imported (for example a protobuf backend switch). Such a
         cell cannot run in-process.
+    factory
+        How to build the cell's operation, as an importable reference
+        ``module:name``: ``name`` is called with the run options and returns
+        an :class:`OperationBuilder`. The engine imports it in the worker, so
+        it never names a suite; a suite sets it to its own class.
     """
 
     suite: str
@@ -48,6 +59,7 @@ class CellSpec:
     params: Mapping[str, Any] = field(default_factory=dict)
     language: str = "python"
     env: Mapping[str, str] = field(default_factory=dict)
+    factory: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +68,7 @@ class CellSpec:
             "params": dict(self.params),
             "language": self.language,
             "env": dict(self.env),
+            "factory": self.factory,
         }
 
     @classmethod
@@ -66,30 +79,8 @@ class CellSpec:
             dict(data.get("params", {})),
             data.get("language", "python"),
             dict(data.get("env", {})),
+            data.get("factory", ""),
         )
-
-
-@dataclass(frozen=True)
-class Integrity:
-    """The outcome of verifying one result of an operation.
-
-    Attributes
-    ----------
-    expected
-        The dataset's canonical hash.
-    actual
-        The hash of what the operation returned.
-    detail
-        On a mismatch, one line naming the first difference (record, field).
-    """
-
-    expected: str
-    actual: str
-    detail: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.expected == self.actual
 
 
 @dataclass
@@ -149,3 +140,28 @@ class Operation:
     statement: tuple[str, str] | None = None
     namespace: dict[str, Any] = field(default_factory=dict)
     engine: EngineOptions | None = None
+
+
+class OperationBuilder(Protocol):
+    """What a cell's ``factory`` returns: it builds the operation of one cell (in the worker)."""
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation: ...
+
+
+def builder_of(spec: CellSpec, options: RunOptions) -> OperationBuilder:
+    """Import the cell's ``factory`` and call it with the run's options.
+
+    Raises
+    ------
+    UsageError
+        When the cell names no factory, or one that cannot be imported.
+    """
+    module, _, name = spec.factory.partition(":")
+    if not module or not name:
+        raise UsageError(f"cell {spec.name!r} of {spec.suite} names no operation factory (module:name)")
+    try:
+        factory = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        raise UsageError(f"cell {spec.name!r}: cannot import its factory {spec.factory}: {error}") from None
+    builder: OperationBuilder = factory(options)
+    return builder

@@ -1,9 +1,12 @@
-"""Running suites: plan every cell first, then measure and stream each result."""
+"""Running a plan: every cell planned first, then measured, each result streamed.
+
+The plan comes from above (the suites build it); the engine never names a suite.
+"""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -13,10 +16,8 @@ from stratabench.engine.operation import CellSpec
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
-from stratabench.suites import SUITES
-from stratabench.suites.base import Suite
 
-__all__ = ["Plan", "Progress", "plan_run", "execute"]
+__all__ = ["ExternalRunner", "Plan", "Progress", "execute"]
 
 
 class Progress(Protocol):
@@ -33,51 +34,29 @@ class Progress(Protocol):
     def finish(self) -> None: ...
 
 
+class ExternalRunner(Protocol):
+    """Measures a group's cells whose ``language`` is not Python (a suite's Go adapter)."""
+
+    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]: ...
+
+
 class ResultSink(Protocol):
     def write(self, result: CellResult) -> None: ...
 
 
 @dataclass
 class Plan:
-    """The suites of a run and their cells, built before anything is measured."""
+    """The groups of a run (one per suite) and their cells, built before anything is measured.
 
-    suites: list[tuple[Suite, list[CellSpec]]] = field(default_factory=list)
+    Each group pairs the runner of its external cells with every cell; the
+    Python cells carry their own operation factory.
+    """
+
+    suites: list[tuple[ExternalRunner, list[CellSpec]]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
         return sum(len(cells) for _, cells in self.suites)
-
-
-def suite_names(options: RunOptions) -> list[str]:
-    """The suites to run: those named, else every suite that runs by default."""
-    if options.suites:
-        for name in options.suites:
-            SUITES.info(name)  # unknown names fail before anything runs
-        return list(options.suites)
-    return [info.name for info in SUITES if getattr(info.cls, "default", True)]
-
-
-def plan_run(options: RunOptions, progress: Progress) -> Plan:
-    """Build every suite's cells.
-
-    A suite that cannot run here (a missing package) is left out with a
-    warning when it was not named; a suite named on the command line, or a
-    bad input such as a malformed ``--data`` file, stops the run before any
-    measurement, with a one-line error.
-    """
-    plan = Plan()
-    for name in suite_names(options):
-        info = SUITES.info(name)
-        if not info.availability.ok and not options.suites:
-            progress.warn(f"suite {name} left out: {info.availability.reason}")
-            continue
-        suite = SUITES.get(name)(options)
-        try:
-            cells = suite.cells()
-        except StratabenchError as error:
-            raise error.with_context(f"suite {name}") from None
-        plan.suites.append((suite, cells))
-    return plan
 
 
 def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progress) -> list[CellResult]:
@@ -110,7 +89,7 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     return results
 
 
-def _run_external(suite: Suite, cells: Sequence[CellSpec], record: object, progress: Progress) -> None:
+def _run_external(suite: ExternalRunner, cells: Sequence[CellSpec], record: object, progress: Progress) -> None:
     """Hand a suite's external cells to its adapter; failures land on the cells."""
     assert callable(record)
     pending = {cell.name: cell for cell in cells}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stratabench.engine.stats import Summary
+from stratabench.results.stats import Summary
 from stratabench.units import format_ratio
 
 __all__ = ["Ratio", "ratio"]

@@ -1,22 +1,75 @@
-"""The environment a run measured on: machine, CPU, Python, packages, git."""
+"""The environment a run measured on: machine, CPU, Python, packages, git.
+
+The packages recorded are derived, never listed by hand: stratabench, what it
+always installs, and the distributions providing what each registered plugin
+declares it requires, so a new plugin's library is recorded the moment the
+plugin is registered.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["environment"]
+__all__ = ["environment", "package_versions"]
 
-#: Distributions whose versions change results; recorded when installed.
-_PACKAGES = (
-    "stratabench", "orjson", "msgpack", "msgspec", "cbor2", "protobuf", "zstandard", "lz4", "lmdb", "redis",
-    "pymemcache", "psycopg", "pymysql", "pymongo", "google-cloud-ndb", "google-cloud-datastore", "psutil",
-)
+
+def _requirements() -> list[tuple[str, bool]]:
+    """Each distribution stratabench declares, and whether it comes only with an extra."""
+    try:
+        declared = metadata.requires("stratabench") or []
+    except metadata.PackageNotFoundError:
+        return []
+    requirements = []
+    for requirement in declared:
+        name = re.match(r"[A-Za-z0-9._-]+", requirement)
+        if name:
+            marker = requirement.split(";", 1)[1] if ";" in requirement else ""
+            requirements.append((name.group(0), "extra" in marker))
+    return requirements
+
+
+def _files(name: str) -> list[str]:
+    try:
+        return [str(file) for file in metadata.files(name) or ()]
+    except metadata.PackageNotFoundError:
+        return []
+
+
+def package_versions(modules: Iterable[str] = ()) -> dict[str, str]:
+    """Installed versions of stratabench, what it always installs, and the providers of ``modules``.
+
+    Parameters
+    ----------
+    modules
+        Importable module names, as plugins declare them in their
+        registration (``requires=("google.cloud.ndb",)``). Each is recorded
+        as the distribution, among those stratabench declares (its extras
+        included), whose files hold it: ``google-cloud-ndb``. A module that
+        is not installed is left out.
+    """
+    requirements = _requirements()
+    names = ["stratabench", *(name for name, extra in requirements if not extra)]
+    # Only the declared distributions are searched: reading every installed
+    # one's file list costs a second at the start of each run.
+    files = {name: _files(name) for name, extra in requirements if extra}
+    for module in modules:
+        path = module.replace(".", "/")
+        names += [name for name, held in files.items() if any(f.startswith((path + "/", path + ".")) for f in held)]
+    versions = {}
+    for name in dict.fromkeys(names):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
 
 
 def _cpu_model() -> str:
@@ -47,16 +100,19 @@ def _git_revision() -> str | None:
     return revision + ("-dirty" if dirty else "")
 
 
-def environment() -> dict[str, Any]:
-    """Facts about this machine and installation, for the results header."""
+def environment(plugin_modules: Iterable[str] = ()) -> dict[str, Any]:
+    """Facts about this machine and installation, for the results header.
+
+    Parameters
+    ----------
+    plugin_modules
+        What the registered plugins require (their ``requires``): the
+        versions of the distributions providing them are recorded, see
+        :func:`package_versions`.
+    """
     import psutil
 
-    packages = {}
-    for name in _PACKAGES:
-        try:
-            packages[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
+    packages = package_versions(plugin_modules)
     try:
         from google.protobuf.internal import api_implementation
 

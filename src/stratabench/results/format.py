@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stratabench.engine.operation import Integrity
-from stratabench.engine.stats import Summary
+from stratabench.datasets.verify import Integrity
 from stratabench.errors import ResultsFormatError, StratabenchError
+from stratabench.json_lines import BadLine, json_objects
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.stats import Summary
 
 __all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines"]
 
@@ -132,16 +133,16 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
     header: dict[str, Any] | None = None
     cells: list[CellResult] = []
     version: int = FORMAT_VERSION
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+
+    def bad_line(line: BadLine) -> ResultsFormatError:
+        where = f"{source}, line {line.number}"
+        if line.error is not None:
+            reason = line.error.msg if isinstance(line.error, json.JSONDecodeError) else str(line.error)
+            return ResultsFormatError(f"{where}: not JSON ({reason}); the file is corrupt or truncated")
+        return ResultsFormatError(f"{where}: expected a JSON object, got {type(line.value).__name__}")
+
+    for number, record in json_objects(lines, bad_line):
         where = f"{source}, line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ResultsFormatError(f"{where}: not JSON ({error.msg}); the file is corrupt or truncated") from None
-        if not isinstance(record, dict):
-            raise ResultsFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
         kind = record.get("type")
         if header is None:
             if kind != "header":

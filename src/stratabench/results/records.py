@@ -4,13 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from stratabench.engine.operation import CellSpec, Integrity
-from stratabench.engine.stats import Summary, summarize
+from stratabench.datasets.verify import Integrity
 from stratabench.metrics import metric
+from stratabench.results.stats import Summary, summarize
 
-__all__ = ["CellResult", "MetricResult", "Status"]
+__all__ = ["CellIdentity", "CellResult", "MetricResult", "Status"]
+
+
+class CellIdentity(Protocol):
+    """What names a cell (the engine's ``CellSpec`` is one); results never import the engine."""
+
+    @property
+    def suite(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+
+    @property
+    def language(self) -> str: ...
 
 #: ``ok``: measured and verified. ``failed``: an error, or data that did not
 #: verify (metrics may still be present, but must never be ranked).
@@ -28,7 +44,7 @@ class MetricResult:
     samples
         Per-operation values, one per sample, in the order taken.
     summary
-        Their :class:`~stratabench.engine.stats.Summary`.
+        Their :class:`~stratabench.results.stats.Summary`.
     """
 
     samples: tuple[float, ...]
@@ -50,7 +66,7 @@ class CellResult:
     Attributes
     ----------
     suite, cell, params, language
-        The cell's identity, as in its :class:`CellSpec`.
+        The cell's identity, as in its cell spec.
     status
         See :data:`Status`.
     error
@@ -84,7 +100,7 @@ class CellResult:
             metric(name)  # refuses names missing from the metrics table
 
     @classmethod
-    def failure(cls, spec: CellSpec, status: Status, error: str, duration_s: float | None = None) -> CellResult:
+    def failure(cls, spec: CellIdentity, status: Status, error: str, duration_s: float | None = None) -> CellResult:
         """A result for a cell that could not be measured."""
         return cls(spec.suite, spec.name, dict(spec.params), spec.language, status, error, duration_s=duration_s)
 

@@ -8,8 +8,13 @@ ids. See :mod:`stratabench.services.base` for the contract.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stratabench.registry import Registry
+
+if TYPE_CHECKING:
+    from stratabench.services.base import Service
 
 __all__ = ["SERVICES"]
 
-SERVICES: Registry[type] = Registry("service", __name__)
+SERVICES: Registry[type[Service]] = Registry("service", __name__)

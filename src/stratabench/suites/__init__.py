@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stratabench.registry import Registry
+
+if TYPE_CHECKING:
+    from stratabench.suites.base import Suite
 
 __all__ = ["SUITES"]
 
-SUITES: Registry[type] = Registry("suite", __name__)
+SUITES: Registry[type[Suite]] = Registry("suite", __name__)

@@ -4,18 +4,20 @@ It exists so that ``stratabench timeit`` runs exactly the engine that every
 suite uses (worker process, calibration, samples, statistics), which is what
 lets the engine be checked against pyperf on the same statement. The
 statement and its setup come from the settings ``timeit.stmt`` and
-``timeit.setup``. It does not run by default.
+``timeit.setup``; either may have several lines (see
+:mod:`stratabench.engine.statement`). It does not run by default.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.errors import UsageError
+from stratabench.engine.statement import compile_statement, one_line
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite
+from stratabench.suites.kit.suite import Suite
 
 __all__ = ["TimeitSuite"]
 
@@ -31,16 +33,11 @@ class TimeitSuite(Suite):
     )
 
     def cells(self) -> list[CellSpec]:
-        stmt = self.config.text("timeit.stmt")
-        return [CellSpec("timeit", stmt, {"stmt": stmt, "setup": self.config.text("timeit.setup")})]
+        stmt, setup = self.config.text("timeit.stmt"), self.config.text("timeit.setup")
+        return [self.spec(one_line(stmt), {"stmt": stmt, "setup": setup})]
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         stmt, setup = cell.params["stmt"], cell.params["setup"]
-        for label, source in (("statement", stmt), ("--setup", setup)):
-            try:
-                compile(source, f"<{label}>", "exec")
-            except SyntaxError as error:
-                raise UsageError(f"{label} {source!r} is not valid Python: {error.msg}") from None
-        namespace: dict[str, object] = {}
-        exec(compile(f"def _once():\n    {setup}\n    {stmt}\n", "<stratabench-timeit>", "exec"), namespace)
-        return Operation(call=namespace["_once"], statement=(stmt, setup), trace_memory=False)  # type: ignore[arg-type]
+        # Compiled here too, so a syntax error fails the cell before the engine starts.
+        once = partial(compile_statement(stmt, setup).loop_timer({}), 1)
+        return Operation(call=once, statement=(stmt, setup), trace_memory=False)

@@ -158,3 +158,26 @@ def test_list_settings(capsys: pytest.CaptureFixture[str]) -> None:
     settings = {s["name"]: s for s in json.loads(out)["settings"]}
     assert code == 0 and settings["zlib.level"]["default"] == "6" and settings["zlib.level"]["type"] == "whole"
     assert settings["go.benchtime"]["plugin"] == "bulkload" and settings["go.benchtime"]["plugin_kind"] == "suite"
+
+
+def test_a_command_whose_module_is_missing_is_an_error_not_a_silence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # None in sys.modules makes the import fail as a missing module does.
+    monkeypatch.setitem(sys.modules, "stratabench.cli.timeit", None)
+    code, out, err = run(capsys, "list")
+    assert code == 1 and out == ""
+    assert err.startswith("error: the timeit command cannot be loaded: importing stratabench.cli.timeit failed with "
+                          "ModuleNotFoundError: ")
+    assert err.count("\n") == 1 and "reinstall stratabench" in err
+
+
+def test_a_command_whose_dependency_fails_to_import_is_an_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(sys.modules, "stratabench.cli.run", raising=False)  # imported afresh
+    monkeypatch.setitem(sys.modules, "stratabench.cli.arguments", None)
+    code, _, err = run(capsys, "--help")
+    assert code == 1
+    assert err.startswith("error: the run command cannot be loaded: importing stratabench.cli.run failed with ")
+    assert "stratabench.cli.arguments" in err

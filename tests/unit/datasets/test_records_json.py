@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from stratabench.datasets.records_json import canonical_hash, canonical_lines
-from stratabench.layers.codecs.base import Field, Schema
+from stratabench.datasets.schema import Field, Schema
 
 SCHEMA = Schema("t", (Field("b", "bool"), Field("i", "int"), Field("f", "float"), Field("s", "str"),
                       Field("t", "time_us"), Field("l", "list_str"), Field("a", "any")))

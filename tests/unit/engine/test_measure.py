@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import calibrate, loop_timer, measure_operation, statement_timer
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 
 
@@ -136,3 +137,18 @@ def test_server_cpu_of_a_live_process_grows_and_a_gone_one_is_unknown() -> None:
     assert before is not None and after is not None and after > before
     assert _server_cpu_ns((2**22 + 12345,)) is None  # above the default pid_max: never a live process
     assert _server_cpu_ns(()) is None
+
+
+def test_one_result_builder_for_cells_and_the_api() -> None:
+    from stratabench.engine.measure import Measurement
+    from stratabench.engine.operation import CellSpec
+
+    spec = CellSpec("api", "f", {"size": 3})
+    good = Measurement(loops=7, samples={"wall_ns": [1.0, 2.0, 3.0], "cpu_ns": []}, integrity=Integrity("a", "a"))
+    result = good.result(spec, notes={"level": 6}, duration_s=0.5)
+    assert (result.suite, result.cell, dict(result.params), result.status, result.error) == ("api", "f", {"size": 3}, "ok", None)
+    assert set(result.metrics) == {"wall_ns"} and result.loops == 7 and dict(result.notes) == {"level": 6}
+    bad = Measurement(loops=1, samples={"wall_ns": [1.0]}, integrity=Integrity("a", "b")).result(spec)
+    assert bad.status == "failed" and bad.error == "integrity: hash b != a"
+    detailed = Measurement(loops=1, integrity=Integrity("a", "b", "record 2, field name")).result(spec)
+    assert detailed.error == "integrity: record 2, field name"

@@ -23,6 +23,7 @@ from stratabench.lazy import (
     StringProperty,
     TextProperty,
 )
+from stratabench.lazy import _identity, _values
 from stratabench.lazy import entity as entity_module
 from stratabench.lazy.messages import EntityMessage
 from stratabench.layers.mappers.lazy_entity import lazy_class
@@ -84,11 +85,11 @@ def test_materialize_reads_as_ndb_reads(schema: str, n_props: int, flavour: str)
 
 
 def _break_declared_datetimes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(DateTimeProperty._table, "timestamp_value", entity_module._timestamp_aware)
+    monkeypatch.setitem(DateTimeProperty._table, "timestamp_value", _values._timestamp_aware)
 
 
 def _break_dynamic_datetimes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(entity_module._GENERIC, "timestamp_value", entity_module._timestamp_naive)
+    monkeypatch.setitem(_values._GENERIC, "timestamp_value", _values._timestamp_naive)
 
 
 def _break_integers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,20 +102,20 @@ def _break_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     for flavour in E.FLAVOURS:
         cls = lazy_class(E.generate("mixed", 10, flavour))
         prop = cls._lz_properties.get("prop_h")
-        table = prop.table if prop is not None else entity_module._GENERIC
+        table = prop.table if prop is not None else _values._GENERIC
         array = table["array_value"]
         monkeypatch.setitem(table, "array_value", lambda value, array=array: tuple(array(value)))
 
 
 def _break_text_from_blobs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(entity_module._GENERIC, "string_value", lambda value: value.string_value.encode())
+    monkeypatch.setitem(_values._GENERIC, "string_value", lambda value: value.string_value.encode())
     monkeypatch.setattr(TextProperty, "_fast_field", None)
     for flavour in E.FLAVOURS:
         cls = lazy_class(E.generate("mixed", 10, flavour))
         for prop in cls._lz_properties.values():
             if isinstance(prop, TextProperty):
                 monkeypatch.setattr(prop, "fast", None)
-                monkeypatch.setattr(prop, "table", entity_module._GENERIC)
+                monkeypatch.setattr(prop, "table", _values._GENERIC)
         for name in list(cls._lz_learned):
             monkeypatch.delitem(cls._lz_learned, name)
             monkeypatch.delattr(cls, name, raising=False)
@@ -286,7 +287,7 @@ def test_keys_written_otherwise_are_checked_on_the_message() -> None:
     key.key.CopyFrom(parsed.key)
     blob = properties.SerializeToString() + key.SerializeToString()  # parses as one entity
     assert Pet.from_bytes(blob).name == "x" and Pet.from_bytes(blob).key == Key(("Pet", 1))
-    assert entity_module._key_head(blob, EntityMessage.FromString(blob).key) is None
+    assert _identity._key_head(blob, EntityMessage.FromString(blob).key) is None
     assert Pet._lz_heads == ()
     wrong = properties.SerializeToString() + _entity_bytes(Key(("Pot", 1)))
     with pytest.raises(DataError, match="hold kind 'Pot'"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.engine.operation import Integrity
+from stratabench.datasets.verify import Integrity
 from stratabench.errors import OutputExistsError, ResultsFormatError
 from stratabench.results.format import FORMAT_VERSION, cell_to_json, header_record, load
 from stratabench.results.records import CellResult, MetricResult

@@ -10,7 +10,9 @@ from stratabench.engine.cell import run_cell_in_process
 from stratabench.engine.operation import CellSpec
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.records import CellResult, MetricResult
-from stratabench.suites.bulkload import BulkloadSuite, _go_result
+from stratabench.suites.bulkload.go import _go_result
+from stratabench.suites.bulkload.report import conclusions_table
+from stratabench.suites.bulkload.suite import BulkloadSuite
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 HASH_1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"
@@ -77,14 +79,14 @@ def _go(fmt: str, wall: list[float], total: list[float]) -> CellResult:
 def test_conclusions_follow_the_numbers() -> None:
     results = [_go("embed", [1, 1, 1], [0, 0, 0]), _go("gob", [100, 101, 102], [50, 50, 50]),
                _go("json", [900, 910, 920], [300, 300, 300]), _go("msgp", [50, 51, 52], [20, 20, 20])]
-    verdicts = {row["n"]: row["verdict"] for row in suite()._conclusions(results).rows}
+    verdicts = {row["n"]: row["verdict"] for row in conclusions_table(results).rows}
     assert verdicts == {1: "reproduced", 2: "reproduced", 3: "refuted", 4: "holds by construction"}
     results[3] = _go("msgp", [200, 201, 202], [90, 90, 90])
-    assert suite()._conclusions(results).rows[2]["verdict"] == "reproduced"
+    assert conclusions_table(results).rows[2]["verdict"] == "reproduced"
     results[3] = _go("msgp", [99, 101, 103], [90, 90, 90])
-    assert suite()._conclusions(results).rows[2]["verdict"] == "within noise"
+    assert conclusions_table(results).rows[2]["verdict"] == "within noise"
     results[3] = _go("msgp", [99, 101, 103], [10, 10, 10])  # a tie on time, a clear loss on bytes
-    assert suite()._conclusions(results).rows[2]["verdict"] == "refuted"
+    assert conclusions_table(results).rows[2]["verdict"] == "refuted"
 
 
 def test_tables_render(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ from stratabench.engine.operation import CellSpec
 from stratabench.errors import StoreError, UnknownNameError, UsageError
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.records import CellResult, MetricResult
-from stratabench.suites.cache import CacheSuite
-from stratabench.suites.cache_report import cache_tables, findings
-from stratabench.suites.cache_tiers import ready_access
+from stratabench.suites.cache.report import cache_tables, findings
+from stratabench.suites.cache.suite import CacheSuite
+from stratabench.suites.cache.tiers import ready_access
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 SECRET = "s3cret-Pa55"

@@ -10,8 +10,8 @@ from stratabench.errors import UsageError
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.report.table import Table
 from stratabench.results.records import CellResult, MetricResult
-from stratabench.suites.entities import EntitiesSuite
-from stratabench.suites.entities_report import entities_tables, findings, targets
+from stratabench.suites.entities.report import entities_tables, findings, targets
+from stratabench.suites.entities.suite import EntitiesSuite
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 SECRET = "s3cret-Pa55"

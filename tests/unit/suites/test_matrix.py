@@ -10,7 +10,7 @@ from stratabench.cli.main import main
 from stratabench.engine.cell import run_cell_in_process
 from stratabench.errors import DataError, UsageError
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.suites.matrix import MatrixSuite
+from stratabench.suites.matrix.suite import MatrixSuite
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stratabench.registry import Registry
+
+if TYPE_CHECKING:
+    from stratabench.layers.codecs.base import Codec
 
 __all__ = ["CODECS"]
 
-CODECS: Registry[type] = Registry("codec", __name__)
+CODECS: Registry[type[Codec]] = Registry("codec", __name__)

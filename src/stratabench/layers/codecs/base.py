@@ -1,4 +1,4 @@
-"""The codec contract: record schemas, formats, and checks of decoded rows.
+"""The codec contract: formats of a record schema (:mod:`stratabench.datasets.schema`).
 
 A *codec* (one plugin module each, registered in
 :data:`stratabench.layers.codecs.CODECS`) turns a list of records of one
@@ -9,21 +9,8 @@ conversion functions), so that :meth:`Format.decode` - the call suites time
 - does only the work of loading.
 
 Rows are tuples in field order, the canonical Python form of a record
-(``BulkRecord`` is such a tuple). Canonical values by field type:
-
-=========== ==========================================================
-``bool``    ``bool``
-``int``     ``int``, signed 64-bit
-``float``   ``float`` (binary64)
-``str``     ``str``
-``bytes``   ``bytes``
-``time_ns`` ``int`` nanoseconds since the Unix epoch (UTC)
-``time_us`` aware UTC ``datetime`` (microsecond precision)
-``list_str`` ``list`` of ``str``
-``list_int`` ``list`` of ``int``
-``any``     a JSON value (``dict``, ``list``, ``str``, ``int``, ``float``,
-            ``bool``, ``None``)
-=========== ==========================================================
+(``BulkRecord`` is such a tuple); :mod:`stratabench.datasets.schema` lists
+the canonical value of each field type.
 
 A single record (the cache suite's ``article``) is a list of one row: there
 is no separate single-record API.
@@ -34,7 +21,7 @@ integer nanoseconds; ``raw`` gives the codec's natural objects (dicts with
 RFC3339Nano strings for the JSON codecs). :meth:`Format.to_rows` converts
 either back to canonical rows, outside timing, for hashing; the dataset's
 canonical hash of those rows is the integrity check
-(:func:`verify_rows`).
+(:func:`stratabench.datasets.verify.verify_rows`).
 
 Errors: library exceptions raised while encoding, decoding or converting
 become :class:`~stratabench.errors.DataError` here, in the base class, so a
@@ -43,140 +30,26 @@ truncated or corrupt input fails a cell with one line whatever the codec.
 
 from __future__ import annotations
 
-import keyword
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal
 
-from stratabench.engine.operation import Integrity
+from stratabench.datasets.schema import Row, Schema
+from stratabench.datasets.verify import one_line_cause
 from stratabench.errors import DataError, StratabenchError, UnavailableError, UsageError
 
 __all__ = [
-    "BULKLOAD_SCHEMA",
-    "EPOCH",
-    "FIELD_TYPES",
     "Codec",
-    "Field",
-    "FieldType",
     "Format",
     "FunctionFormat",
-    "Row",
-    "Schema",
-    "datetime_from_us",
-    "first_difference",
     "json_value",
     "make_format",
     "row_converter",
     "thawed_rows",
     "tuple_rows",
-    "us_from_datetime",
-    "verify_rows",
 ]
-
-FieldType = Literal["bool", "int", "float", "str", "bytes", "time_ns", "time_us", "list_str", "list_int", "any"]
-FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
-"""Every field type a :class:`Field` may have."""
-
-Row = tuple[Any, ...]
-"""One record: its canonical values in field order."""
-
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-"""The Unix epoch as an aware UTC ``datetime``."""
-
-_ONE_US = timedelta(microseconds=1)
-# How much of a library's error message to keep in ours (one line, readable).
-_MAX_CAUSE = 160
-
-
-def us_from_datetime(value: datetime) -> int:
-    """Microseconds since the epoch of an aware ``datetime``, exactly (no float)."""
-    return (value - EPOCH) // _ONE_US
-
-
-def datetime_from_us(us: int) -> datetime:
-    """The aware UTC ``datetime`` ``us`` microseconds after the epoch."""
-    return EPOCH + timedelta(microseconds=us)
-
-
-@dataclass(frozen=True)
-class Field:
-    """One field of a record.
-
-    Attributes
-    ----------
-    name
-        A Python identifier: it becomes a Struct attribute, a protobuf field
-        and a map key.
-    type
-        One of :data:`FIELD_TYPES`; see the module docstring for the
-        canonical value of each.
-    """
-
-    name: str
-    type: FieldType
-
-    def __post_init__(self) -> None:
-        if not self.name.isidentifier() or keyword.iskeyword(self.name):
-            raise UsageError(f"field name {self.name!r} is not a Python identifier; rename the field")
-        if self.type not in FIELD_TYPES:
-            raise UsageError(f"field {self.name!r} has unknown type {self.type!r}; known: {', '.join(FIELD_TYPES)}")
-
-
-@dataclass(frozen=True)
-class Schema:
-    """The shape of a record: a name and its fields in order.
-
-    Attributes
-    ----------
-    name
-        An identifier, used to name generated classes and modules.
-    fields
-        The fields, in the order of a row's values.
-    """
-
-    name: str
-    fields: tuple[Field, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
-        if not self.name.isidentifier():
-            raise UsageError(f"schema name {self.name!r} is not an identifier; rename the schema")
-        if not self.fields:
-            raise UsageError(f"schema {self.name!r} has no fields; give it at least one")
-        names = [field.name for field in self.fields]
-        if len(set(names)) != len(names):
-            raise UsageError(f"schema {self.name!r} repeats a field name: {', '.join(names)}")
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The field names in order."""
-        return tuple(field.name for field in self.fields)
-
-    @property
-    def types(self) -> frozenset[str]:
-        """The field types the schema uses."""
-        return frozenset(field.type for field in self.fields)
-
-
-BULKLOAD_SCHEMA = Schema(
-    "bulkload",
-    (
-        Field("bool", "bool"),
-        Field("int", "int"),
-        Field("float", "float"),
-        Field("string", "str"),
-        Field("time", "time_ns"),
-    ),
-)
-"""The five-field record of the bulkload dataset (specs/bulkload.md section 1)."""
-
-
-def _cause(error: BaseException) -> str:
-    text = f"{type(error).__name__}: {error}"
-    return text if len(text) <= _MAX_CAUSE else text[: _MAX_CAUSE - 3] + "..."
 
 
 class Format(ABC):
@@ -233,7 +106,7 @@ class Format(ABC):
         except StratabenchError:
             raise
         except Exception as error:
-            raise DataError(f"{self.label}: cannot encode {len(rows):,} {self.schema.name} rows: {_cause(error)}") from error
+            raise DataError(f"{self.label}: cannot encode {len(rows):,} {self.schema.name} rows: {one_line_cause(error)}") from error
 
     def decode(self, data: bytes) -> object:
         """Decode what :meth:`encode` wrote: the operation suites time.
@@ -250,7 +123,7 @@ class Format(ABC):
         except Exception as error:
             raise DataError(
                 f"{self.label}: cannot decode {len(data):,} bytes as {self.schema.name} records "
-                f"(truncated, corrupt or another format?): {_cause(error)}"
+                f"(truncated, corrupt or another format?): {one_line_cause(error)}"
             ) from error
 
     def to_rows(self, decoded: object) -> list[Row]:
@@ -266,7 +139,7 @@ class Format(ABC):
         except StratabenchError:
             raise
         except Exception as error:
-            raise DataError(f"{self.label}: decoded value is not a list of {self.schema.name} records: {_cause(error)}") from error
+            raise DataError(f"{self.label}: decoded value is not a list of {self.schema.name} records: {one_line_cause(error)}") from error
 
     @abstractmethod
     def _encode(self, rows: Sequence[Row]) -> bytes: ...
@@ -485,99 +358,3 @@ def row_converter(
     exec(compile(source, f"<stratabench row_converter {schema.name}>", "exec"), scope)
     function: Callable[[Iterable[Any]], list[Any]] = scope["convert"]
     return function
-
-
-def _same(expected: object, actual: object) -> bool:
-    # Types first: True == 1 and 1 == 1.0 in Python, but not in the
-    # canonical form; repr for floats tells -0.0 from 0.0.
-    if type(expected) is not type(actual):
-        return False
-    if isinstance(expected, float):
-        return repr(expected) == repr(actual)
-    if isinstance(expected, (list, tuple)):
-        assert isinstance(actual, (list, tuple))
-        return len(expected) == len(actual) and all(map(_same, expected, actual))
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict)
-        return expected.keys() == actual.keys() and all(_same(value, actual[key]) for key, value in expected.items())
-    return expected == actual
-
-
-def _show(value: object) -> str:
-    text = f"{type(value).__name__} {value!r}"
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def first_difference(schema: Schema, expected: Sequence[Row], actual: Sequence[Row]) -> str | None:
-    """Name the first record and field where ``actual`` differs from ``expected``.
-
-    Values must match in type and value (``1`` is not ``1.0`` nor ``True``,
-    ``-0.0`` is not ``0.0``).
-
-    Returns
-    -------
-    str or None
-        One line, for example ``record 3600, field float: expected float
-        2.5e-05, got float 2.4e-05``; ``None`` when the rows are the same.
-    """
-    for index, (want, got) in enumerate(zip(expected, actual)):
-        if len(got) != len(schema.fields):
-            return f"record {index}: expected {len(schema.fields)} fields, got {len(got)}"
-        for field, want_value, got_value in zip(schema.fields, want, got):
-            if not _same(want_value, got_value):
-                return f"record {index}, field {field.name}: expected {_show(want_value)}, got {_show(got_value)}"
-    if len(expected) != len(actual):
-        return f"expected {len(expected):,} records, got {len(actual):,}"
-    return None
-
-
-def verify_rows(
-    rows: Sequence[Row],
-    *,
-    expected_hash: str,
-    hash_rows: Callable[[Sequence[Row]], str],
-    expected_rows: Callable[[], Sequence[Row]],
-    difference: Callable[[Sequence[Row], Sequence[Row]], str | None],
-) -> Integrity:
-    """Check decoded rows against a dataset's canonical hash (outside timing).
-
-    Parameters
-    ----------
-    rows
-        What :meth:`Format.to_rows` returned for one decode.
-    expected_hash
-        The dataset's canonical hash.
-    hash_rows
-        The dataset's canonical hash function of rows
-        (``bulkload.canonical_hash``).
-    expected_rows
-        Regenerates the dataset's rows; called only on a mismatch.
-    difference
-        Names the first differing record and field of (expected, actual):
-        the dataset's own (``bulkload.first_difference``), or
-        ``functools.partial(first_difference, schema)`` for any schema.
-
-    Returns
-    -------
-    Integrity
-        With ``detail`` set to one line on a mismatch.
-
-    Examples
-    --------
-    >>> from functools import partial
-    >>> rows = [(True, 1, 0.5, "A", 0)]
-    >>> verify_rows(rows, expected_hash="x", hash_rows=lambda r: "y", expected_rows=lambda: [(True, 1, 0.5, "A", 1)],
-    ...             difference=partial(first_difference, BULKLOAD_SCHEMA)).detail
-    'record 0, field time: expected int 1, got int 0'
-    """
-    try:
-        actual = hash_rows(rows)
-        problem = None
-    except (TypeError, ValueError, AttributeError, IndexError) as error:
-        actual, problem = "none", f"the rows have no canonical form: {_cause(error)}"
-    if actual == expected_hash:
-        return Integrity(expected_hash, actual)
-    detail = difference(expected_rows(), rows)
-    if detail is None:
-        detail = problem or "every record matches field by field, yet the hash differs; check the canonical form"
-    return Integrity(expected_hash, actual, detail)

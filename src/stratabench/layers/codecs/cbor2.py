@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from stratabench.datasets.schema import Row, Schema
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, Row, Schema, row_converter, thawed_rows
+from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, row_converter, thawed_rows
 
 __all__ = ["Cbor2Codec"]
 

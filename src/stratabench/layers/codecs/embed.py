@@ -53,17 +53,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
 from stratabench.errors import DataError, UsageError
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import (
-    Codec,
-    Format,
-    Row,
-    Schema,
-    datetime_from_us,
-    row_converter,
-    us_from_datetime,
-)
+from stratabench.layers.codecs.base import Codec, Format, row_converter
 
 __all__ = ["EmbedCodec", "EmbedFormat", "python_literal"]
 

@@ -18,8 +18,10 @@ its binary marshaller's form) or ``embed`` (Go source).
 
 from __future__ import annotations
 
+from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.schema import Row
 from stratabench.errors import UsageError
-from stratabench.layers.codecs.base import BULKLOAD_SCHEMA, Row, make_format
+from stratabench.layers.codecs.base import make_format
 
 __all__ = ["GO_ASSET_CODECS", "decode_go_asset"]
 

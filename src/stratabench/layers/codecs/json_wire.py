@@ -22,17 +22,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from stratabench.layers.codecs.base import (
-    Format,
-    FunctionFormat,
-    Row,
-    Schema,
-    datetime_from_us,
-    row_converter,
-    tuple_rows,
-    us_from_datetime,
-)
 from stratabench.datasets.canonical import format_rfc3339nano, parse_rfc3339nano
+from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.layers.codecs.base import Format, FunctionFormat, row_converter, tuple_rows
 
 __all__ = ["json_rows", "json_to_rows", "json_wire_format"]
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stratabench.datasets.schema import Schema
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import Codec, Format, Schema
+from stratabench.layers.codecs.base import Codec, Format
 from stratabench.layers.codecs.msgspec_structs import INEXACT_MODES, MODES, msgspec_format
 
 __all__ = ["MsgspecMsgpackCodec"]

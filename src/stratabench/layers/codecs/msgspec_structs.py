@@ -36,16 +36,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from stratabench.layers.codecs.base import (
-    EPOCH,
-    Format,
-    FunctionFormat,
-    Row,
-    Schema,
-    datetime_from_us,
-    row_converter,
-    us_from_datetime,
-)
+from stratabench.datasets.schema import EPOCH, Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.layers.codecs.base import Format, FunctionFormat, row_converter
 from stratabench.layers.codecs.json_wire import json_wire_format
 
 __all__ = ["INEXACT_MODES", "MODES", "msgspec_format", "struct_type"]

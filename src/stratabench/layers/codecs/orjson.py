@@ -25,8 +25,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from stratabench.datasets.schema import Schema
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import Codec, Format, Schema
+from stratabench.layers.codecs.base import Codec, Format
 from stratabench.layers.codecs.json_wire import json_wire_format
 
 __all__ = ["OrjsonCodec"]

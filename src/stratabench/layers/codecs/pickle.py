@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from stratabench.datasets.schema import Row, Schema
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, Row, Schema, row_converter, tuple_rows
+from stratabench.layers.codecs.base import Codec, Format, FunctionFormat, row_converter, tuple_rows
 
 __all__ = ["PickleCodec"]
 

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stratabench.engine.operation import Integrity
+from stratabench.datasets.verify import Integrity
 
 if TYPE_CHECKING:
     from stratabench.datasets.entities import EntitiesDataset

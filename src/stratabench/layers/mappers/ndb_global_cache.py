@@ -24,11 +24,13 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from stratabench.layers.stores.base import batch_getter, batch_putter
+
 __all__ = ["KeyValueStore", "store_global_cache"]
 
 
 class KeyValueStore(Protocol):
-    """What the adapter needs of a store: get, put, delete (``get_many``/``put_many`` used when present)."""
+    """What the adapter needs of a store: get, put, delete (its batches used when it is a ``BatchStore``)."""
 
     def get(self, key: bytes) -> bytes | None: ...
 
@@ -50,14 +52,12 @@ def _adapter_class() -> type:
 
         def __init__(self, store: KeyValueStore) -> None:
             self.store = store
-            self._batched = hasattr(store, "get_many") and hasattr(store, "put_many")
+            self._get_many, self._put_many = batch_getter(store), batch_putter(store)
             self._watched: dict[bytes, bytes | None] = {}
             self._written: set[bytes] = set()
 
         def get(self, keys: Sequence[bytes]) -> list[bytes | None]:
-            if self._batched:
-                return list(self.store.get_many(list(keys)))  # type: ignore[attr-defined]
-            return [self.store.get(key) for key in keys]
+            return list(self._get_many(list(keys)))
 
         def _put(self, items: Iterable[tuple[bytes, bytes | None]]) -> None:
             pairs = []
@@ -66,11 +66,7 @@ def _adapter_class() -> type:
                     self.store.delete(key)
                 else:
                     pairs.append((key, value))
-            if self._batched:
-                self.store.put_many(pairs)  # type: ignore[attr-defined]
-            else:
-                for key, value in pairs:
-                    self.store.put(key, value)
+            self._put_many(pairs)
             self._written.update(key for key, _ in pairs)
 
         def set(self, items: dict[bytes, bytes | None], expires: float | None = None) -> None:

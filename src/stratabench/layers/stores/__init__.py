@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stratabench.registry import Registry
+
+if TYPE_CHECKING:
+    from stratabench.layers.stores.base import Store
 
 __all__ = ["STORES"]
 
-STORES: Registry[type] = Registry("store", __name__)
+STORES: Registry[type[Store]] = Registry("store", __name__)

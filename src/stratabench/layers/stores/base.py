@@ -18,7 +18,10 @@ points at a server holding someone else's data is safe to use.
 The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
 Optional abilities are separate protocols checked with ``isinstance``, as
 go-ycsb separates ``DB`` from ``BatchDB``: :class:`BatchStore` for batched
-get and put, :class:`ItemLimit` for stores that refuse large items.
+get and put, :class:`ItemLimit` for stores that refuse large items. Callers
+that read or write many keys take :func:`batch_getter` and
+:func:`batch_putter`: the batch where the store has one, key by key where it
+has not, decided in this one place.
 
 Failures are :class:`~stratabench.errors.StoreError` with one line naming the
 server (URL redacted) and what to do; a value over the item limit is
@@ -30,8 +33,9 @@ from __future__ import annotations
 import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Protocol, runtime_checkable
 from urllib.parse import SplitResult, unquote, urlsplit
@@ -43,9 +47,13 @@ from stratabench.settings import Setting, SettingReader
 
 __all__ = [
     "NAMESPACE_PATTERN",
+    "StoreConnection",
     "BatchStore",
     "ItemLimit",
+    "KeyValue",
     "Store",
+    "batch_getter",
+    "batch_putter",
     "namespace_identifier",
     "open_store",
     "parse_store_url",
@@ -68,6 +76,43 @@ class BatchStore(Protocol):
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
         """Store every ``(key, value)`` pair, replacing existing values."""
+
+
+class KeyValue(Protocol):
+    """The least a caller of :func:`batch_getter` and :func:`batch_putter` needs: a store's get and put."""
+
+    def get(self, key: bytes) -> bytes | None: ...
+
+    def put(self, key: bytes, value: bytes) -> None: ...
+
+
+def batch_getter(store: KeyValue) -> Callable[[Sequence[bytes]], list[bytes | None]]:
+    """Read many keys: ``store.get_many`` on a :class:`BatchStore`, else one ``get`` per key.
+
+    The one batch fallback. Resolved once, so a caller takes it outside any
+    timed loop and the loop pays no ability check.
+    """
+    if isinstance(store, BatchStore):
+        return store.get_many
+    get = store.get
+
+    def get_each(keys: Sequence[bytes]) -> list[bytes | None]:
+        return [get(key) for key in keys]
+
+    return get_each
+
+
+def batch_putter(store: KeyValue) -> Callable[[Iterable[tuple[bytes, bytes]]], None]:
+    """Write many pairs: ``store.put_many`` on a :class:`BatchStore`, else one ``put`` per pair."""
+    if isinstance(store, BatchStore):
+        return store.put_many
+    put = store.put
+
+    def put_each(items: Iterable[tuple[bytes, bytes]]) -> None:
+        for key, value in items:
+            put(key, value)
+
+    return put_each
 
 
 @runtime_checkable
@@ -125,7 +170,88 @@ def parse_store_url(url: str) -> SplitResult:
     return parts
 
 
-class Store(ABC):
+class StoreConnection:
+    """The one error contract of everything that talks to a store: the URL kept private, one-line failures.
+
+    :class:`Store` and the row tables (:mod:`stratabench.layers.stores.rows`)
+    share it, so a failure reads the same whichever of them met it. A
+    subclass sets ``_url``, ``_parts`` (:func:`parse_store_url`) and
+    ``_closed``, and names its driver's errors in :meth:`_driver_errors`.
+    """
+
+    name: ClassVar[str]
+    service: ClassVar[str | None] = None
+    """The ``stratabench services`` name that starts such a server locally."""
+
+    _url: str
+    _parts: SplitResult
+    _closed: bool
+
+    @property
+    def redacted_url(self) -> str:
+        """The URL with its password masked: the only form ever shown."""
+        return redact(self._url)
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of a server store, or the path of an embedded one."""
+        parts = self._parts
+        if parts.hostname:
+            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            return f"{host}:{parts.port}" if parts.port else host
+        return self.path or self.name
+
+    @property
+    def path(self) -> str:
+        """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
+        parts = self._parts
+        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
+        return unquote(netloc + parts.path)
+
+    # -- failures ---------------------------------------------------------
+
+    def _reason(self, exc: BaseException) -> str:
+        """One line of ``exc`` with this store's credentials removed."""
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return scrub(text, self._url).rstrip(".")
+
+    def _unreachable(self, exc: BaseException | str) -> StoreError:
+        """The error for a server that cannot be reached or opened."""
+        reason = exc if isinstance(exc, str) else self._reason(exc)
+        if self.service:
+            todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
+        else:
+            todo = "check the path and its permissions"
+        return StoreError(f"cannot connect to {self.name} at {self.address}: {reason}; {todo}")
+
+    def _failed(self, operation: str, exc: BaseException | str) -> StoreError:
+        """The error for an operation that failed on an open store."""
+        reason = exc if isinstance(exc, str) else self._reason(exc)
+        todo = (
+            "check that the server is still running (`stratabench services status`)"
+            if self.service
+            else "check the disk and the path's permissions"
+        )
+        return StoreError(f"{self.name} at {self.address} failed during {operation}: {reason}; {todo}")
+
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
+        """Exception classes of the driver that mean the store failed."""
+        return (OSError,)
+
+    @contextmanager
+    def _guard(self, operation: str) -> Iterator[None]:
+        """Turn the driver's exceptions inside the block into :class:`StoreError`."""
+        if self._closed:
+            raise StoreError(f"{self.name} at {self.address}: {operation} on a closed store; open it again")
+        try:
+            yield
+        except StratabenchError:
+            raise
+        except self._driver_errors() as exc:
+            raise self._failed(operation, exc) from exc
+
+
+class Store(StoreConnection, ABC):
     """Bytes by key, inside a namespace of its own.
 
     Parameters
@@ -154,11 +280,19 @@ class Store(ABC):
     schemes: ClassVar[tuple[str, ...]] = ()
     """URL schemes this store opens."""
 
-    service: ClassVar[str | None] = None
-    """The ``stratabench services`` name that starts such a server locally."""
-
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
+
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str | None:
+        """The URL of a throwaway instance of this store, keeping its files in ``directory``.
+
+        An embedded store names a place under ``directory`` (which exists and
+        is empty); a server store returns ``None``: its :attr:`service` starts
+        a private server instead. The contract tests reach every registered
+        store this way, so a new store is tested the moment it is registered.
+        """
+        return None
 
     def __init__(
         self,
@@ -244,27 +378,6 @@ class Store(ABC):
     # -- what it is -------------------------------------------------------
 
     @property
-    def redacted_url(self) -> str:
-        """The URL with its password masked: the only form ever shown."""
-        return redact(self._url)
-
-    @property
-    def address(self) -> str:
-        """``host:port`` of a server store, or the path of an embedded one."""
-        parts = self._parts
-        if parts.hostname:
-            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-            return f"{host}:{parts.port}" if parts.port else host
-        return self.path or self.name
-
-    @property
-    def path(self) -> str:
-        """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
-        parts = self._parts
-        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
-        return unquote(netloc + parts.path)
-
-    @property
     def server_pids(self) -> tuple[int, ...]:
         """Process ids of the local server (empty when not known)."""
         return self._server_pids
@@ -283,53 +396,12 @@ class Store(ABC):
         return f"<{type(self).__name__} {self.redacted_url} namespace={self.namespace!r}>"
 
     __str__ = __repr__
-
     # -- failures ---------------------------------------------------------
-
-    def _reason(self, exc: BaseException) -> str:
-        """One line of ``exc`` with this store's credentials removed."""
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return scrub(text, self._url).rstrip(".")
-
-    def _unreachable(self, exc: BaseException | str) -> StoreError:
-        """The error for a server that cannot be reached or opened."""
-        reason = exc if isinstance(exc, str) else self._reason(exc)
-        if self.service:
-            todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
-        else:
-            todo = "check the path and its permissions"
-        return StoreError(f"cannot connect to {self.name} at {self.address}: {reason}; {todo}")
-
-    def _failed(self, operation: str, exc: BaseException | str) -> StoreError:
-        """The error for an operation that failed on an open store."""
-        reason = exc if isinstance(exc, str) else self._reason(exc)
-        todo = (
-            "check that the server is still running (`stratabench services status`)"
-            if self.service
-            else "check the disk and the path's permissions"
-        )
-        return StoreError(f"{self.name} at {self.address} failed during {operation}: {reason}; {todo}")
 
     def _too_large(self, size: int, limit: int, how: str) -> ValueTooLargeError:
         return ValueTooLargeError(
             f"value of {size} bytes exceeds {self.name}'s item limit of {limit} bytes at {self.address}; {how}"
         )
-
-    def _driver_errors(self) -> tuple[type[BaseException], ...]:
-        """Exception classes of the driver that mean the store failed."""
-        return (OSError,)
-
-    @contextmanager
-    def _guard(self, operation: str) -> Iterator[None]:
-        """Turn the driver's exceptions inside the block into :class:`StoreError`."""
-        if self._closed:
-            raise StoreError(f"{self.name} at {self.address}: {operation} on a closed store; open it again")
-        try:
-            yield
-        except StratabenchError:
-            raise
-        except self._driver_errors() as exc:
-            raise self._failed(operation, exc) from exc
 
 
 _SchemeMap = dict[str, str]

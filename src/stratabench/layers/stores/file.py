@@ -48,6 +48,10 @@ class FileStore(Store):
 
     schemes = ("file",)
 
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str:
+        return f"file://{directory}/files"
+
     def _open(self) -> None:
         if not self.path:
             raise UsageError(f"store URL {self.redacted_url!r} names no directory; use file:///path/to/dir")

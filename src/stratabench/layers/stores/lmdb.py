@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from stratabench.errors import UsageError
@@ -48,6 +49,10 @@ class LmdbStore(Store):
         Setting("lmdb.max_dbs", "128", "named sub-databases the environment can hold", "whole"),
         Setting("lmdb.sync", "yes", "fsync on every commit, LMDB's own default", "flag"),
     )
+
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str:
+        return f"lmdb://{directory}/lmdb"
 
     def _open(self) -> None:
         import lmdb

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import Store
@@ -28,6 +29,10 @@ class MemoryStore(Store):
     schemes = ("memory",)
     settings = (Setting("memory.max_items", "0", "keep at most this many keys, dropping the least recently used; "
                         "0: no limit", "whole"),)
+
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str:
+        return "memory://"  # a namespace of this process's own is throwaway already
 
     def _open(self) -> None:
         self._data = _SPACES.setdefault(self.namespace, OrderedDict())

@@ -53,6 +53,10 @@ class SqliteStore(Store):
         Setting("sqlite.busy_timeout", "5", "seconds to wait for another connection's lock", "number"),
     )
 
+    @classmethod
+    def scratch_url(cls, directory: Path) -> str:
+        return f"sqlite://{directory}/bench.db"
+
     def _open(self) -> None:
         path = self.path
         if path in ("/:memory:", ":memory:"):

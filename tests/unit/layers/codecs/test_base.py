@@ -11,24 +11,18 @@ from typing import Any
 
 import pytest
 
+from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+from stratabench.datasets.schema import EPOCH, Field, Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.datasets.verify import first_difference, verify_rows
 from stratabench.errors import DataError, UnavailableError, UnknownNameError, UsageError
 from stratabench.layers.codecs.base import (
-    BULKLOAD_SCHEMA,
-    EPOCH,
     Codec,
-    Field,
     Format,
     FunctionFormat,
-    Row,
-    Schema,
-    datetime_from_us,
-    first_difference,
     json_value,
     make_format,
     row_converter,
     thawed_rows,
-    us_from_datetime,
-    verify_rows,
 )
 
 SCHEMA = Schema("pair", (Field("a", "int"), Field("b", "str")))

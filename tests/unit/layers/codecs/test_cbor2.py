@@ -6,8 +6,9 @@ from datetime import datetime, timezone
 
 import cbor2
 
-from stratabench.datasets.bulkload import generate
-from stratabench.layers.codecs.base import BULKLOAD_SCHEMA, Field, Schema, make_format
+from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
+from stratabench.datasets.schema import Field, Schema
+from stratabench.layers.codecs.base import make_format
 
 ROWS = generate(3, 100)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.datasets.bulkload import canonical_hash, generate
+from stratabench.datasets.bulkload import canonical_hash, generate, BULKLOAD_SCHEMA
 from stratabench.errors import DataError, UsageError
-from stratabench.layers.codecs.base import BULKLOAD_SCHEMA, make_format
+from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.embed import EmbedFormat, python_literal
 
 ROWS = generate(50, 100)

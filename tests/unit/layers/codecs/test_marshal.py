@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from stratabench.layers.codecs.base import Field, Schema, make_format
+from stratabench.datasets.schema import Field, Schema
+from stratabench.layers.codecs.base import make_format
 
 
 def test_microsecond_times_travel_as_integers() -> None:

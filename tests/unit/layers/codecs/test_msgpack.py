@@ -7,8 +7,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from stratabench.datasets.bulkload import generate
-from stratabench.layers.codecs.base import BULKLOAD_SCHEMA, make_format
+from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
+from stratabench.layers.codecs.base import make_format
 
 ROWS = generate(3, 100)
 GOLDEN = Path(__file__).parents[3] / "golden" / "go_assets"

@@ -7,8 +7,9 @@ from datetime import datetime
 import msgspec
 import pytest
 
-from stratabench.datasets.bulkload import canonical_hash, first_difference, generate
-from stratabench.layers.codecs.base import BULKLOAD_SCHEMA, make_format, verify_rows
+from stratabench.datasets.bulkload import canonical_hash, first_difference, generate, BULKLOAD_SCHEMA
+from stratabench.datasets.verify import verify_rows
+from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.msgspec_structs import struct_type
 
 ROWS = generate(20, 100)
@@ -50,7 +51,7 @@ def test_the_datetime_mode_loses_nanoseconds_and_fails_integrity(codec: str) -> 
 
 
 def test_the_datetime_mode_is_exact_without_nanosecond_fields() -> None:
-    from stratabench.layers.codecs.base import Field, Schema
+    from stratabench.datasets.schema import Field, Schema
 
     schema = Schema("t", (Field("at", "time_us"),))
     assert make_format("msgspec.msgpack", schema, "datetime").exact

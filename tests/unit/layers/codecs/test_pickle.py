@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pickle
 
-from stratabench.datasets.bulkload import BulkRecord, generate
-from stratabench.layers.codecs.base import BULKLOAD_SCHEMA, make_format
+from stratabench.datasets.bulkload import BulkRecord, generate, BULKLOAD_SCHEMA
+from stratabench.layers.codecs.base import make_format
 from stratabench.layers.codecs.pickle import PROTOCOL
 
 

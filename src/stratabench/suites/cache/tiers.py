@@ -10,7 +10,7 @@ and write, the size stored, the server's pids, the clean-up):
   of a database): the whole list of comments is **one** entry, as the study
   cached the query result, not each comment;
 - :func:`rows_access`: one row per record in a database table, read by a
-  real query (:mod:`stratabench.suites.cache_rows`).
+  real query (:mod:`stratabench.layers.stores.rows`).
 
 A read that finds nothing is a :class:`~stratabench.errors.StoreError`
 (a miss must never pass for a fast read).
@@ -25,11 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stratabench.datasets.schema import Row
 from stratabench.errors import StoreError, StratabenchError
-from stratabench.layers.codecs.base import Row
 from stratabench.layers.stores.base import ItemLimit, Store
-from stratabench.suites.cache_rows import RowTable
-from stratabench.suites.value_pipeline import ValuePipeline
+from stratabench.layers.stores.rows import RowTable
+from stratabench.layers.value_pipeline import ValuePipeline
 
 __all__ = ["TierAccess", "footprint_bytes", "ready_access", "rows_access", "value_access"]
 
@@ -185,4 +185,4 @@ def rows_access(table: RowTable, records: list[Row], *, single: bool) -> TierAcc
     write()
     notes = {"encoding": "rows", "table": table.table, "query": table.select_one_sql if single else table.select_all_sql}
     return TierAccess(read=read, write=write, size_bytes=table.payload(records), server_pids=table.server_pids,
-                      close=_quietly(table.drop, table.close), notes=notes)
+                      close=_quietly(table.cleanup, table.close), notes=notes)

@@ -39,22 +39,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stratabench.datasets import article, comments
-from stratabench.engine.operation import CellSpec, Integrity, Operation
+from stratabench.datasets.schema import Row, Schema
+from stratabench.datasets.verify import Integrity, first_difference, verify_rows
+from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
-from stratabench.layers.codecs.base import Row, Schema, first_difference, verify_rows
 from stratabench.options import EngineOptions
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite, min_time_setting
-from stratabench.suites.run_stores import cell_namespace, real_url
-
-if TYPE_CHECKING:
-    from stratabench.report.table import Table
-    from stratabench.results.records import CellResult
+from stratabench.suites.kit.stores import cell_namespace, real_url
+from stratabench.suites.kit.suite import Suite, min_time_setting
 
 __all__ = ["CacheSuite", "DEFAULT_COMPRESSIONS", "DEFAULT_ENCODINGS", "OPERATIONS", "Tier", "TIER_KINDS"]
 
@@ -185,14 +182,14 @@ class CacheSuite(Suite):
                     params = {"tier": tier.label, "kind": tier.kind, "url": tier.url, "representation": rep,
                               "encoding": encoding, "compression": compression, "operation": operation,
                               "dataset": dataset, "size": size, "seed": self.seed}
-                    cells.append(CellSpec("cache", f"{operation} {tier.label} {shown}", params))
+                    cells.append(self.spec(f"{operation} {tier.label} {shown}", params))
         return cells
 
     # -- inside the worker ----------------------------------------------------------
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         from stratabench.engine.measure import measure_operation
-        from stratabench.suites.cache_tiers import ready_access, rows_access, value_access
+        from stratabench.suites.cache.tiers import ready_access, rows_access, value_access
 
         params = cell.params
         schema, records, hash_rows = _dataset(params["dataset"], params["size"], params["seed"])
@@ -203,7 +200,7 @@ class CacheSuite(Suite):
         if rep == "ready":
             access = ready_access(records)
         elif rep == "rows":
-            from stratabench.suites.cache_rows import open_row_table
+            from stratabench.layers.stores.rows import open_row_table
 
             table = open_row_table(kind, url or f"sqlite://{workdir}/cache.db", schema, namespace=namespace,
                                    options=self.options)
@@ -214,7 +211,7 @@ class CacheSuite(Suite):
                 raise
         else:
             from stratabench.layers.stores.base import open_store
-            from stratabench.suites.value_pipeline import make_pipeline
+            from stratabench.layers.value_pipeline import make_pipeline
 
             pipeline = make_pipeline(params["encoding"], params["compression"], schema, self.options, workdir)
             default = "memory://" if kind == "memory" else f"sqlite://{workdir}/cache.db"
@@ -256,11 +253,6 @@ class CacheSuite(Suite):
         notes: dict[str, Any] = {**access.notes, "dataset": params["dataset"], "records": len(records)}
         return Operation(call=call, verify=verify, size_bytes=access.size_bytes, extra=extra, notes=notes,
                          server_pids=access.server_pids, close=access.close, engine=self.tuned_engine(DEFAULT_MIN_SAMPLE_NS))
-
-    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
-        from stratabench.suites.cache_report import cache_tables
-
-        return cache_tables(results, self.options)
 
 
 def _checker(schema: Schema, records: list[Row], hash_rows: Callable[[Sequence[Row]], str],

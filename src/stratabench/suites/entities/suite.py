@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stratabench.datasets import entities as E
 from stratabench.engine.operation import CellSpec, Operation
@@ -54,8 +54,7 @@ from stratabench.errors import UsageError
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite, min_time_setting
-from stratabench.suites.entities_ops import (
+from stratabench.suites.entities.operations import (
     DECODE_STEPS,
     ENCODE_STEPS,
     READS,
@@ -63,11 +62,8 @@ from stratabench.suites.entities_ops import (
     encode_operation,
     get_operation,
 )
-from stratabench.suites.run_stores import cell_namespace, real_url
-
-if TYPE_CHECKING:
-    from stratabench.report.table import Table
-    from stratabench.results.records import CellResult
+from stratabench.suites.kit.stores import cell_namespace, real_url
+from stratabench.suites.kit.suite import Suite, min_time_setting
 
 __all__ = ["DEFAULT_MIN_SAMPLE_NS", "EntitiesSuite", "StoreChoice", "PYTHON_PROTOBUF_ENV"]
 
@@ -182,7 +178,7 @@ class EntitiesSuite(Suite):
         cells: list[CellSpec] = []
 
         def add(family: str, params: dict[str, Any], name: str, env: dict[str, str] | None = None) -> None:
-            cells.append(CellSpec("entities", f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
+            cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
 
         if "get20" in families:
             for store in self.stores():
@@ -266,7 +262,7 @@ class EntitiesSuite(Suite):
         return operation
 
     def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:
-        from stratabench.layers.stores.base import open_store
+        from stratabench.layers.stores.base import batch_putter, open_store
 
         params = cell.params
         url = real_url(self.options, params["url"]) if params["url"] else None
@@ -276,11 +272,7 @@ class EntitiesSuite(Suite):
         cleanups = [store.close, store.cleanup]
         try:
             items = [(dataset.cache_key(ident), dataset.blob(ident)) for ident in dataset.ids]
-            if hasattr(store, "put_many"):
-                store.put_many(items)
-            else:
-                for key, value in items:
-                    store.put(key, value)
+            batch_putter(store)(items)
             path, global_cache = params["path"], None
             if path == "ndb.get.bundled":
                 global_cache, forget = _bundled_cache(params["store_kind"], url or "", dict(items))
@@ -297,11 +289,6 @@ class EntitiesSuite(Suite):
         if params["path"] == "ndb.get.bundled":
             operation.notes["ndb"] = f"get_multi through ndb's own {type(global_cache).__name__}"
         return operation
-
-    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
-        from stratabench.suites.entities_report import entities_tables
-
-        return entities_tables(results)
 
 
 def _run_all(cleanups: list[Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import replace
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -37,8 +37,9 @@ def min_time_setting(suite: str, default_min_sample_ns: int) -> Setting:
 class Suite(ABC):
     """A study: it lists its cells, builds their operations, shapes its tables.
 
-    Subclasses are registered with ``@SUITES.register("name")`` in a module of
-    ``stratabench.suites``. Everything a suite needs comes from
+    Subclasses are registered with ``@SUITES.register("name")`` in a study
+    package ``stratabench.suites.NAME``, and build their cells with
+    :meth:`spec`. Everything a suite needs comes from
     :class:`~stratabench.options.RunOptions`, which crosses into worker
     processes as JSON, so ``prepare`` can rebuild any cell from its spec.
     """
@@ -70,6 +71,12 @@ class Suite(ABC):
         ``UnavailableError``) to fail the cell with a one-line reason.
         """
 
+    def spec(self, name: str, params: Mapping[str, Any], *, language: str = "python",
+             env: Mapping[str, str] | None = None) -> CellSpec:
+        """A cell of this suite, carrying this suite's class as the factory that builds its operation."""
+        factory = f"{type(self).__module__}:{type(self).__qualname__}"
+        return CellSpec(self.name, name, params, language, env or {}, factory)
+
     def tuned_engine(self, default_min_sample_ns: int) -> EngineOptions:
         """The run's engine options with this suite's own calibration target.
 
@@ -93,10 +100,9 @@ class Suite(ABC):
         return iter(())
 
     def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
-        """The report tables of this suite, shaped like its study's.
-
-        The default is the generic table of every cell and metric.
-        """
+        """The report tables of this suite: its registered study report, else the generic table."""
         from stratabench.report.generic import generic_tables
+        from stratabench.suites.kit.reports import report_of
 
-        return generic_tables(results)
+        report = report_of(self.name)
+        return generic_tables(results) if report is None else report(results, self.options)

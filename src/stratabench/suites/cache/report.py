@@ -28,20 +28,30 @@ server that did not run says so, with the command that starts one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from stratabench.engine.stats import Summary, summarize
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.cell_problems import problem_lines, status_summary
+from stratabench.results.stats import Summary, summarize
+from stratabench.suites.kit.findings import (
+    Finding,
+    ResultIndex,
+    Verdict,
+    all_of,
+    beyond,
+    conclusions_table,
+    findings_table,
+    judge,
+)
+from stratabench.suites.kit.problems import problem_lines, status_summary
+from stratabench.suites.kit.reports import study_report
 from stratabench.units import format_bytes, format_ns
 
-__all__ = ["ARTICLE_CELLS", "START_SERVERS", "Finding", "cache_tables", "findings"]
+__all__ = ["ARTICLE_CELLS", "START_SERVERS", "CacheResults", "cache_tables", "findings"]
 
 DATABASES = ("postgresql", "mariadb", "sqlite")
 #: The article's cells in its order: (label, tier kind, representation, encoding, compression).
@@ -65,35 +75,13 @@ _FMT_NS, _FMT_BYTES = METRICS["wall_ns"].format, METRICS["size_bytes"].format
 Key = tuple[str, str, str, str]  # (tier label, representation, encoding, compression)
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One of the article's findings, judged on this run.
-
-    Attributes
-    ----------
-    id, claim, article
-        The finding's id, what the article said, and its figure.
-    here
-        What this run measured, in the article's terms.
-    verdict
-        ``reproduced``, ``refuted``, ``within noise``, ``needs a server`` or ``not measured``.
-    evidence
-        The ratios and times behind the verdict.
-    """
-
-    id: str
-    claim: str
-    article: str
-    here: str
-    verdict: str
-    evidence: str
-
-
-class CacheResults:
-    """Results of one run indexed by cell coordinates."""
+class CacheResults(ResultIndex):
+    """The cache suite's results: the cell with these coordinates, and the cells of each (tier, representation,
+    encoding, compression) by operation, for the tables."""
 
     def __init__(self, results: Sequence[CellResult]) -> None:
-        self.results = [r for r in results if r.suite == "cache"]
+        keys = ("tier", "representation", "encoding", "compression", "operation")
+        super().__init__(results, "cache", keys, missing=dict.fromkeys(keys, "?"))
         self.cells: dict[Key, dict[str, CellResult]] = {}
         self.kinds: dict[str, str] = {}
         for result in self.results:
@@ -110,11 +98,14 @@ class CacheResults:
         tier = self.tier_of(kind)
         if tier is None:
             return None
-        return self.cells.get((tier, rep, encoding, compression), {}).get(operation)
+        return self.find(tier=tier, representation=rep, encoding=encoding, compression=compression, operation=operation)
 
     def ok(self, kind: str, rep: str, encoding: str, compression: str, operation: str) -> CellResult | None:
-        result = self.get(kind, rep, encoding, compression, operation)
-        return result if result is not None and result.ok else None
+        tier = self.tier_of(kind)
+        if tier is None:
+            return None
+        return self.find_ok(tier=tier, representation=rep, encoding=encoding, compression=compression,
+                            operation=operation)
 
     @property
     def database(self) -> str | None:
@@ -144,22 +135,9 @@ def _wall(result: CellResult | None) -> Summary | None:
     return None if result is None else result.summary("wall_ns")
 
 
-def _claim(measured: Ratio | None, article: float) -> str:
-    if measured is None:
-        return "not measured"
-    if measured.within_noise:
-        return "within noise"
-    return "reproduced" if measured.value >= max(1.0, article / 3) else "refuted"
-
-
-def _both(*verdicts: str) -> str:
-    if "not measured" in verdicts:
-        return "not measured"
-    if all(v == "reproduced" for v in verdicts):
-        return "reproduced"
-    if "refuted" in verdicts:
-        return "refuted"
-    return "within noise"
+def _claim(measured: Ratio | None, article: float) -> Verdict:
+    # The article's factor, from 2011 hardware: a third of it, and at least "faster", counts as reproduced.
+    return judge(measured, max(1.0, article / 3))
 
 
 def _r(value: Ratio | None) -> str:
@@ -179,8 +157,12 @@ def _saves(ns: float) -> str:
     return f"saves {_FMT_NS(ns)}" if ns >= 0 else f"costs {_FMT_NS(-ns)} more"
 
 
+def _finding(fid: str, claim: str, article: str, here: str, verdict: Verdict, evidence: str) -> Finding:
+    return Finding(fid, claim, verdict, here=here, published=article, evidence=evidence)
+
+
 def _needs(kinds: Sequence[str], finding: str, claim: str, article: str, here: str = "-") -> Finding:
-    return Finding(finding, claim, article, here, "needs a server", f"needs {' and '.join(kinds)} (see below)")
+    return _finding(finding, claim, article, here, Verdict.NEEDS_SERVER, f"needs {' and '.join(kinds)} (see below)")
 
 
 def _db_note(kind: str) -> str:
@@ -191,30 +173,30 @@ def _db_note(kind: str) -> str:
 # -- the findings ---------------------------------------------------------------------
 
 
-def _f1(c: CacheResults) -> Finding:
+def _database_list_is_slow(c: CacheResults) -> Finding:
     claim, article = "datastore, list of 1,000: slow and very expensive", "≈440 ms; ≈10 s API CPU (all().fetch(1000))"
     db = c.database
     one, lst = c.baseline("get_one"), c.baseline("get_list")
     if db is None or lst is None or one is None:
-        return Finding("F1", claim, article, "-", "not measured", "needs the rows cells of a database tier")
+        return _finding("F1", claim, article, "-", Verdict.NOT_MEASURED, "needs the rows cells of a database tier")
     vs_one = ratio(_wall(lst), _wall(one))
     caches = [(f"{kind} {enc}", c.ok(kind, rep, enc, "none", "get_list"))
               for kind, rep, enc in (("memory", "ready", "ready"), ("memcached", "value", "pickle"),
                                      ("redis", "value", "pickle"))]
     measured = [(name, ratio(_wall(lst), _wall(result))) for name, result in caches if result is not None]
-    slower_than_all = bool(measured) and all(r is not None and r.value > 1 and not r.within_noise for _, r in measured)
-    verdict = "reproduced" if vs_one and vs_one.value > 1 and not vs_one.within_noise and slower_than_all else (
-        "within noise" if vs_one is None or vs_one.within_noise else "refuted")
+    slower_than_all = bool(measured) and all(beyond(r, 1) for _, r in measured)
+    verdict = Verdict.HOLDS if beyond(vs_one, 1) and slower_than_all else (
+        Verdict.WITHIN_NOISE if vs_one is None or vs_one.within_noise else Verdict.DOES_NOT_HOLD)
     here = f"{db} list {_FMT_NS(lst.median('wall_ns'))}, CPU {_FMT_NS(_median(cpu_total(lst)))}"
     evidence = f"list/single {_r(vs_one)}; vs " + ", ".join(f"{name} {_r(r)}" for name, r in measured) + _db_note(db)
-    return Finding("F1", claim, article, here, verdict, evidence)
+    return _finding("F1", claim, article, here, verdict, evidence)
 
 
 def _median(summary: Summary | None) -> float | None:
     return None if summary is None else summary.median
 
 
-def _versus_database(c: CacheResults, operation: str, fid: str, claim: str, article: str,
+def _memcache_beats_the_database(c: CacheResults, operation: str, fid: str, claim: str, article: str,
                      time_x: float, cpu_x: float) -> Finding:
     db, base = c.database, c.baseline(operation)
     memcached = c.ok("memcached", "value", "pickle", "none", operation)
@@ -223,18 +205,18 @@ def _versus_database(c: CacheResults, operation: str, fid: str, claim: str, arti
     if db is None or base is None or memcached is None:
         missing = c.get("memcached", "value", "pickle", "none", operation)
         why = status_text(missing) if missing is not None and not missing.ok else "needs memcached pickle and a database's rows"
-        return Finding(fid, claim, article, "-", "not measured", why)
+        return _finding(fid, claim, article, "-", Verdict.NOT_MEASURED, why)
     time = ratio(_wall(base), _wall(memcached))
     cpu = ratio(cpu_total(base), cpu_total(memcached))
     saving = base.median("wall_ns") - memcached.median("wall_ns")  # type: ignore[operator]
-    verdict = _both(_claim(time, time_x), _claim(cpu, cpu_x))
+    verdict = all_of(_claim(time, time_x), _claim(cpu, cpu_x))
     here = f"{_faster(time)}, {_faster(cpu, 'less CPU', 'more CPU')}, {_saves(saving)}"
     evidence = (f"{db} rows {_FMT_NS(base.median('wall_ns'))} vs memcached pickle {_FMT_NS(memcached.median('wall_ns'))}; "
                 f"CPU counts the server's{_db_note(db)}")
-    return Finding(fid, claim, article, here, verdict, evidence)
+    return _finding(fid, claim, article, here, verdict, evidence)
 
 
-def _f4(c: CacheResults) -> Finding:
+def _protobuf_keeps_one_costs_the_list(c: CacheResults) -> Finding:
     claim = "memcache + protobuf: single record unchanged; list slower and costlier"
     article = "single: no visible change; list 20–25% worse"
     if c.tier_of("memcached") is None:
@@ -242,18 +224,18 @@ def _f4(c: CacheResults) -> Finding:
     pairs = {op: (c.ok("memcached", "value", "protobuf", "none", op), c.ok("memcached", "value", "pickle", "none", op))
              for op in ("get_one", "get_list")}
     if any(a is None or b is None for a, b in pairs.values()):
-        return Finding("F4", claim, article, "-", "not measured", "needs memcached protobuf+none and pickle+none reads")
+        return _finding("F4", claim, article, "-", Verdict.NOT_MEASURED, "needs memcached protobuf+none and pickle+none reads")
     one = ratio(_wall(pairs["get_one"][0]), _wall(pairs["get_one"][1]))
     lst = ratio(_wall(pairs["get_list"][0]), _wall(pairs["get_list"][1]))
     lst_cpu = ratio(cpu_total(pairs["get_list"][0]), cpu_total(pairs["get_list"][1]))
     assert one is not None and lst is not None
     unchanged = one.within_noise or abs(one.value - 1) < 0.10
     if lst.within_noise:
-        verdict = "within noise"
+        verdict = Verdict.WITHIN_NOISE
     else:
-        verdict = "reproduced" if unchanged and lst.value > 1 else "refuted"
+        verdict = Verdict.HOLDS if unchanged and lst.value > 1 else Verdict.DOES_NOT_HOLD
     here = f"single {one}, list {lst} (CPU {_r(lst_cpu)})"
-    return Finding("F4", claim, article, here, verdict,
+    return _finding("F4", claim, article, here, verdict,
                    "protobuf time ÷ pickle time; modern pickle is far faster than 2011's db.Model pickling")
 
 
@@ -262,7 +244,7 @@ def _stage(result: CellResult | None, name: str) -> float:
     return 0.0 if value is None else value
 
 
-def _f5(c: CacheResults) -> Finding:
+def _zlib_gain_is_lost_to_decompression(c: CacheResults) -> Finding:
     claim = "memcache + protobuf + zlib: less to transfer, but decompression wipes out the gain"
     article = "single ≈1 ms faster get, lost to decompression; list ≈5% worse"
     if c.tier_of("memcached") is None:
@@ -270,17 +252,17 @@ def _f5(c: CacheResults) -> Finding:
     plain = {op: c.ok("memcached", "value", "protobuf", "none", op) for op in ("get_one", "get_list")}
     zlib = {op: c.ok("memcached", "value", "protobuf", "zlib", op) for op in ("get_one", "get_list")}
     if any(v is None for v in (*plain.values(), *zlib.values())):
-        return Finding("F5", claim, article, "-", "not measured", "needs memcached protobuf+none and +zlib reads")
+        return _finding("F5", claim, article, "-", Verdict.NOT_MEASURED, "needs memcached protobuf+none and +zlib reads")
     one = ratio(_wall(zlib["get_one"]), _wall(plain["get_one"]))
     lst = ratio(_wall(zlib["get_list"]), _wall(plain["get_list"]))
     assert one is not None and lst is not None
     faster = [r for r in (one, lst) if r.value < 1 and not r.within_noise]
     if faster:
-        verdict = "refuted"
+        verdict = Verdict.DOES_NOT_HOLD
     elif one.within_noise and lst.within_noise:
-        verdict = "within noise"
+        verdict = Verdict.WITHIN_NOISE
     else:
-        verdict = "reproduced"
+        verdict = Verdict.HOLDS
     z1, p1 = zlib["get_one"], plain["get_one"]
     assert z1 is not None and p1 is not None
     request_plain = p1.median("wall_ns") - _stage(p1, "decode_ns")  # type: ignore[operator]
@@ -293,7 +275,7 @@ def _f5(c: CacheResults) -> Finding:
     here = f"single {one}, list {lst}"
     evidence = (f"single record: transfer and request {_FMT_NS(request_plain - request_zlib)} shorter, "
                 f"decompression {_FMT_NS(_stage(z1, 'decompress_ns'))}" + ("; " + "; ".join(others) if others else ""))
-    return Finding("F5", claim, article, here, verdict, evidence)
+    return _finding("F5", claim, article, here, verdict, evidence)
 
 
 def _ready_vs_memcached(c: CacheResults, fid: str, claim: str, article: str,
@@ -304,24 +286,24 @@ def _ready_vs_memcached(c: CacheResults, fid: str, claim: str, article: str,
     ready = c.ok("memory", "ready", "ready", "none", operation)
     memcached = c.ok("memcached", "value", "pickle", "none", operation)
     if ready is None or memcached is None:
-        return Finding(fid, claim, article, "-", "not measured", f"needs memory ready and memcached pickle {operation}")
+        return _finding(fid, claim, article, "-", Verdict.NOT_MEASURED, f"needs memory ready and memcached pickle {operation}")
     return ready, memcached
 
 
-def _f6(c: CacheResults) -> Finding:
+def _memory_saves_little_on_one_record(c: CacheResults) -> Finding:
     claim, article = "instance memory, single record: negligible gain over memcache", "negligible gain"
     found = _ready_vs_memcached(c, "F6", claim, article, "get_one")
     if isinstance(found, Finding):
         return found
     ready, memcached = found
     saving = memcached.median("wall_ns") - ready.median("wall_ns")  # type: ignore[operator]
-    verdict = "reproduced" if saving < NEGLIGIBLE_NS else "refuted"
+    verdict = Verdict.HOLDS if saving < NEGLIGIBLE_NS else Verdict.DOES_NOT_HOLD
     here = f"{_saves(saving)} per read ({_faster(ratio(_wall(memcached), _wall(ready)))})"
-    return Finding("F6", claim, article, here, verdict,
+    return _finding("F6", claim, article, here, verdict,
                    f"negligible = under {_FMT_NS(NEGLIGIBLE_NS)} per read; the ratio is large, the time saved is not")
 
 
-def _f7(c: CacheResults) -> Finding:
+def _memory_list_is_far_faster(c: CacheResults) -> Finding:
     claim, article = "instance memory, list: far faster than memcache, essentially no CPU", "≈100× faster"
     found = _ready_vs_memcached(c, "F7", claim, article, "get_list")
     if isinstance(found, Finding):
@@ -329,64 +311,64 @@ def _f7(c: CacheResults) -> Finding:
     ready, memcached = found
     time = ratio(_wall(memcached), _wall(ready))
     here = f"{_faster(time)}; CPU {_FMT_NS(ready.median('cpu_ns'))} vs {_FMT_NS(_median(cpu_total(memcached)))}"
-    return Finding("F7", claim, article, here, _claim(time, 100), "memcached pickle time ÷ memory ready time")
+    return _finding("F7", claim, article, here, _claim(time, 100), "memcached pickle time ÷ memory ready time")
 
 
-def _f8(c: CacheResults) -> Finding:
+def _serializing_erases_memory_advantage(c: CacheResults) -> Finding:
     claim = "instance memory + protobuf: list as slow as memcache; serialization erases local memory's advantage"
     article = "list time and CPU ≈ memcache"
     ready = c.ok("memory", "ready", "ready", "none", "get_list")
     local = c.ok("memory", "value", "protobuf", "none", "get_list")
     if ready is None or local is None:
-        return Finding("F8", claim, article, "-", "not measured", "needs memory ready and memory protobuf list reads")
+        return _finding("F8", claim, article, "-", Verdict.NOT_MEASURED, "needs memory ready and memory protobuf list reads")
     erased = ratio(_wall(local), _wall(ready))
     part = f"memory protobuf is {_r(erased)} slower than memory ready"
     if c.tier_of("memcached") is None:
         finding = _needs(["memcached"], "F8", claim, article, part)
-        return Finding("F8", claim, article, part, finding.verdict, finding.evidence)
+        return _finding("F8", claim, article, part, finding.judged, finding.evidence)
     remote = c.ok("memcached", "value", "protobuf", "none", "get_list")
     if remote is None:
-        return Finding("F8", claim, article, part, "not measured", "needs memcached protobuf list reads")
+        return _finding("F8", claim, article, part, Verdict.NOT_MEASURED, "needs memcached protobuf list reads")
     equal = ratio(_wall(remote), _wall(local))
     assert equal is not None and erased is not None
     about_equal = equal.within_noise or 1 / 1.5 <= equal.value <= 1.5
-    verdict = "reproduced" if about_equal and erased.value >= 10 and not erased.within_noise else "refuted"
-    return Finding("F8", claim, article, f"memcached/memory protobuf {equal}; {part}", verdict,
+    verdict = Verdict.HOLDS if about_equal and beyond(erased, 10) else Verdict.DOES_NOT_HOLD
+    return _finding("F8", claim, article, f"memcached/memory protobuf {equal}; {part}", verdict,
                    "about equal = within 1.5×; erased = at least 10× slower than ready")
 
 
-def _f9(c: CacheResults) -> Finding:
+def _compressed_memory_list_gains_nothing(c: CacheResults) -> Finding:
     claim = "instance memory + protobuf + zlib: still slow and expensive for the list; no benefit"
     article = "no benefit"
     ready = c.ok("memory", "ready", "ready", "none", "get_list")
     plain = c.ok("memory", "value", "protobuf", "none", "get_list")
     zlib = c.ok("memory", "value", "protobuf", "zlib", "get_list")
     if ready is None or zlib is None or plain is None:
-        return Finding("F9", claim, article, "-", "not measured", "needs memory ready, protobuf+none and +zlib list reads")
+        return _finding("F9", claim, article, "-", Verdict.NOT_MEASURED, "needs memory ready, protobuf+none and +zlib list reads")
     slow = ratio(_wall(zlib), _wall(ready))
     gain = ratio(_wall(zlib), _wall(plain))
     assert slow is not None and gain is not None
     no_benefit = gain.within_noise or gain.value >= 1
-    verdict = "reproduced" if no_benefit and slow.value >= 10 and not slow.within_noise else "refuted"
+    verdict = Verdict.HOLDS if no_benefit and beyond(slow, 10) else Verdict.DOES_NOT_HOLD
     others = []
     for name in ("zstd", "lz4"):
         other = c.ok("memory", "value", "protobuf", name, "get_list")
         if other is not None:
             others.append(f"{name} {_r(ratio(_wall(other), _wall(plain)))}")
     evidence = f"vs protobuf+none: zlib {gain}" + (", " + ", ".join(others) if others else "")
-    return Finding("F9", claim, article, f"{slow} slower than memory ready", verdict, evidence)
+    return _finding("F9", claim, article, f"{slow} slower than memory ready", verdict, evidence)
 
 
 def findings(results: Sequence[CellResult]) -> list[Finding]:
     """Judge the article's nine findings on these results."""
     c = CacheResults(results)
     return [
-        _f1(c),
-        _versus_database(c, "get_one", "F2", "memcache vs datastore, single 60 KB record: faster and cheaper, "
+        _database_list_is_slow(c),
+        _memcache_beats_the_database(c, "get_one", "F2", "memcache vs datastore, single 60 KB record: faster and cheaper, "
                          "but only ≈10 ms saved", "≈2× faster, ≈2× less CPU, ≈10 ms saved", 2, 2),
-        _versus_database(c, "get_list", "F3", "memcache vs datastore, list: faster, far cheaper in CPU",
+        _memcache_beats_the_database(c, "get_list", "F3", "memcache vs datastore, list: faster, far cheaper in CPU",
                          "1.5× faster, 15× less CPU", 1.5, 15),
-        _f4(c), _f5(c), _f6(c), _f7(c), _f8(c), _f9(c),
+        _protobuf_keeps_one_costs_the_list(c), _zlib_gain_is_lost_to_decompression(c), _memory_saves_little_on_one_record(c), _memory_list_is_far_faster(c), _serializing_erases_memory_advantage(c), _compressed_memory_list_gains_nothing(c),
     ]
 
 
@@ -562,34 +544,31 @@ def _memory_table(c: CacheResults) -> Table | None:
 
 
 def _findings_table(found: list[Finding]) -> Table:
-    table = Table("cache: the article's findings on this machine", [
-        Column("id", "id"), Column("claim", "the article's finding"), Column("article", "article"),
-        Column("here", "here"), Column("verdict", "verdict"),
-    ])
-    table.rows = [{"id": f.id, "claim": f.claim, "article": f.article, "here": f.here, "verdict": f.verdict}
-                  for f in found]
-    table.notes = [f"{f.id}: {f.evidence}" for f in found]
-    table.notes.append("reproduced: faster beyond noise and by at least a third of the article's factor; "
-                       "within noise: the confidence intervals overlap; negligible: under 1 ms per read.")
-    needing = [f.id for f in found if f.verdict == "needs a server"]
+    needing = [f.id for f in found if f.judged is Verdict.NEEDS_SERVER]
+    notes = ["reproduced: faster beyond noise and by at least a third of the article's factor; "
+             "within noise: the confidence intervals overlap; negligible: under 1 ms per read."]
     if needing:
-        table.notes.append(f"{', '.join(needing)} need a memcached server: {START_SERVERS}.")
-    return table
+        notes.append(f"{', '.join(needing)} need a memcached server: {START_SERVERS}.")
+    return findings_table("cache: the article's findings on this machine", found,
+                          {"id": "id", "claim": "the article's finding", "published": "article", "here": "here",
+                           "verdict": "verdict"}, keys={"published": "article"}, evidence_notes=True, notes=notes)
 
 
 def _conclusions_table(c: CacheResults) -> Table:
-    table = Table("cache: the article's conclusions", [Column("n", "#", "right"), Column("conclusion", "conclusion"),
-                                                       Column("verdict", "verdict"), Column("evidence", "evidence")])
-    table.rows = [
-        {"n": 1, "conclusion": "caching small single objects is rarely worth the code: a direct key lookup costs "
-                               "only milliseconds more", **_conclusion_small(c)},
-        {"n": 2, "conclusion": "serialize and compress only for remote caches; keep instance memory ready to use",
-         **_conclusion_ready(c)},
-        {"n": 3, "conclusion": "instance memory is the best place for hot, rarely changing data that fits the "
-                               "budget (≈50 MB, each instance its own copy; coherence needs a scheme such as a "
-                               "version stamp in memcache)", **_conclusion_memory(c)},
-    ]
-    return table
+    return conclusions_table("cache: the article's conclusions", [
+        _conclusion("caching small single objects is rarely worth the code: a direct key lookup costs "
+                    "only milliseconds more", *_conclusion_small(c)),
+        _conclusion("serialize and compress only for remote caches; keep instance memory ready to use",
+                    *_conclusion_ready(c)),
+        _conclusion("instance memory is the best place for hot, rarely changing data that fits the "
+                    "budget (≈50 MB, each instance its own copy; coherence needs a scheme such as a "
+                    "version stamp in memcache)", *_conclusion_memory(c)),
+    ])
+
+
+def _conclusion(claim: str, verdict: Verdict, evidence: str) -> Finding:
+    # The article's conclusions are advice, judged in the verdicts' own words (holds / does not hold).
+    return Finding("", claim, verdict, evidence=evidence, words={})
 
 
 def _fastest(c: CacheResults, operation: str, keep: Callable[[Key], bool]) -> tuple[Key, CellResult] | None:
@@ -598,46 +577,47 @@ def _fastest(c: CacheResults, operation: str, keep: Callable[[Key], bool]) -> tu
     return min(found, key=lambda item: item[1].median("wall_ns") or float("inf")) if found else None
 
 
-def _conclusion_small(c: CacheResults) -> dict[str, str]:
+def _conclusion_small(c: CacheResults) -> tuple[Verdict, str]:
     base = c.baseline("get_one")
     best = _fastest(c, "get_one", lambda key: key[1] in ("ready", "value"))
     if base is None or best is None:
-        return {"verdict": "not measured", "evidence": "needs a database's rows read and a cache read of the article"}
+        return Verdict.NOT_MEASURED, "needs a database's rows read and a cache read of the article"
     extra = base.median("wall_ns") - best[1].median("wall_ns")  # type: ignore[operator]
     holds = extra < 5 * NEGLIGIBLE_NS
-    return {"verdict": "holds" if holds else "does not hold",
-            "evidence": f"{c.database} key lookup costs {_FMT_NS(extra)} more than the fastest cache "
-                        f"({best[0][0]} {best[0][2]})" + _db_note(c.database or "")}
+    return Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD, (
+        f"{c.database} key lookup costs {_FMT_NS(extra)} more than the fastest cache "
+        f"({best[0][0]} {best[0][2]})" + _db_note(c.database or ""))
 
 
-def _conclusion_ready(c: CacheResults) -> dict[str, str]:
+def _conclusion_ready(c: CacheResults) -> tuple[Verdict, str]:
     parts, holds = [], True
     for operation in ("get_one", "get_list"):
         ready = c.ok("memory", "ready", "ready", "none", operation)
         other = _fastest(c, operation, lambda key: c.kinds.get(key[0]) == "memory" and key[1] == "value")
         if ready is None or other is None:
-            return {"verdict": "not measured", "evidence": "needs memory ready and memory codec reads"}
+            return Verdict.NOT_MEASURED, "needs memory ready and memory codec reads"
         r = ratio(other[1].summary("wall_ns"), ready.summary("wall_ns"))
-        holds = holds and r is not None and r.value > 1 and not r.within_noise
+        holds = holds and beyond(r, 1)
         parts.append(f"{operation}: fastest serialized memory cell ({other[0][2]}+{other[0][3]}) is {_r(r)} ready's time")
-    return {"verdict": "holds" if holds else "does not hold", "evidence": "; ".join(parts)}
+    return Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD, "; ".join(parts)
 
 
-def _conclusion_memory(c: CacheResults) -> dict[str, str]:
+def _conclusion_memory(c: CacheResults) -> tuple[Verdict, str]:
     parts, holds = [], True
     for operation in ("get_one", "get_list"):
         best = _fastest(c, operation, lambda key: True)
         if best is None:
-            return {"verdict": "not measured", "evidence": "no reads measured"}
+            return Verdict.NOT_MEASURED, "no reads measured"
         holds = holds and best[0][1] == "ready"
         parts.append(f"fastest {operation}: {best[0][0]} {best[0][2]}")
     ready = c.ok("memory", "ready", "ready", "none", "get_list")
     held = None if ready is None else ready.median("retained_bytes")
     if held is not None:
         parts.append(f"the list holds {_FMT_BYTES(held)} ({held / BUDGET_BYTES:.1%} of 50 MB)")
-    return {"verdict": "holds" if holds else "does not hold", "evidence": "; ".join(parts)}
+    return Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD, "; ".join(parts)
 
 
+@study_report("cache")
 def cache_tables(results: Sequence[CellResult], options: RunOptions) -> list[Table]:
     """Every table of the cache suite for these results."""
     c = CacheResults(results)

@@ -33,14 +33,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratabench.datasets.entities import FLAVOURS, SCHEMAS, WIDTHS
-from stratabench.engine.stats import Summary
+from stratabench.options import RunOptions
 from stratabench.report.compare import Ratio, ratio
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.cell_problems import problem_lines
+from stratabench.results.stats import Summary
+from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, beyond, findings_table, said
+from stratabench.suites.kit.problems import problem_lines
+from stratabench.suites.kit.reports import study_report
 from stratabench.units import format_ns
 
-__all__ = ["PUBLISHED", "Finding", "Target", "entities_tables", "findings", "targets"]
+__all__ = ["PUBLISHED", "EntitiesResults", "Target", "entities_report", "entities_tables", "findings", "targets"]
 
 #: The 2016 figures (ms per get of 20, App Engine F1, real RPC): class, N, library get, GetAsync, lazy get.
 PUBLISHED: tuple[tuple[str, int, float, float, float], ...] = (
@@ -76,17 +79,12 @@ def _cpu_median(result: CellResult | None) -> float | None:
     return None if summary is None else summary.median
 
 
-class EntitiesResults:
+class EntitiesResults(ResultIndex):
     """The suite's results indexed by their coordinates."""
 
     def __init__(self, results: Sequence[CellResult]) -> None:
-        self.results = [r for r in results if r.suite == "entities"]
-        self._by: dict[tuple[Any, ...], CellResult] = {}
-        for result in self.results:
-            p = result.params
-            key = (p.get("cell"), p.get("store"), p.get("schema"), p.get("n_props"), p.get("flavour"),
-                   p.get("path"), p.get("read"), p.get("backend", "upb"))
-            self._by[key] = result
+        super().__init__(results, "entities", ("cell", "store", "schema", "n_props", "flavour", "path", "read", "backend"),
+                         missing={"backend": "upb"})
         self.stores: list[str] = list(
             dict.fromkeys(str(r.params.get("store")) for r in self.results if r.params.get("cell") == "get20")
         )
@@ -95,14 +93,16 @@ class EntitiesResults:
         self.flavours = [f for f in FLAVOURS if any(r.params.get("flavour") == f for r in self.results)]
 
     def get20(self, store: str, schema: str, n: int, flavour: str, path: str, read: str = "0") -> CellResult | None:
-        found = self._by.get(("get20", store, schema, n, flavour, path, read, "upb"))
+        found = self.find(cell="get20", store=store, schema=schema, n_props=n, flavour=flavour, path=path, read=read)
         if found is None and path in FLAVOUR_FREE:
             for other in FLAVOURS:
-                found = found or self._by.get(("get20", store, schema, n, other, path, read, "upb"))
+                found = found or self.find(cell="get20", store=store, schema=schema, n_props=n, flavour=other, path=path,
+                                           read=read)
         return found
 
     def step(self, family: str, schema: str, n: int, flavour: str, path: str, backend: str = "upb") -> CellResult | None:
-        return self._by.get((family, "", schema, n, flavour, path, "0", backend))
+        return self.find(cell=family, store="", schema=schema, n_props=n, flavour=flavour, path=path, read="0",
+                         backend=backend)
 
     @property
     def step_width(self) -> int | None:
@@ -360,13 +360,16 @@ def targets(results: Sequence[CellResult]) -> list[Target]:
                         measured.append((value, flavour))
                 where = f"{schema}/{n}"
                 if not measured:
-                    found.append(Target(label, where, None, "not measured", probe))
+                    found.append(Target(label, where, None, Verdict.NOT_MEASURED.value, probe))
                     continue
                 worst, worst_flavour = (max if direction == "le" else min)(measured, key=lambda item: item[0].value)
                 ok = worst.value <= bound if direction == "le" else worst.value >= bound
-                verdict = "met" if ok else "missed"
-                if worst.within_noise and not ok and bound == 1.0:
-                    verdict = "met (within noise)"
+                judged = Verdict.HOLDS if ok else Verdict.DOES_NOT_HOLD
+                # At a bound of 1× the two sides are the same work: a worse ratio within noise still meets it.
+                noise = worst.within_noise and not ok and bound == 1.0
+                if noise:
+                    judged = Verdict.HOLDS
+                verdict = said(judged, TARGET, "within noise" if noise else "")
                 found.append(Target(label, f"{where} ({worst_flavour})", worst, verdict, probe))
     return found
 
@@ -387,28 +390,6 @@ def _targets_table(results: Sequence[CellResult]) -> Table:
 # --- 6. findings ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One finding of spec §9, judged on this run.
-
-    Attributes
-    ----------
-    id, claim, published, probe
-        The finding, what 2016 and the feasibility probe measured.
-    here
-        What this run measured.
-    verdict
-        ``reproduced``, ``refuted``, ``not measured`` or ``not reproducible``.
-    """
-
-    id: str
-    claim: str
-    published: str
-    probe: str
-    here: str
-    verdict: str
-
-
 def _span(ratios: Sequence[Ratio]) -> str:
     if not ratios:
         return "-"
@@ -417,10 +398,10 @@ def _span(ratios: Sequence[Ratio]) -> str:
     return (f"{low:.3g}×" if abs(high - low) < 0.005 * high else f"{low:.3g}–{high:.3g}×") + noisy
 
 
-def _at_least(ratios: Sequence[Ratio], bound: float) -> str:
+def _at_least(ratios: Sequence[Ratio], bound: float) -> Verdict:
     if not ratios:
-        return "not measured"
-    return "reproduced" if all(r.value >= bound and not r.within_noise for r in ratios) else "refuted"
+        return Verdict.NOT_MEASURED
+    return Verdict.HOLDS if all(beyond(r, bound) for r in ratios) else Verdict.DOES_NOT_HOLD
 
 
 def _ratios(c: EntitiesResults, num: tuple[str, str], den: tuple[str, str], widths: Sequence[int] = (100,),
@@ -435,6 +416,10 @@ def _ratios(c: EntitiesResults, num: tuple[str, str], den: tuple[str, str], widt
     return found
 
 
+def _finding(fid: str, claim: str, published: str, probe: str, here: str, verdict: Verdict) -> Finding:
+    return Finding(fid, claim, verdict, here=here, published=published, probe=probe)
+
+
 def findings(results: Sequence[CellResult]) -> list[Finding]:
     """Findings 1–6 of spec §9 on this run."""
     c = EntitiesResults(results)
@@ -442,8 +427,8 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
     # 1. Decoding into models is the expensive part of a get.
     decode = _ratios(c, ("ndb.decode", "0"), ("lazy", "0"), flavours=[f for f in c.flavours if f != "dynamic"])
     get = _ratios(c, ("ndb.get", "0"), ("lazy", "0"), flavours=[f for f in c.flavours if f != "dynamic"])
-    verdict = _at_least(decode + get, 2.2) if decode and get else "not measured"
-    out.append(Finding("1", "decoding wide entities into models is the expensive part of a get",
+    verdict = _at_least(decode + get, 2.2) if decode and get else Verdict.NOT_MEASURED
+    out.append(_finding("1", "decoding wide entities into models is the expensive part of a get",
                        "library get ÷ lazy get 2.2–7.2× (with RPC)",
                        "ndb decode ÷ lazy 17–33×; get_multi ÷ lazy 12.6–18.9× (RPC)",
                        f"N=100, memory: ndb.decode ÷ lazy {_span(decode)}; ndb.get ÷ lazy {_span(get)}", verdict))
@@ -456,7 +441,7 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
         whole = _cpu_median(c.step("decode", schema, n or 0, "model", "ndb"))
         if part and whole:
             share.append(f"{schema} {100 * part / whole:.0f}%")
-    out.append(Finding("2", "the generic entity layer (datastore.Entity) is itself slow",
+    out.append(_finding("2", "the generic entity layer (datastore.Entity) is itself slow",
                        "GetAsync ÷ lazy 1.9–3.4×", "datastore.Entity ÷ lazy 9–20×; about half of ndb's decode",
                        f"N=100: datastore ÷ lazy {_span(layer)}; bytes → datastore.Entity is "
                        f"{', '.join(share) or '-'} of bytes → ndb", _at_least(layer, 1.9)))
@@ -467,11 +452,11 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
                               c.get20("memory", s, 100, "model", "ndb.decode")) for s in c.schemas) if r]
     if declared and dynamic:
         same = all(abs(r.value - 1) <= 0.15 or r.within_noise for r in declared)
-        costly = all(r.value >= 1.5 and not r.within_noise for r in dynamic)
-        verdict = "reproduced" if same and costly else "refuted"
+        costly = all(beyond(r, 1.5) for r in dynamic)
+        verdict = Verdict.HOLDS if same and costly else Verdict.DOES_NOT_HOLD
     else:
-        verdict = "not measured"
-    out.append(Finding("3", "an Expando that declares its properties costs what a Model does; dynamic ones cost more",
+        verdict = Verdict.NOT_MEASURED
+    out.append(_finding("3", "an Expando that declares its properties costs what a Model does; dynamic ones cost more",
                        "db Expando about 2× db Model; ndb none", "declared Expando within 6%; dynamic 1.9–3.3×",
                        f"ndb.decode ÷ Model, N=100: declared Expando {_span(declared)}, dynamic {_span(dynamic)}",
                        verdict))
@@ -486,37 +471,40 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
     if all(growth.values()):
         models = growth["ndb.decode"] + growth["datastore"]
         lazy_like_parse = max(growth["lazy"]) <= 1.25 * max(growth["message"])
-        verdict = "reproduced" if min(models) >= 4 and lazy_like_parse else "refuted"
+        verdict = Verdict.HOLDS if min(models) >= 4 and lazy_like_parse else Verdict.DOES_NOT_HOLD
         here = (f"10 → 100 properties: ndb.decode {min(growth['ndb.decode']):.3g}–{max(growth['ndb.decode']):.3g}×, "
                 f"datastore {min(growth['datastore']):.3g}–{max(growth['datastore']):.3g}×, raw parse "
                 f"{min(growth['message']):.3g}–{max(growth['message']):.3g}×, lazy read 1 "
                 f"{min(growth['lazy']):.3g}–{max(growth['lazy']):.3g}×")
     else:
-        verdict, here = "not measured", "needs both widths on the memory store"
-    out.append(Finding("4", "width scales the decode cost; the lazy entity with few reads follows the parse",
+        verdict, here = Verdict.NOT_MEASURED, "needs both widths on the memory store"
+    out.append(_finding("4", "width scales the decode cost; the lazy entity with few reads follows the parse",
                        "db.Model 79 → 303 ms, lazy 32 → 80 ms", "decodes 5.7–8.6×, parse about 7.5×", here, verdict))
     # 5. The protobuf runtime matters.
     runtime = [r for r in (_rc(c.step("decode", s, n or 0, "model", "message", backend="python"),
                               c.step("decode", s, n or 0, "model", "message")) for s in c.schemas) if r]
-    out.append(Finding("5", "the protobuf runtime matters", "pure-Python runtime much slower (a note)",
+    out.append(_finding("5", "the protobuf runtime matters", "pure-Python runtime much slower (a note)",
                        "about 100× on the parse", f"pure-Python ÷ upb parse: {_span(runtime)}",
                        _at_least(runtime, 10)))
-    out.append(Finding("6", "db vs ndb", "db slower than ndb; db Expando doubles db", "-",
-                       "db no longer exists: no column can be measured", "not reproducible"))
+    out.append(_finding("6", "db vs ndb", "db slower than ndb; db Expando doubles db", "-",
+                       "db no longer exists: no column can be measured", Verdict.NOT_REPRODUCIBLE))
     return out
 
 
 def _findings_table(results: Sequence[CellResult]) -> Table:
-    table = Table("entities: findings of the 2016 study (spec §9) on this machine",
-                  [Column("id", "#"), Column("claim", "finding"), Column("published", "2016"),
-                   Column("probe", "probe"), Column("here", "this run"), Column("verdict", "verdict")])
-    for finding in findings(results):
-        table.rows.append(vars(finding).copy())
-    table.notes.append("reproduced: the published direction beyond noise, and at least the published lower "
-                       "bound where one is given (finding 3: declared Expando within 15% of Model, dynamic at "
-                       "least 1.5×; finding 4: decodes grow at least 4× while lazy read 1 grows no more than "
-                       "1.25× the parse's growth; finding 5: at least 10×).")
-    return table
+    return findings_table(
+        "entities: findings of the 2016 study (spec §9) on this machine", findings(results),
+        {"id": "#", "claim": "finding", "published": "2016", "probe": "probe", "here": "this run", "verdict": "verdict"},
+        notes=["reproduced: the published direction beyond noise, and at least the published lower "
+               "bound where one is given (finding 3: declared Expando within 15% of Model, dynamic at "
+               "least 1.5×; finding 4: decodes grow at least 4× while lazy read 1 grows no more than "
+               "1.25× the parse's growth; finding 5: at least 10×)."])
+
+
+@study_report("entities")
+def entities_report(results: Sequence[CellResult], options: RunOptions) -> list[Table]:
+    """The study's tables; they depend on the results alone."""
+    return entities_tables(results)
 
 
 def entities_tables(results: Sequence[CellResult]) -> list[Table]:

@@ -25,9 +25,9 @@ field       SQLite              PostgreSQL           MariaDB
 
 Needs ``psycopg`` for PostgreSQL and ``pymysql`` for MariaDB
 (``stratabench[stores]``), imported when a table is opened. A table is
-dropped by :meth:`RowTable.drop`, and nothing else is ever touched.
-Failures are :class:`~stratabench.errors.StoreError` with one line and the
-URL's password removed.
+dropped by :meth:`RowTable.cleanup`, and nothing else is ever touched.
+Failures are the stores' own one-line :class:`~stratabench.errors.StoreError`
+(:class:`~stratabench.layers.stores.base.StoreConnection`), the URL's password removed.
 """
 
 from __future__ import annotations
@@ -35,24 +35,20 @@ from __future__ import annotations
 import json
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
-from stratabench.errors import StoreError, StratabenchError, UnavailableError
-from stratabench.layers.codecs.base import Row, Schema, datetime_from_us, row_converter, us_from_datetime
-from stratabench.layers.stores.base import Store, namespace_identifier
-from stratabench.layers.stores.mysql import MysqlStore
-from stratabench.layers.stores.mysql import connect as mysql_connect
-from stratabench.layers.stores.mysql import transaction as mysql_transaction
-from stratabench.layers.stores.postgresql import PostgresqlStore
-from stratabench.layers.stores.postgresql import connect as postgresql_connect
-from stratabench.layers.stores.sqlite import SqliteStore
-from stratabench.layers.stores.sqlite import connect as sqlite_connect
+from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
+from stratabench.errors import UnavailableError
+from stratabench.layers.codecs.base import row_converter
+from stratabench.layers.stores.base import Store, StoreConnection, namespace_identifier, parse_store_url
+from stratabench.layers.stores.mysql import MysqlStore, connect as mysql_connect, transaction as mysql_transaction
+from stratabench.layers.stores.postgresql import PostgresqlStore, connect as postgresql_connect
+from stratabench.layers.stores.sqlite import SqliteStore, connect as sqlite_connect
 from stratabench.options import RunOptions
-from stratabench.redact import redact, scrub
+from stratabench.redact import redact
 from stratabench.settings import SettingReader
 
 __all__ = ["ROW_TABLES", "MariadbRows", "PostgresqlRows", "RowTable", "SqliteRows", "open_row_table", "payload_bytes"]
@@ -87,7 +83,7 @@ def _utc_aware(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc)
 
 
-class RowTable(ABC):
+class RowTable(StoreConnection, ABC):
     """One schema's records as rows of a table of the cell's own.
 
     Parameters
@@ -104,8 +100,6 @@ class RowTable(ABC):
         Process ids of the local server, for ``server_cpu_ns``.
     """
 
-    name: ClassVar[str]
-    service: ClassVar[str | None] = None
     #: The store plugin of the same database, whose settings (timeouts, pragmas) the table uses too.
     store: ClassVar[type[Store]]
     #: SQL type of each field type, and of a text primary key.
@@ -120,6 +114,7 @@ class RowTable(ABC):
     def __init__(self, url: str, schema: Schema, *, namespace: str, options: RunOptions | None = None,
                  server_pids: tuple[int, ...] = ()) -> None:
         self._url = url
+        self._parts = parse_store_url(url)
         self.schema = schema
         self.options = options or RunOptions()
         self.server_pids = tuple(server_pids)
@@ -138,9 +133,13 @@ class RowTable(ABC):
             schema, convert=self.to_db, namespace=namespace_of)
         self._closed = False
         self._db: Any = None
-        with self.guard("open"):
+        try:
             self._connect()
             self.execute_script(self.create_sql())
+        except ImportError as error:
+            raise UnavailableError(f"{self.name} rows need the {error.name} package: pip install 'stratabench[stores]'") from None
+        except self._driver_errors() as error:
+            raise self._unreachable(error) from error
 
     @property
     def config(self) -> SettingReader:
@@ -168,11 +167,7 @@ class RowTable(ABC):
 
     @abstractmethod
     def _connect(self) -> None:
-        """Open the connection (inside :meth:`guard`)."""
-
-    @abstractmethod
-    def driver_errors(self) -> tuple[type[BaseException], ...]:
-        """The driver's exceptions that mean the database failed."""
+        """Open the connection (its driver errors become :meth:`_unreachable` errors)."""
 
     @abstractmethod
     def execute_script(self, sql: str) -> None:
@@ -186,7 +181,7 @@ class RowTable(ABC):
         :meth:`query`.
         """
         query, to_records, one_sql, all_sql = self.query(), self.to_records, self.select_one_sql, self.select_all_sql
-        errors, guard = self.driver_errors(), self.guard
+        errors, guard = self._driver_errors(), self._guard
 
         def one(key: Any) -> list[Row]:
             try:
@@ -223,49 +218,19 @@ class RowTable(ABC):
 
     # -- shared -------------------------------------------------------------------
 
-    @property
-    def address(self) -> str:
-        parts = urlsplit(self._url)
-        if parts.hostname:
-            return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
-        return unquote(parts.netloc + parts.path) or self.name
-
-    @contextmanager
-    def guard(self, operation: str) -> Iterator[None]:
-        """Turn driver errors into one-line :class:`StoreError`, without the password."""
-        if self._closed:
-            raise StoreError(f"{self.name} rows at {self.address}: {operation} on a closed table")
-        try:
-            yield
-        except StratabenchError:
-            raise
-        except ImportError as error:
-            raise UnavailableError(f"{self.name} rows need the {error.name} package: pip install 'stratabench[stores]'") from None
-        except self.driver_errors() as error:
-            text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            if self.service:
-                todo = (f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
-                        if operation == "open" else "check that the server is still running (`stratabench services status`)")
-            else:
-                todo = "check the path and its permissions"
-            if operation == "open":
-                raise StoreError(f"cannot connect to {self.name} at {self.address}: {scrub(text, self._url)}; {todo}") from error
-            raise StoreError(f"{self.name} rows at {self.address} failed during {operation}: "
-                             f"{scrub(text, self._url)}; {todo}") from error
-
     def write(self, rows: Sequence[Row]) -> None:
         """Upsert records (converted for the database) in one transaction."""
         values = self.to_values(rows)
-        with self.guard("upsert"):
+        with self._guard("upsert"):
             self.write_rows(values)
 
     def payload(self, rows: Sequence[Row]) -> int:
         """Bytes of the rows' values as sent (see :func:`payload_bytes`)."""
         return sum(payload_bytes(values) for values in self.to_values(rows))
 
-    def drop(self) -> None:
-        """Drop the table (and nothing else)."""
-        with self.guard("drop"):
+    def cleanup(self) -> None:
+        """Drop the table (and nothing else), as :meth:`Store.cleanup` deletes the store's namespace."""
+        with self._guard("cleanup"):
             self.execute_script(f"DROP TABLE IF EXISTS {self.quote(self.table)}")
 
     def close(self) -> None:
@@ -295,7 +260,7 @@ class SqliteRows(RowTable):
     def _connect(self) -> None:
         self._db = sqlite_connect(unquote(urlsplit(self._url).path), self.config)
 
-    def driver_errors(self) -> tuple[type[BaseException], ...]:
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
         return (sqlite3.Error, OSError)
 
     def create_sql(self) -> str:
@@ -337,7 +302,7 @@ class PostgresqlRows(RowTable):
             backend = self._db.execute("SELECT pg_backend_pid()").fetchone()[0]
             self.server_pids = (*self.server_pids, int(backend))
 
-    def driver_errors(self) -> tuple[type[BaseException], ...]:
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
         import psycopg
 
         return (psycopg.Error, OSError)
@@ -380,7 +345,7 @@ class MariadbRows(RowTable):
     def _connect(self) -> None:
         self._db = mysql_connect(self._url, self.config)
 
-    def driver_errors(self) -> tuple[type[BaseException], ...]:
+    def _driver_errors(self) -> tuple[type[BaseException], ...]:
         import pymysql
 
         return (pymysql.MySQLError, OSError)

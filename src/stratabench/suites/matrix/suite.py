@@ -36,20 +36,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from stratabench.engine.operation import CellSpec, Integrity, Operation
+from stratabench.datasets.schema import Row, Schema
+from stratabench.datasets.verify import Integrity, first_difference, verify_rows
+from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
-from stratabench.layers.codecs.base import Row, Schema, first_difference, verify_rows
+from stratabench.layers.stores.base import batch_getter, batch_putter
 from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.base import Suite
-from stratabench.suites.run_stores import cell_namespace, real_url
-
-if TYPE_CHECKING:
-    from stratabench.report.table import Table
-    from stratabench.results.records import CellResult
+from stratabench.suites.kit.stores import cell_namespace, real_url
+from stratabench.suites.kit.suite import Suite
 
 __all__ = ["DEFAULT_CODECS", "DEFAULT_COMPRESSIONS", "OPERATIONS", "MatrixSuite", "Records", "load"]
 
@@ -166,12 +164,12 @@ class MatrixSuite(Suite):
                         params = {"data": data, "records": len(records.rows), "size": self.options.size,
                                   "seed": self.options.seed, "store": label, "kind": kind, "url": url,
                                   "codec": codec, "compression": compression, "operation": operation}
-                        cells.append(CellSpec("matrix", f"{operation} {label} {codec}+{compression}", params))
+                        cells.append(self.spec(f"{operation} {label} {codec}+{compression}", params))
         return cells
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         from stratabench.layers.stores.base import BatchStore, open_store
-        from stratabench.suites.value_pipeline import make_pipeline
+        from stratabench.layers.value_pipeline import make_pipeline
 
         p = cell.params
         records = load(p["data"], p["size"], p["seed"])
@@ -183,7 +181,7 @@ class MatrixSuite(Suite):
         store = open_store(url, namespace=cell_namespace(self.options, "matrix", cell.name), options=self.options)
         try:
             operation = _operation(p["operation"], store, pipeline.dumps, pipeline.loads, rows, schema,
-                                   records.hash_rows, expected, batch=isinstance(store, BatchStore))
+                                   records.hash_rows, expected)
         except BaseException:
             _quietly(store.cleanup, store.close)
             raise
@@ -191,24 +189,17 @@ class MatrixSuite(Suite):
         operation.notes.update(records=len(rows), store=store.name, batched=isinstance(store, BatchStore))
         return operation
 
-    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
-        return [_table(results)]
-
 
 def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], loads: Callable[[bytes], list[Row]],
-               rows: list[Row], schema: Schema, hash_rows: Callable[[Sequence[Row]], str], expected: str, *,
-               batch: bool) -> Operation:
+               rows: list[Row], schema: Schema, hash_rows: Callable[[Sequence[Row]], str], expected: str) -> Operation:
     """The operation ``name`` on one record per key in ``store``; stores every record first."""
     keys = [f"r{index:09d}".encode() for index in range(len(rows))]
-    get, put, delete = store.get, store.put, store.delete
+    get, delete = store.get, store.delete
+    get_many, put_many = batch_getter(store), batch_putter(store)
     where = f"{store.name} at {store.address}"
 
     def put_all() -> None:
-        if batch:
-            store.put_many(zip(keys, [dumps([row]) for row in rows]))
-        else:
-            for key, row in zip(keys, rows):
-                put(key, dumps([row]))
+        put_many((key, dumps([row])) for key, row in zip(keys, rows))
 
     def fetch(datas: Sequence[bytes | None]) -> list[Row]:
         out: list[Row] = []
@@ -219,7 +210,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
         return out
 
     def get_all() -> list[Row]:
-        return fetch(store.get_many(keys) if batch else [get(key) for key in keys])
+        return fetch(get_many(keys))
 
     def read_back_one_by_one() -> list[Row]:
         return fetch([get(key) for key in keys])
@@ -271,52 +262,3 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
     return Operation(call=call, verify=verify, size_bytes=stored, server_pids=store.server_pids,
                      before_each=before_each, close=lambda: _quietly(store.cleanup, store.close),
                      notes={"operation_covers": "one record" if name == "get_one" else f"{len(rows)} records"})
-
-
-def _table(results: Sequence[CellResult]) -> Table:
-    from stratabench.metrics import METRICS
-    from stratabench.report.table import Column, Table
-    from stratabench.suites.cell_problems import problem_lines, status_summary
-    from stratabench.units import format_bytes, format_ns
-
-    results = [r for r in results if r.suite == "matrix"]
-    counts = sorted({int(r.params.get("records", 0)) for r in results})
-    sources = sorted({str(r.params.get("data", "")).rsplit("/", 1)[-1].replace("dataset:", "dataset ") for r in results})
-    columns = [Column("store", "store"), Column("codec", "codec"), Column("compression", "compression"),
-               Column("size", "stored", "right", format_bytes)]
-    columns += [Column(op, f"{op.replace('_', ' ')}{'' if op == 'get_one' else ' (all)'}", "right", format_ns)
-                for op in OPERATIONS]
-    columns += [Column("server", "server CPU (get many)", "right", format_ns), Column("integrity", "integrity"),
-                Column("status", "status")]
-    table = Table(f"matrix: {'/'.join(f'{n:,}' for n in counts)} records from {', '.join(sources)}: "
-                  "one record per key", columns)
-    groups: dict[tuple[str, str, str], dict[str, CellResult]] = {}
-    for result in results:
-        p = result.params
-        groups.setdefault((p.get("store", "?"), p.get("codec", "?"), p.get("compression", "?")), {})[
-            p.get("operation", "?")] = result
-    for (store, codec, compression), cells in groups.items():
-        row: dict[str, Any] = {"store": store, "codec": codec, "compression": compression}
-        row["size"] = next((r.median("size_bytes") for r in cells.values() if r.median("size_bytes")), None)
-        for op, result in cells.items():
-            if result.ok:
-                row[op] = result.median("wall_ns")
-        many = cells.get("get_many")
-        row["server"] = many.median("server_cpu_ns") if many is not None and many.ok else None
-        verified = [r for r in cells.values() if r.integrity is not None]
-        row["integrity"] = "-" if not verified else ("ok" if all(r.integrity.ok for r in verified) else "FAIL")  # type: ignore[union-attr]
-        row["status"] = status_summary(cells, OPERATIONS)
-        table.rows.append(row)
-    notes = ["times are medians per operation: get one reads one record; put, get many and delete cover every "
-             "record. Every cell was checked against the canonical hash of the records."]
-    for op in OPERATIONS:
-        timed = [(row[op], f"{row['store']} {row['codec']}+{row['compression']}") for row in table.rows
-                 if row.get(op) is not None]
-        if timed:
-            value, who = min(timed)
-            notes.append(f"fastest {op.replace('_', ' ')}: {who} ({METRICS['wall_ns'].format(value)})")
-    sized = [(row["size"], f"{row['store']} {row['codec']}+{row['compression']}") for row in table.rows if row.get("size")]
-    if sized:
-        notes.append(f"smallest: {min(sized)[1]} ({format_bytes(min(sized)[0])})")
-    table.notes = notes + problem_lines(results)
-    return table

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.datasets import entities as E
-from stratabench.engine.operation import Integrity, Operation
+from stratabench.datasets.verify import Integrity
+from stratabench.engine.operation import Operation
 from stratabench.errors import UsageError
 from stratabench.layers.mappers.base import Mapper, verify_objects
+from stratabench.layers.stores.base import batch_getter
 
 __all__ = [
     "ALLOC_NOTE",
@@ -153,15 +155,7 @@ def get_operation(
     """
     keys = dataset.get_keys
     names = read_names(dataset, read)
-    get_many: Callable[[list[bytes]], list[bytes | None]]
-    if hasattr(store, "get_many"):
-        get_many = store.get_many
-    else:
-        get = store.get
-
-        def get_many(wanted: list[bytes]) -> list[bytes | None]:
-            return [get(key) for key in wanted]
-
+    get_many = batch_getter(store)
     expected = dataset.get_hash
     notes: dict[str, Any] = {"keys": len(keys), "properties read": len(names)}
     if path == "bytes":

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from stratabench.engine.stats import median_ci_ranks, summarize
+from stratabench.results.stats import median_ci_ranks, summarize
 
 
 def test_summary_of_known_samples() -> None:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stratabench.layers.codecs.base import Format, Row, Schema, make_format
+from stratabench.datasets.schema import Row, Schema
+from stratabench.layers.codecs.base import Format, make_format
 from stratabench.layers.compressors.base import Compressor
 from stratabench.options import RunOptions
 

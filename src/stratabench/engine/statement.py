@@ -1,0 +1,179 @@
+"""The one compiler of a Python statement to time, for ``stratabench timeit`` and ``stratabench.timeit``.
+
+A statement is timed as :mod:`timeit` and ``pyperf timeit`` time it: the
+statement is inlined in the body of the timed loop, and the setup runs in
+the same function before the clock starts, so names it binds are fast
+locals and the statement pays no call of its own.
+
+Both sources may have several lines; each is dedented, then indented into
+the loop's function line by line, so a multi-line setup or a compound
+statement compiles as written. Repeated ``-s`` options and several statement
+arguments are joined with newlines (:func:`join_lines`), as ``python -m
+timeit`` joins them.
+
+The user's code is the user's: a syntax error, or an exception raised on one
+of its lines, becomes a one-line :class:`~stratabench.errors.StatementError`
+naming the part (statement or setup), the line and its text. An exception
+that no line of the user's raised is left as it is, for the engine to report
+as its own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import CodeType
+from typing import TYPE_CHECKING, Any
+
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.errors import StatementError
+
+if TYPE_CHECKING:
+    from stratabench.engine.measure import LoopTimer
+
+__all__ = ["CompiledStatement", "compile_statement", "join_lines", "one_line", "statement_timer"]
+
+#: The file name of the generated code: frames with it are the user's lines or the loop's.
+FILENAME = "<stratabench-timeit>"
+
+#: The timed loop; ``{setup}`` and ``{stmt}`` are replaced by indented lines.
+_HEAD = "def timed(_loops, _wall=_wall, _cpu=_cpu, _repeat=_repeat):"
+_BEFORE_LOOP = ("    _iterations = _repeat(None, _loops)", "    _cpu0 = _cpu()", "    _wall0 = _wall()",
+                "    for _ in _iterations:")
+_AFTER_LOOP = ("    _wall1 = _wall()", "    _cpu1 = _cpu()", "    return _wall1 - _wall0, _cpu1 - _cpu0")
+
+
+def join_lines(parts: Iterable[str]) -> str:
+    """Several ``-s`` options or statement arguments as one source, as ``python -m timeit`` joins them.
+
+    Returns ``pass`` for none.
+    """
+    return "\n".join(parts) or "pass"
+
+
+def one_line(source: str) -> str:
+    """A statement shown on one line: its non-blank lines joined with ``; ``."""
+    return "; ".join(line.strip() for line in source.splitlines() if line.strip()) or "pass"
+
+
+@dataclass(frozen=True)
+class _Line:
+    """Where one line of the generated code came from."""
+
+    part: str  # "statement" or "setup"
+    number: int  # 1-based, within its part
+    text: str
+
+
+@dataclass(frozen=True)
+class CompiledStatement:
+    """The timed loop of one statement and its setup, compiled.
+
+    Attributes
+    ----------
+    code
+        The module code that defines ``timed(loops)``.
+    origins
+        For each generated line number, the user's line it holds, if any.
+    """
+
+    code: CodeType
+    origins: dict[int, _Line]
+
+    def loop_timer(self, namespace: dict[str, Any], clock: Clock = SYSTEM_CLOCK) -> LoopTimer:
+        """The timed loop, run in a copy of ``namespace`` (the statement's globals).
+
+        It returns the loop's total (wall_ns, cpu_ns), as every
+        :data:`~stratabench.engine.measure.LoopTimer` does; an exception
+        raised on one of the user's lines comes out as a
+        :class:`~stratabench.errors.StatementError`.
+        """
+        scope = dict(namespace)
+        scope.update(_wall=clock.wall_ns, _cpu=clock.cpu_ns, _repeat=itertools.repeat)
+        exec(self.code, scope)
+        loop: LoopTimer = scope["timed"]
+        users_error = self.users_error
+
+        def timed(loops: int) -> tuple[int, int]:
+            # The try costs nothing inside the loop: it sits around it.
+            try:
+                return loop(loops)
+            except Exception as error:
+                raised = users_error(error)
+                if raised is None:
+                    raise
+                raise raised from error
+
+        return timed
+
+    def users_error(self, error: BaseException) -> StatementError | None:
+        """The one-line error for ``error`` if one of the user's lines raised it, else ``None``."""
+        line = None
+        for frame in traceback.extract_tb(error.__traceback__):
+            if frame.filename == FILENAME and frame.lineno in self.origins:
+                line = self.origins[frame.lineno]  # the innermost of the user's lines wins
+        if line is None:
+            return None
+        message = " ".join(str(error).split())
+        return StatementError(
+            f"{line.part} line {line.number} {line.text.strip()!r} raised {type(error).__name__}"
+            + (f": {message}" if message else "")
+        )
+
+
+def _lines(source: str) -> list[str]:
+    return textwrap.dedent(source).strip("\n").splitlines() or ["pass"]
+
+
+def _check(part: str, lines: list[str]) -> None:
+    """Compile one part alone, so that a syntax error names its own part and line, as :mod:`timeit` does."""
+    source = "\n".join(lines)
+    try:
+        compile(source, FILENAME, "exec")
+    except SyntaxError as error:
+        what = repr(source)
+        if len(lines) > 1 and error.lineno is not None and 1 <= error.lineno <= len(lines):
+            what = f"line {error.lineno} {lines[error.lineno - 1].strip()!r}"
+        raise StatementError(f"{part} {what} is not valid Python: {error.msg}") from None
+
+
+def compile_statement(stmt: str = "pass", setup: str = "pass") -> CompiledStatement:
+    """Compile ``stmt`` inlined in a timed loop after ``setup``.
+
+    Raises
+    ------
+    StatementError
+        When either is not valid Python, naming the part and its line.
+    """
+    setup_lines, stmt_lines = _lines(setup), _lines(stmt)
+    _check("setup", setup_lines)
+    _check("statement", stmt_lines)
+    generated = [_HEAD]
+    origins: dict[int, _Line] = {}
+
+    def add(part: str, lines: list[str], indent: str) -> None:
+        for number, text in enumerate(lines, 1):
+            generated.append(indent + text)
+            origins[len(generated)] = _Line(part, number, text)
+
+    add("setup", setup_lines, " " * 4)
+    generated.extend(_BEFORE_LOOP)
+    add("statement", stmt_lines, " " * 8)
+    generated.extend(_AFTER_LOOP)
+    try:
+        code = compile("\n".join(generated) + "\n", FILENAME, "exec")
+    except SyntaxError as error:
+        # Valid alone, not inside the loop: a `return`, or a statement that
+        # closes the loop's indentation.
+        line = origins.get(error.lineno or 0)
+        where = f"{line.part} line {line.number} {line.text.strip()!r}" if line else "the statement"
+        raise StatementError(f"{where} cannot run inside the timed loop: {error.msg}") from None
+    return CompiledStatement(code, origins)
+
+
+def statement_timer(stmt: str, setup: str, namespace: dict[str, Any], clock: Clock = SYSTEM_CLOCK) -> LoopTimer:
+    """A timed loop with ``stmt`` inlined in its body: :func:`compile_statement`, then its loop."""
+    return compile_statement(stmt, setup).loop_timer(namespace, clock)

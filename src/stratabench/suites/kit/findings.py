@@ -1,0 +1,231 @@
+"""The report kit every study declares its findings with: one vocabulary, one rule, two tables.
+
+A study's report says what the study it reproduces claimed, and judges each
+claim on this run's results. Every study uses the same pieces:
+
+- :class:`Verdict`, the one vocabulary, each word documented once below;
+- :func:`beyond` and :func:`judge`, the one claim rule (a ratio → a verdict);
+- :class:`Finding`, the one shape of a judged claim;
+- :class:`ResultIndex`, "the cell with these parameters";
+- :func:`findings_table` and :func:`conclusions_table`, the two tables.
+
+Wording. A verdict is printed in the words of the table it sits in: a
+reproduced study's findings say *reproduced* / *refuted*
+(:data:`REPRODUCTION`), a target says *met* / *missed* (:data:`TARGET`), a
+conclusion says *holds* / *does not hold* (the verdict's own words). The
+words are a mapping over the one vocabulary, so the rule that gives a verdict
+never depends on how it is printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from stratabench.report.compare import Ratio
+from stratabench.report.table import Column, Table
+from stratabench.results.records import CellResult
+
+__all__ = [
+    "REPRODUCTION",
+    "TARGET",
+    "Finding",
+    "ResultIndex",
+    "Verdict",
+    "Words",
+    "all_of",
+    "beyond",
+    "conclusions_table",
+    "findings_table",
+    "judge",
+    "said",
+]
+
+
+class Verdict(StrEnum):
+    """What this run says about one claim. Each word, what it means, and the rule that gives it."""
+
+    HOLDS = "holds"
+    """The run shows what the claim says: every ratio it rests on is :func:`beyond` its bound."""
+
+    DOES_NOT_HOLD = "does not hold"
+    """The run shows otherwise: a ratio it rests on is measured, clear of noise, and on the wrong side."""
+
+    WITHIN_NOISE = "within noise"
+    """The ratio's two confidence intervals overlap (``~``): the data cannot tell the two cells apart."""
+
+    NOT_MEASURED = "not measured"
+    """A cell the claim rests on did not run or failed in this run; the evidence says which."""
+
+    NEEDS_SERVER = "needs a server"
+    """Like *not measured*, because the run had no server of the kind the claim is about."""
+
+    NOT_REPRODUCIBLE = "not reproducible"
+    """The claim is about something that no longer exists, so no run can measure it."""
+
+    BY_CONSTRUCTION = "holds by construction"
+    """The claim is about how the code is built, not about a measurement; the evidence says where."""
+
+
+Words = Mapping[Verdict, str]
+"""How a table prints verdicts; a verdict missing from the mapping is printed as its own word."""
+
+REPRODUCTION: Words = {Verdict.HOLDS: "reproduced", Verdict.DOES_NOT_HOLD: "refuted"}
+"""The findings of a study we reproduce: *reproduced* or *refuted*."""
+
+TARGET: Words = {Verdict.HOLDS: "met", Verdict.DOES_NOT_HOLD: "missed"}
+"""A performance target of our own: *met* or *missed*."""
+
+
+def beyond(measured: Ratio | None, at_least: float) -> bool:
+    """The claim rule: a ratio supports "at least ``at_least``×" when its median ratio reaches the bound
+    and the two cells' confidence intervals do not overlap."""
+    return measured is not None and measured.value >= at_least and not measured.within_noise
+
+
+def judge(measured: Ratio | None, at_least: float) -> Verdict:
+    """The claim rule as a verdict: *not measured* without a ratio, *within noise* when the intervals
+    overlap, else *holds* when the ratio reaches ``at_least`` and *does not hold* when it does not."""
+    if measured is None:
+        return Verdict.NOT_MEASURED
+    if measured.within_noise:
+        return Verdict.WITHIN_NOISE
+    return Verdict.HOLDS if measured.value >= at_least else Verdict.DOES_NOT_HOLD
+
+
+def all_of(*verdicts: Verdict) -> Verdict:
+    """A claim made of parts: *holds* when every part holds; *not measured* if a part was not;
+    *does not hold* if a part does not; else *within noise*."""
+    if Verdict.NOT_MEASURED in verdicts:
+        return Verdict.NOT_MEASURED
+    if all(v is Verdict.HOLDS for v in verdicts):
+        return Verdict.HOLDS
+    if Verdict.DOES_NOT_HOLD in verdicts:
+        return Verdict.DOES_NOT_HOLD
+    return Verdict.WITHIN_NOISE
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One claim, judged on this run.
+
+    Attributes
+    ----------
+    id
+        How the report numbers it (``F1``, ``3``); conclusions are numbered by their order.
+    claim
+        What the study claimed, in a few words.
+    judged
+        The :class:`Verdict`.
+    here
+        What this run measured, in the claim's terms.
+    published
+        The study's own figure.
+    probe
+        What the feasibility probe measured, where there was one.
+    evidence
+        The ratios and times behind the verdict.
+    words
+        How the verdict is printed (:data:`REPRODUCTION` for a study's findings).
+    qualifier
+        A word in brackets after the verdict (``build failed``).
+    """
+
+    id: str
+    claim: str
+    judged: Verdict
+    here: str = "-"
+    published: str = "-"
+    probe: str = "-"
+    evidence: str = ""
+    words: Words = field(default_factory=lambda: REPRODUCTION)
+    qualifier: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """The verdict as the report prints it."""
+        return said(self.judged, self.words, self.qualifier)
+
+
+def said(verdict: Verdict, words: Words, qualifier: str = "") -> str:
+    """``verdict`` in a table's ``words``, with ``qualifier`` in brackets after it when given."""
+    word = words.get(verdict, verdict.value)
+    return f"{word} ({qualifier})" if qualifier else word
+
+
+class ResultIndex:
+    """A study's results found by their parameters: "the cell with these parameters".
+
+    Parameters
+    ----------
+    results
+        Every result of the run; only those of ``suite`` are kept.
+    suite
+        The study's suite name.
+    keys
+        The parameters that tell the study's cells apart.
+    missing
+        The value of a key a cell does not have (``None`` unless given per key).
+    """
+
+    def __init__(self, results: Iterable[CellResult], suite: str, keys: Sequence[str],
+                 missing: Mapping[str, Any] | None = None) -> None:
+        self.results = [r for r in results if r.suite == suite]
+        self.keys = tuple(keys)
+        self._missing = dict(missing or {})
+        self._by: dict[tuple[Any, ...], CellResult] = {}
+        for result in self.results:
+            self._by[self._key(result.params)] = result
+
+    def _key(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        return tuple(params.get(key, self._missing.get(key)) for key in self.keys)
+
+    def find(self, **params: Any) -> CellResult | None:
+        """The cell with these parameters (a key not given counts as missing), or ``None``."""
+        return self._by.get(self._key(params))
+
+    def find_ok(self, **params: Any) -> CellResult | None:
+        """The cell with these parameters if it ran and verified, else ``None``."""
+        result = self.find(**params)
+        return result if result is not None and result.ok else None
+
+
+def findings_table(title: str, found: Sequence[Finding], headers: Mapping[str, str], *,
+                   notes: Iterable[str] = (), evidence_notes: bool = False,
+                   keys: Mapping[str, str] | None = None) -> Table:
+    """The table of a study's findings: one row per finding.
+
+    Parameters
+    ----------
+    headers
+        The columns to show, each with its header, among ``id``, ``claim``,
+        ``published``, ``probe``, ``here`` and ``verdict``, in that order.
+    notes
+        Lines under the table (what the words mean for this study's bounds).
+    evidence_notes
+        Whether each finding's evidence is a line under the table, before ``notes``.
+    keys
+        A column key other than the field's name, by field (``{"published": "article"}``).
+    """
+    order = [name for name in ("id", "claim", "published", "probe", "here", "verdict") if name in headers]
+    key = {name: (keys or {}).get(name, name) for name in order}
+    table = Table(title, [Column(key[name], headers[name]) for name in order])
+    for finding in found:
+        values = {"id": finding.id, "claim": finding.claim, "published": finding.published, "probe": finding.probe,
+                  "here": finding.here, "verdict": finding.verdict}
+        table.rows.append({key[name]: values[name] for name in order})
+    table.notes = [f"{f.id}: {f.evidence}" for f in found] if evidence_notes else []
+    table.notes += list(notes)
+    return table
+
+
+def conclusions_table(title: str, found: Sequence[Finding], *, notes: Iterable[str] = ()) -> Table:
+    """The table of a study's conclusions, numbered in order, each with its verdict and evidence."""
+    table = Table(title, [Column("n", "#", "right"), Column("conclusion", "conclusion"), Column("verdict", "verdict"),
+                          Column("evidence", "evidence")])
+    table.rows = [{"n": n, "conclusion": f.claim, "verdict": f.verdict, "evidence": f.evidence}
+                  for n, f in enumerate(found, 1)]
+    table.notes = list(notes)
+    return table
