@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stratabench.cli.arguments import add_format_argument, parse_settings
+from stratabench.cli.arguments import add_output_arguments, parse_settings
 from stratabench.cli.run import new_run_id
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.layers.stores.base import open_store
@@ -71,12 +71,7 @@ def add_parser(subparsers: Any) -> None:
                        "scheduler address such as tcp://host:8786")
     where.add_argument("--set", action="append", metavar="PLUGIN.SETTING=VALUE", dest="settings",
                        help="a store setting, e.g. redis.socket_timeout=5 (repeatable)")
-    output = parser.add_argument_group("output")
-    output.add_argument("-o", "--output", metavar="FILE",
-                        help="results file (default: results/RUN_ID.jsonl); an existing file is refused")
-    output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
-    add_format_argument(output)
-    output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
+    add_output_arguments(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -143,7 +138,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def options_from_args(args: argparse.Namespace) -> LoadOptions:
     """Check every argument and build every configuration: a bad one is one line before anything starts."""
-    from stratabench.settings import check_settings
+    from stratabench.plugins import check_settings
 
     run_id = new_run_id()
     settings = parse_settings(args.settings)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from stratabench.engine.operation import Integrity
+from stratabench.datasets.verify import Integrity
 from stratabench.load.histogram import decode, summarize_histogram
 from stratabench.load.run import LoadResult
 from stratabench.redact import redact
