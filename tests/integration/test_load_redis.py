@@ -126,6 +126,24 @@ def test_a_value_changed_behind_the_clients_back_fails_the_check(server_url: Cal
     )
 
 
+def kill_once_loaded(url: str, pid: int, keys: int) -> threading.Thread:
+    """Kill the server a second after the clients have put their ``keys`` (so, under load)."""
+    import redis
+
+    def watch() -> None:
+        client = redis.Redis.from_url(url)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and client.dbsize() < keys:
+            time.sleep(0.05)
+        client.close()
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
 @pytest.fixture
 def private_redis(server_url: Callable[[str], str], services_state: str) -> Iterator[tuple[str, int]]:
     """A Redis of this test's own, to kill: (url, pid)."""
@@ -137,17 +155,14 @@ def private_redis(server_url: Callable[[str], str], services_state: str) -> Iter
 def test_a_server_killed_under_load_stops_in_one_line_and_keeps_the_histograms(
         private_redis: tuple[str, int]) -> None:
     url, pid = private_redis
-    killer = threading.Timer(1.2, os.kill, (pid, signal.SIGKILL))  # 0.2 s warm-up, then 1 s measured
-    killer.start()
-    try:
-        result = run_load(spec(url, clients=2, duration_s=4.0))
-    finally:
-        killer.cancel()
+    killer = kill_once_loaded(url, pid, len(PAYLOADS))
+    result = run_load(spec(url, clients=2, duration_s=6.0))
+    killer.join()
     assert result.error is not None and "\n" not in result.error
     assert result.error.startswith("2 of 2 clients stopped early, client ")
     assert result.error.endswith("(latencies measured until then are kept)")
     assert "redis at 127.0.0.1:" in result.error
-    assert result.ops > 0 and all(r.window_s < 4.0 for r in result.reports)
+    assert result.ops > 0 and all(r.window_s < 6.0 for r in result.reports)
     assert_counts_add_up(result)
     assert_no_client_left(result)
 
@@ -201,12 +216,10 @@ def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
         private_redis: tuple[str, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url, pid = private_redis
     output = tmp_path / "load.jsonl"
-    killer = threading.Timer(1.5, os.kill, (pid, signal.SIGKILL))
-    killer.start()
-    try:
-        code = main(["load", "--store", url, "--clients", "2", "--duration", "4", "--warmup", "0.2", "-o", str(output)])
-    finally:
-        killer.cancel()
+    killer = kill_once_loaded(url, pid, 100)
+    code = main(["load", "--store", url, "--clients", "2", "--duration", "6", "--warmup", "0.2", "--records", "100",
+                 "-o", str(output)])
+    killer.join()
     err = capsys.readouterr().err
     assert code == 1
     failed = [line for line in err.splitlines() if "failed:" in line]

@@ -20,6 +20,7 @@ from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.processes import LocalProcesses
 from stratabench.load.records import generated_payloads, payloads_from_rows
 from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, run_load
+from stratabench.load.store_requests import store_libraries
 from stratabench.load.sweep import SweepLimits, SweepResult, default_rates, sweep
 from stratabench.load.workload import WORKLOADS
 from stratabench.options import RunOptions
@@ -226,7 +227,9 @@ def load(options: LoadOptions) -> int:
     open_store(first.store_url, namespace=first.namespace, options=first.options, server_pids=()).close()
     runner = _runner(options)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    header = header_record(options.run_id, started, environment(), options.run_options().to_json())
+    # The clients' libraries are recorded with the rest: workers of a cluster must run the same.
+    libraries = ("hdrh", "distributed", *store_libraries(first.store_url))
+    header = header_record(options.run_id, started, environment(libraries), options.run_options().to_json())
     try:
         with ResultsWriter(options.output, header, overwrite=options.overwrite) as writer:
             session = _Session(options, runner, writer)

@@ -138,22 +138,22 @@ class LoadSpec:
         return min(600, max(5, round(self.duration_s)))
 
     def client_specs(self) -> list[ClientSpec]:
-        """Each client's keys (a contiguous share of the payloads) and share of the rate."""
+        """Each client's spec: its own keys (a contiguous share of the payloads) and its share of the rate."""
         count = len(self.payloads)
-        bounds = [(i * count // self.clients, (i + 1) * count // self.clients) for i in range(self.clients)]
-        requests = StoreRequestPlan(
-            store_url=self.store_url, namespace=self.namespace, workload=self.workload,
-            partitions=tuple((first, self.payloads[first:end]) for first, end in bounds),
-            seed=self.seed, options=self.options,
-        )  # fmt: skip
         rate = None if self.rate_per_s is None else self.rate_per_s / self.clients
         return [
             ClientSpec(
-                index=index, clients=self.clients, requests=requests, rate_per_s=rate, phase=index / self.clients,
+                index=index, clients=self.clients, rate_per_s=rate, phase=index / self.clients,
+                requests=StoreRequestPlan(
+                    store_url=self.store_url, namespace=self.namespace, workload=self.workload, first_key=first,
+                    payloads=self.payloads[first:end], seed=self.seed, options=self.options,
+                ),
                 warmup_s=self.warmup_s, duration_s=self.duration_s, intervals=self.intervals,
                 max_consecutive_errors=self.max_consecutive_errors,
             )  # fmt: skip
-            for index in range(self.clients)
+            for index, (first, end) in enumerate(
+                (i * count // self.clients, (i + 1) * count // self.clients) for i in range(self.clients)
+            )
         ]
 
 

@@ -26,7 +26,7 @@ from stratabench.load.integrity import CheckFailures, KeyLedger
 from stratabench.load.workload import PLAN_LENGTH, plan_operations, workload
 from stratabench.options import RunOptions
 
-__all__ = ["StoreRequestPlan", "StoreRequests", "key_name"]
+__all__ = ["StoreRequestPlan", "StoreRequests", "key_name", "store_libraries"]
 
 _LOAD_BATCH = 500
 
@@ -36,9 +36,20 @@ def key_name(number: int) -> bytes:
     return b"user%012d" % number
 
 
+def store_libraries(store_url: str) -> tuple[str, ...]:
+    """The module of the store plugin that opens ``store_url``, and the driver modules it requires."""
+    from stratabench.layers.stores import STORES
+
+    info = STORES.info(store_for_scheme(parse_store_url(store_url).scheme))
+    return (info.cls.__module__, *info.requires)
+
+
 @dataclass(frozen=True)
 class StoreRequestPlan:
-    """Store requests for every client: the store, the workload, and each client's keys.
+    """One client's store requests: the store, the workload, and the client's own keys.
+
+    Each client gets a plan of its own, so that a client receives only its
+    own payloads, not every client's.
 
     Attributes
     ----------
@@ -46,32 +57,28 @@ class StoreRequestPlan:
         The store, the run's namespace in it, and the run options (for store settings).
     workload
         A :data:`~stratabench.load.workload.WORKLOADS` name.
-    partitions
-        For each client, the number of its first key and the payloads of its
-        keys: client ``i`` owns keys ``partitions[i][0]`` onwards, one per payload.
+    first_key, payloads
+        The client owns keys ``first_key`` onwards, one per payload.
     seed
-        Seeds each client's request plan (mixed with the client's number).
+        Seeds the client's request plan (mixed with the client's number).
     """
 
     store_url: str
     namespace: str
     workload: str
-    partitions: tuple[tuple[int, tuple[bytes, ...]], ...]
+    first_key: int
+    payloads: tuple[bytes, ...]
     seed: int = 1
     options: RunOptions | None = field(default=None, compare=False)
 
     @property
     def preload(self) -> tuple[str, ...]:
         """The store plugin's module and its driver (``redis`` takes seconds to import)."""
-        from stratabench.layers.stores import STORES
-
-        info = STORES.info(store_for_scheme(parse_store_url(self.store_url).scheme))
-        return (info.cls.__module__, *info.requires)
+        return store_libraries(self.store_url)
 
     def open(self, index: int) -> StoreRequests:
-        first, payloads = self.partitions[index]
         store = open_store(self.store_url, namespace=self.namespace, options=self.options, server_pids=())
-        return StoreRequests(store, self.workload, first, payloads, self.seed * 1_000_003 + index)
+        return StoreRequests(store, self.workload, self.first_key, self.payloads, self.seed * 1_000_003 + index)
 
 
 class StoreRequests:

@@ -39,9 +39,9 @@ def test_an_unknown_workload_is_refused_when_the_spec_is_built() -> None:
 def test_clients_own_disjoint_keys_and_share_the_rate() -> None:
     spec = LoadSpec("redis://127.0.0.1:6379/0", tuple(bytes([n]) for n in range(10)), clients=3, rate_per_s=300.0)
     specs = spec.client_specs()
-    partitions = specs[0].requests.partitions  # type: ignore[attr-defined]
-    assert [first for first, _ in partitions] == [0, 3, 6]
-    assert b"".join(p for _, payloads in partitions for p in payloads) == bytes(range(10))
+    plans = [s.requests for s in specs]
+    assert [p.first_key for p in plans] == [0, 3, 6]  # type: ignore[attr-defined]
+    assert b"".join(b for p in plans for b in p.payloads) == bytes(range(10))  # type: ignore[attr-defined]
     assert [s.rate_per_s for s in specs] == [100.0] * 3
     assert [s.phase for s in specs] == [0.0, 1 / 3, 2 / 3]
 
