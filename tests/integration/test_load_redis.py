@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -227,3 +229,36 @@ def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
     (cell,) = load(output).cells
     assert cell.status == "failed" and cell.notes["ops"] > 0
     assert decode(cell.notes["histogram"]).get_total_count() == cell.notes["ops"]
+
+
+def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
+        server_url: Callable[[str], str], tmp_path: Path) -> None:
+    from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
+
+    url = server_url("redis")
+    command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
+               "--duration", "60", "--warmup", "0", "-o", str(tmp_path / "load.jsonl")]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(psutil.Process(process.pid).children(recursive=True)) < 3:  # the fork server and two clients
+            assert time.monotonic() < deadline and process.poll() is None, "the clients never started"
+            time.sleep(0.1)
+        time.sleep(2)  # under load
+        family = {process.pid, *(child.pid for child in psutil.Process(process.pid).children(recursive=True))}
+        process.kill()
+        process.wait()
+        time.sleep(2)
+        alive = [p for p in family if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        assert alive == [], "processes of the killed run are still running"
+    finally:
+        if process.poll() is None:
+            process.kill()
+    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert isinstance(store, Sweepable)
+        left = [name for name in store.list_namespaces() if ".load." in name]
+    assert left, "the killed run left its keys (clean finds them by their namespace)"
+    assert main(["clean", "--store", url]) == 0
+    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert not [name for name in store.list_namespaces() if ".load." in name]  # type: ignore[attr-defined]

@@ -13,12 +13,14 @@ barrier, so the others give up at once instead of waiting for it. Reports
 come back through a queue. Whatever happens (a finished run, a client that
 died, a timeout, Ctrl-C), :meth:`LocalProcesses.run` returns or raises only
 after every client process has ended: it is joined, then terminated, then
-killed.
+killed. When stratabench itself is killed with SIGKILL, each client sees its
+parent's sentinel close and exits at once.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import signal
 import threading
@@ -36,6 +38,7 @@ __all__ = ["BarrierGate", "LocalProcesses"]
 # Imported once by the fork server, so that every client forked from it starts warm.
 _PRELOAD = ["stratabench.load.client", "numpy", "hdrh.histogram"]
 _POLL_S = 0.2
+_PARENT_GONE = 70  # exit status of a client whose run was killed under it
 _END_GRACE_S = 3.0
 
 
@@ -61,7 +64,27 @@ def _client_process(spec: ClientSpec, gate: BarrierGate, reports: Any) -> None:
     # Ctrl-C reaches the whole process group; the parent ends the clients, and
     # a client must not print a traceback of its own on the way out.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end_with_parent()
     reports.put(run_client(spec, gate))
+
+
+def _end_with_parent() -> None:
+    """End this client the moment the process that started it ends, even by ``kill -9``.
+
+    A forked client's parent is the fork server, which lives as long as any
+    client does, so the kernel's parent-death signal would never fire; the
+    sentinel of :func:`multiprocessing.parent_process` is a pipe from the
+    process that called ``start()`` and reads end-of-file when it is gone.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(_PARENT_GONE)
+
+    threading.Thread(target=watch, name="stratabench-parent-watch", daemon=True).start()
 
 
 def _context(preload: tuple[str, ...]) -> BaseContext:

@@ -27,6 +27,7 @@ that failed its integrity check.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -87,7 +88,7 @@ class LoadSpec:
     warmup_s, duration_s
         Seconds of unrecorded warm-up, then of measurement.
     run_id
-        Names the store namespace (``load-{run_id}``) the run writes in.
+        Names the store namespace the run writes in (:attr:`namespace`).
     seed
         Seeds the clients' request plans.
     options
@@ -130,7 +131,10 @@ class LoadSpec:
 
     @property
     def namespace(self) -> str:
-        return f"load-{self.run_id}"
+        """``{run id}.load.{hash of the configuration}``: the shape ``stratabench clean`` sweeps after a killed run."""
+        pace = "closed" if self.rate_per_s is None else f"{self.rate_per_s:g}"
+        digest = hashlib.sha1(f"{self.workload}/{self.clients}/{pace}".encode()).hexdigest()[:10]
+        return f"{self.run_id}.load.{digest}"
 
     @property
     def intervals(self) -> int:
