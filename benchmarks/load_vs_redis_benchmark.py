@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 from stratabench.load.histogram import decode, summarize_histogram
 from stratabench.load.records import STAMP_BYTES, generated_payloads
 from stratabench.load.run import LoadResult, LoadSpec, run_load
+from stratabench.redact import password_of
 from stratabench.services.session import local_services
 from stratabench.units import format_ns
 
@@ -42,13 +43,16 @@ CLIENTS = (1, 2, 4, 8)
 KEYS = 1000
 
 
-def redis_benchmark_rps(host: str, port: int, test: str, clients: int, value_size: int, requests: int) -> float:
+def redis_benchmark_rps(url: str, test: str, clients: int, value_size: int, requests: int) -> float:
     """redis-benchmark's requests per second for one test (``get`` or ``set``) over ``clients`` connections."""
-    out = subprocess.run(
-        ["redis-benchmark", "-h", host, "-p", str(port), "-t", test, "-c", str(clients), "-n", str(requests),
-         "-d", str(value_size), "-r", str(KEYS), "-P", "1", "--csv"],
-        capture_output=True, text=True, check=True,
-    ).stdout
+    parts = urlsplit(url)
+    command = ["redis-benchmark", "-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 6379), "-t", test,
+               "-c", str(clients), "-n", str(requests), "-d", str(value_size), "-r", str(KEYS), "-P", "1", "--csv"]
+    password = password_of(url)
+    if password:
+        # redis-benchmark reads a password only from -a; this one belongs to a private server of this script's own.
+        command += ["-a", password]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rows = [row for row in csv.reader(io.StringIO(out)) if row and row[0].upper() == test.upper()]
     return float(rows[0][1])
 
@@ -62,7 +66,7 @@ def ours(url: str, workload: str, clients: int, duration: float, payload: int, r
     return result
 
 
-def closed_loop_table(url: str, host: str, port: int, duration: float, value_size: int) -> None:
+def closed_loop_table(url: str, duration: float, value_size: int) -> None:
     """Print table 1."""
     print(f"closed loop, {value_size}-byte values ({STAMP_BYTES} of them our integrity stamp), {KEYS} keys, "
           f"{duration:g} s per row")
@@ -71,7 +75,7 @@ def closed_loop_table(url: str, host: str, port: int, duration: float, value_siz
     for clients in CLIENTS:
         for workload, test in (("get", "get"), ("put", "set")):
             result = ours(url, workload, clients, duration, value_size - STAMP_BYTES)
-            theirs = redis_benchmark_rps(host, port, test, clients, value_size,
+            theirs = redis_benchmark_rps(url, test, clients, value_size,
                                          requests=max(20_000, int(result.ops_per_s * duration * 4)))
             busy = max(r.busy_fraction for r in result.reports)
             machine = max(r.host_busy for r in result.reports)
@@ -113,9 +117,7 @@ def main() -> int:
         return 2
     with local_services(["redis"]) as running:
         url = running["redis"].url
-        parts = urlsplit(url)
-        host, port = parts.hostname or "127.0.0.1", parts.port or 6379
-        closed_loop_table(url, host, port, args.duration, args.value_size)
+        closed_loop_table(url, args.duration, args.value_size)
         open_loop_table(url, max(args.duration, 3.0), args.value_size)
     return 0
 
