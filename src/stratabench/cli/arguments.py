@@ -8,7 +8,15 @@ from collections.abc import Callable
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
 
-__all__ = ["add_engine_arguments", "add_format_argument", "number_at_least", "engine_options", "parse_settings", "positive_int"]
+__all__ = [
+    "add_engine_arguments",
+    "add_format_argument",
+    "add_output_arguments",
+    "engine_options",
+    "number_at_least",
+    "parse_settings",
+    "positive_int",
+]
 
 
 def positive_int(text: str) -> int:
@@ -50,6 +58,16 @@ def add_format_argument(parser: argparse._ActionsContainer) -> None:
 
     parser.add_argument("--format", default="terminal",
                         help=f"report format: {', '.join(REPORTERS.names)} (default terminal)")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """The output group of a measuring command: ``-o/--output``, ``--overwrite``, ``--format``, ``-q``."""
+    output = parser.add_argument_group("output")
+    output.add_argument("-o", "--output", metavar="FILE",
+                        help="results file (default: results/RUN_ID.jsonl); an existing file is refused")
+    output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
+    add_format_argument(output)
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:

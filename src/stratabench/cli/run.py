@@ -14,7 +14,7 @@ from typing import Any
 
 from stratabench.cli.arguments import (
     add_engine_arguments,
-    add_format_argument,
+    add_output_arguments,
     engine_options,
     parse_settings,
     positive_int,
@@ -63,12 +63,7 @@ def add_parser(subparsers: Any) -> None:
                       help="a plugin setting, e.g. sqlite.journal_mode=wal (repeatable; "
                       "'stratabench list settings' shows them all)")
     add_engine_arguments(parser)
-    output = parser.add_argument_group("output")
-    output.add_argument("-o", "--output", metavar="FILE",
-                        help="results file (default: results/RUN_ID.jsonl); an existing file is refused")
-    output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
-    add_format_argument(output)
-    output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
+    add_output_arguments(parser)
     parser.set_defaults(handler=handle)
 
 
