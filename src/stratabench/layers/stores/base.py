@@ -46,6 +46,7 @@ from stratabench.redact import redact, scrub
 from stratabench.settings import Setting, SettingReader
 
 __all__ = [
+    "TIMEOUT_RANGE",
     "NAMESPACE_PATTERN",
     "StoreConnection",
     "BatchStore",
@@ -124,15 +125,23 @@ class ItemLimit(Protocol):
         """The largest value, in bytes, that one ``put`` accepts."""
 
 
+#: The range of a store's timeout settings, in seconds: a zero timeout would
+#: make every call fail at once; an hour is beyond any cell.
+TIMEOUT_RANGE = (0.001, 3600.0)
+
+
 def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
     """``{store}.connect_timeout`` (5 s) and, with ``socket``, ``{store}.socket_timeout`` (30 s).
 
     One declaration for every server store, so their timeouts mean the same.
     """
-    connect = Setting(f"{store}.connect_timeout", "5", "seconds to wait for a connection", "number")
+    low, high = TIMEOUT_RANGE
+    connect = Setting(f"{store}.connect_timeout", "5", "seconds to wait for a connection", "number",
+                      minimum=low, maximum=high)
     if not socket:
         return (connect,)
-    return connect, Setting(f"{store}.socket_timeout", "30", "seconds to wait for an answer", "number")
+    return connect, Setting(f"{store}.socket_timeout", "30", "seconds to wait for an answer", "number",
+                            minimum=low, maximum=high)
 
 
 def namespace_identifier(namespace: str, *, max_length: int = 63) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.layers.stores.base import TIMEOUT_RANGE, Store, namespace_identifier, timeout_settings
 from stratabench.settings import Setting
 
 __all__ = ["MongodbStore"]
@@ -43,7 +43,7 @@ class MongodbStore(Store):
     settings = (
         *timeout_settings("mongodb"),
         Setting("mongodb.server_selection_timeout", "5", "seconds an operation waits for a server that has gone away",
-                "number"),
+                "number", minimum=TIMEOUT_RANGE[0], maximum=TIMEOUT_RANGE[1]),
     )
 
     def _open(self) -> None:

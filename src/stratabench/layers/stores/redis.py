@@ -32,7 +32,8 @@ class RedisStore(Store):
 
     schemes = ("redis", "rediss")
     service = "redis"
-    settings = (*timeout_settings("redis"), Setting("redis.retries", "0", "retries of a failed command", "whole"))
+    settings = (*timeout_settings("redis"), Setting("redis.retries", "0", "retries of a failed command", "whole",
+                                                              minimum=0, maximum=100))
 
     def _open(self) -> None:
         import redis

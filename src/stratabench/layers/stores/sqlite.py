@@ -50,7 +50,8 @@ class SqliteStore(Store):
         Setting("sqlite.journal_mode", "wal", "PRAGMA journal_mode",
                 choices=("delete", "memory", "off", "persist", "truncate", "wal")),
         Setting("sqlite.synchronous", "normal", "PRAGMA synchronous", choices=("extra", "full", "normal", "off")),
-        Setting("sqlite.busy_timeout", "5", "seconds to wait for another connection's lock", "number"),
+        Setting("sqlite.busy_timeout", "5", "seconds to wait for another connection's lock (0: fail at once)",
+                "number", minimum=0, maximum=3600),
     )
 
     @classmethod

@@ -31,7 +31,7 @@ def min_time_setting(suite: str, default_min_sample_ns: int) -> Setting:
         The suite's own calibration target, as passed to ``tuned_engine``.
     """
     return Setting(f"{suite}.min_time", "", "seconds per sample; default: the run's --min-time, at most "
-                   f"{default_min_sample_ns / 1e9:g}", "number")
+                   f"{default_min_sample_ns / 1e9:g}", "number", minimum=0, maximum=60)
 
 
 class Suite(ABC):
