@@ -69,6 +69,9 @@ class BulkloadSuite(Suite):
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
     )
 
+    def sized_datasets(self) -> tuple[str, ...]:
+        return ("bulkload",)
+
     @property
     def size(self) -> int:
         return self.options.size or DEFAULT_SIZE

@@ -58,6 +58,10 @@ class Suite(ABC):
         """The run's values of this suite's declared :attr:`settings`."""
         return SettingReader(type(self), self.options)
 
+    def sized_datasets(self) -> tuple[str, ...]:
+        """The registered datasets whose record count ``--size`` sets in this suite (for the memory estimate)."""
+        return ()
+
     @abstractmethod
     def cells(self) -> list[CellSpec]:
         """Every cell of the matrix for these options; cheap, builds no data."""

@@ -120,6 +120,11 @@ class MatrixSuite(Suite):
         Setting("matrix.operations", "", f"operations; default all: {','.join(OPERATIONS)}", "list"),
     )
 
+    def sized_datasets(self) -> tuple[str, ...]:
+        # A user's file is bounded by its own length: --size keeps its first records.
+        name = self.config.text("matrix.dataset")
+        return (name,) if name else ()
+
     def _data(self) -> str:
         name = self.config.text("matrix.dataset")
         if name:
