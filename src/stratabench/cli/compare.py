@@ -11,7 +11,8 @@ from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
 from stratabench.report.comparison import DEFAULT_MIN_EFFECT, compare_results, comparison_table
 from stratabench.report.formats import REPORTERS
-from stratabench.results.format import ResultsFile, load
+from stratabench.cli.report import read_results
+from stratabench.results.format import ResultsFile
 
 __all__ = ["add_parser"]
 
@@ -52,7 +53,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.metric not in METRICS:
         raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
     reporter = REPORTERS.get(args.format)()
-    before, after = load(args.before), load(args.after)
+    before, after = read_results(args.before), read_results(args.after)
     if args.fail_above is not None:
         _refuse_nothing(before, after, args.after)
     comparison = compare_results(before, after, args.metric, min_effect=args.min_effect)

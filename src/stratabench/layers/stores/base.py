@@ -56,7 +56,9 @@ __all__ = [
     "batch_getter",
     "batch_putter",
     "namespace_identifier",
+    "check_store_url",
     "open_store",
+    "url_path",
     "parse_store_url",
     "store_for_scheme",
     "timeout_settings",
@@ -179,6 +181,12 @@ def parse_store_url(url: str) -> SplitResult:
     return parts
 
 
+def url_path(parts: SplitResult) -> str:
+    """The file system path of a split URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
+    netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
+    return unquote(netloc + parts.path)
+
+
 class StoreConnection:
     """The one error contract of everything that talks to a store: the URL kept private, one-line failures.
 
@@ -213,9 +221,7 @@ class StoreConnection:
     @property
     def path(self) -> str:
         """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
-        parts = self._parts
-        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
-        return unquote(netloc + parts.path)
+        return url_path(self._parts)
 
     # -- failures ---------------------------------------------------------
 
@@ -291,6 +297,14 @@ class Store(StoreConnection, ABC):
 
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
+
+    @classmethod
+    def check_url(cls, parts: SplitResult) -> None:
+        """Refuse, with a one-line :class:`UsageError`, a URL this store would misread; the default accepts any.
+
+        Called by :func:`check_store_url` before anything runs, and by
+        :func:`open_store`. It never connects.
+        """
 
     @classmethod
     def scratch_url(cls, directory: Path) -> str | None:
@@ -444,6 +458,25 @@ def store_for_scheme(scheme: str) -> str:
         raise UnknownNameError(f"no store opens {scheme}:// URLs; known: {known}") from None
 
 
+def _checked(cls: type[Store], url: str, parts: SplitResult) -> None:
+    try:
+        cls.check_url(parts)
+    except UsageError as error:
+        raise error.with_context(f"store URL {redact(url)!r}") from None
+
+
+def check_store_url(url: str) -> None:
+    """Refuse a store URL that is malformed, of an unknown scheme, or one its store would misread.
+
+    Never connects: run before anything starts, so a typo in ``--store``
+    stops the run at once.
+    """
+    from stratabench.layers.stores import STORES
+
+    parts = parse_store_url(url)
+    _checked(STORES.get(store_for_scheme(parts.scheme)), url, parts)
+
+
 def open_store(
     url: str,
     *,
@@ -482,6 +515,7 @@ def open_store(
 
     parts = parse_store_url(url)
     cls = STORES.get(store_for_scheme(parts.scheme))
+    _checked(cls, url, parts)
     if server_pids is None:
         from stratabench.services.state import pids_for_address
 
