@@ -20,6 +20,7 @@ from stratabench.cli.arguments import (
     engine_options,
     parse_settings,
     positive_int,
+    whole_in,
 )
 from stratabench.cli.progress import make_progress
 from stratabench.engine.runner import execute
@@ -48,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("suites", nargs="*", metavar="SUITE", help="suites to run ('stratabench list' shows them)")
     data = parser.add_argument_group("data and layers")
     data.add_argument("--size", type=positive_int, metavar="N", help="records in each dataset (default: the study's)")
-    data.add_argument("--seed", type=int, metavar="S", help="dataset seed (default: the study's)")
+    data.add_argument("--seed", type=whole_in(-(2**63), 2**63 - 1), metavar="S", help="dataset seed (default: the study's)")
     data.add_argument("--codec", action="append", metavar="NAME", help="only these codecs (repeatable)")
     data.add_argument("--compressor", action="append", metavar="NAME", help="only these compressors (repeatable)")
     data.add_argument("--mapper", action="append", metavar="NAME",
@@ -72,6 +73,9 @@ def add_parser(subparsers: Any) -> None:
     output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
     add_format_argument(output)
     output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
+    output.add_argument("--dry-run", action="store_true",
+                        help="check every option and print the plan (suites and their cells), then exit "
+                        "without starting a server or measuring anything")
     parser.set_defaults(handler=handle)
 
 
@@ -123,6 +127,8 @@ def handle(args: argparse.Namespace) -> int:
     if options.data is not None:
         _check_data_file(options.data)
     output = _output_path(args.output, run_id)
+    if args.dry_run:
+        return _print_plan(options)
     return run(options, output, reporter(), services=args.services, overwrite=args.overwrite, quiet=args.quiet)
 
 
@@ -149,6 +155,18 @@ def _output_path(given: str | None, run_id: str) -> Path:
     if given.endswith(("/", os.sep)):
         return Path(given) / f"{run_id}.jsonl"
     return Path(given)
+
+
+def _print_plan(options: RunOptions) -> int:
+    """``--dry-run``: the cells each suite would measure, one line a suite, then one a cell."""
+    plan = plan_run(options, make_progress(True))
+    total = sum(len(cells) for _, cells in plan.suites)
+    print(f"{total} cells in {len(plan.suites)} suites (dry run: nothing measured)")
+    for suite, cells in plan.suites:
+        print(f"{suite.name}: {len(cells)} cells")
+        for cell in cells:
+            print(f"  {cell.name}")
+    return 0
 
 
 def _plugin_modules() -> list[str]:
