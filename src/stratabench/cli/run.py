@@ -160,10 +160,9 @@ def _output_path(given: str | None, run_id: str) -> Path:
 def _print_plan(options: RunOptions) -> int:
     """``--dry-run``: the cells each suite would measure, one line a suite, then one a cell."""
     plan = plan_run(options, make_progress(True))
-    total = sum(len(cells) for _, cells in plan.suites)
-    print(f"{total} cells in {len(plan.suites)} suites (dry run: nothing measured)")
-    for suite, cells in plan.suites:
-        print(f"{suite.name}: {len(cells)} cells")
+    print(f"{plan.total} cells in {len(plan.suites)} suites (dry run: nothing measured)")
+    for _, cells in plan.suites:
+        print(f"{cells[0].suite if cells else 'a suite'}: {len(cells)} cells")
         for cell in cells:
             print(f"  {cell.name}")
     return 0

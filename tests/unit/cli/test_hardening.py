@@ -201,3 +201,11 @@ def test_every_exit_status_is_documented_once(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     for code, meaning in exit_statuses().items():
         assert f"  {code:<4} {meaning}" in out
+
+
+def test_dry_run_prints_the_plan_and_measures_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "results.jsonl"
+    code, out, _ = run(capsys, "run", "timeit", "--dry-run", "-o", str(target), "--set", "timeit.stmt=x = 1")
+    assert code == 0 and out.splitlines() == ["1 cells in 1 suites (dry run: nothing measured)", "timeit: 1 cells",
+                                              "  x = 1"]
+    assert not target.exists()
