@@ -10,12 +10,14 @@ exit status.
 
     StratabenchError                 1  anything else that went wrong
     ├── StatementError               1  the user's timed statement or setup is not valid or raised
+    ├── GoRunError                   1  a Go build or program failed (adapters.golang)
     ├── UsageError                   2  a bad option, argument or value
     │   └── UnknownNameError         2  an unknown suite, codec, store, ...
     ├── DataError                   65  a malformed input file
     │   ├── ResultsFormatError      65  a results file that cannot be read
     │   └── NoCellsError            65  no cell to report or compare (a gate that compared nothing fails)
     ├── UnavailableError            69  a missing package, binary or toolchain
+    │   └── GoUnavailableError      69  no Go toolchain, or a Go binary missing (adapters.golang)
     ├── StoreError                  69  a store or server failed or is unreachable
     │   └── ValueTooLargeError      69  a value over a store's item limit
     ├── ServiceError                69  a local server could not start or stop

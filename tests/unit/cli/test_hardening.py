@@ -191,6 +191,14 @@ def test_a_failing_statement_is_the_users_error(capsys: pytest.CaptureFixture[st
 
 
 def test_every_exit_status_is_documented_once(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+    import pkgutil
+
+    import stratabench
+
+    for module in pkgutil.walk_packages(stratabench.__path__, "stratabench."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)  # every error class, wherever it is defined
     tree = {name: code for name, code, _ in error_tree()}
     classes: list[type[StratabenchError]] = [StratabenchError]
     for cls in classes:
