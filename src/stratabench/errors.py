@@ -10,17 +10,24 @@ exit status.
 
     StratabenchError                 1  anything else that went wrong
     ├── StatementError               1  the user's timed statement or setup is not valid or raised
+    ├── GoRunError                   1  a Go build or program failed (adapters.golang)
     ├── UsageError                   2  a bad option, argument or value
     │   └── UnknownNameError         2  an unknown suite, codec, store, ...
     ├── DataError                   65  a malformed input file
-    │   └── ResultsFormatError      65  a results file that cannot be read
+    │   ├── ResultsFormatError      65  a results file that cannot be read
+    │   └── NoCellsError            65  no cell to report or compare (a gate that compared nothing fails)
     ├── UnavailableError            69  a missing package, binary or toolchain
+    │   └── GoUnavailableError      69  no Go toolchain, or a Go binary missing (adapters.golang)
     ├── StoreError                  69  a store or server failed or is unreachable
     │   └── ValueTooLargeError      69  a value over a store's item limit
     ├── ServiceError                69  a local server could not start or stop
     ├── IntegrityError              70  decoded data does not hash as expected
     ├── OutputExistsError           73  refusing to overwrite an existing file
     └── OutputError                 74  an output file cannot be written
+
+Exit statuses that are not errors are in :data:`OTHER_EXIT_STATUSES`;
+:func:`exit_statuses` lists them all (``stratabench --help`` prints it), so
+this module is the one place an exit status is documented.
 
 Context (the file, URL or cell concerned) is added on the way up with
 :meth:`StratabenchError.with_context`, which keeps the class and so the exit
@@ -30,8 +37,10 @@ code.
 from __future__ import annotations
 
 __all__ = [
+    "OTHER_EXIT_STATUSES",
     "DataError",
     "IntegrityError",
+    "NoCellsError",
     "OutputError",
     "OutputExistsError",
     "ResultsFormatError",
@@ -43,7 +52,19 @@ __all__ = [
     "UnknownNameError",
     "UsageError",
     "ValueTooLargeError",
+    "error_tree",
+    "exit_statuses",
 ]
+
+#: Exit statuses no error class carries.
+OTHER_EXIT_STATUSES: dict[int, str] = {
+    0: "success",
+    1: "run: a cell failed (see its status); compare --fail-above: a significant regression",
+    129: "hung up (SIGHUP); the cells measured so far are kept, private servers stopped",
+    130: "interrupted (Ctrl-C); the cells measured so far are kept",
+    141: "standard output closed early (a broken pipe)",
+    143: "terminated (SIGTERM); the cells measured so far are kept, private servers stopped",
+}
 
 
 class StratabenchError(Exception):
@@ -107,6 +128,13 @@ class ResultsFormatError(DataError):
     """A results file is corrupt, truncated or of an unknown format version."""
 
 
+class NoCellsError(DataError):
+    """A results file with no cell to report, or a gate (``compare --fail-above``) that compared no cell.
+
+    A gate that compared nothing has not passed.
+    """
+
+
 class UnavailableError(StratabenchError):
     """Something a plugin needs is missing: a package, a binary, a toolchain."""
 
@@ -145,3 +173,25 @@ class OutputError(StratabenchError):
     """An output file or directory cannot be written."""
 
     exit_code = 74
+
+
+def exit_statuses() -> dict[int, str]:
+    """Every exit status of the ``stratabench`` command and what it means, in order.
+
+    Read from the tree in this module's docstring (one line per class: name,
+    status, meaning) and :data:`OTHER_EXIT_STATUSES`; a test checks the tree
+    against the classes, so the two cannot drift apart.
+    """
+    meanings: dict[int, list[str]] = {code: [text] for code, text in OTHER_EXIT_STATUSES.items()}
+    for _, code, meaning in error_tree():
+        if meaning not in meanings.setdefault(code, []):
+            meanings[code].append(meaning)
+    return {code: "; ".join(meanings[code]) for code in sorted(meanings)}
+
+
+def error_tree() -> list[tuple[str, int, str]]:
+    """``(class name, exit status, meaning)`` for each line of the tree in this module's docstring."""
+    import re
+
+    lines = re.findall(r"^[ │├└─]*(\w+Error)\s+(\d+)\s+(.+)$", __doc__ or "", re.MULTILINE)
+    return [(name, int(code), meaning.strip()) for name, code, meaning in lines]

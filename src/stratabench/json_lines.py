@@ -13,7 +13,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BadLine", "json_objects"]
+__all__ = ["BadLine", "NestedTooDeeply", "json_objects"]
+
+
+class NestedTooDeeply(ValueError):
+    """A line whose arrays and objects nest deeper than the decoder's stack allows."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,9 @@ def json_objects(
             value = decode(line)
         except ValueError as error:
             raise bad_line(BadLine(number, line, error)) from error
+        except RecursionError:
+            # Thousands of nested arrays exhaust the decoder's stack: a bad line, never a crash.
+            raise bad_line(BadLine(number, line, NestedTooDeeply("nested too deeply to read"))) from None
         if not isinstance(value, dict):
             raise bad_line(BadLine(number, line, None, value))
         yield number, value

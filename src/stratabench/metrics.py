@@ -39,6 +39,15 @@ class Metric:
     description: str
 
     @property
+    def change_words(self) -> tuple[str, str]:
+        """The words for a rise and a fall of this metric: ``slower``/``faster`` for a time."""
+        if self.unit == "ns":
+            return "slower", "faster"
+        if self.unit == "ops/s":
+            return "faster", "slower"
+        return "larger", "smaller"
+
+    @property
     def format(self) -> Callable[[float | None], str]:
         """The formatter for one value of this metric."""
         return {"ns": format_ns, "bytes": format_bytes}.get(self.unit, format_count)

@@ -18,6 +18,7 @@ class attributes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -45,6 +46,11 @@ _FORMS: dict[str, str] = {"text": "text", "whole": "whole number", "number": "nu
 _FLAGS = {"yes": True, "true": True, "on": True, "1": True, "no": False, "false": False, "off": False, "0": False}
 
 
+def _show(bound: float) -> str:
+    """A range's bound as people read it: ``1,048,576``, ``0.001``."""
+    return f"{int(bound):,}" if float(bound).is_integer() else f"{bound:g}"
+
+
 @dataclass(frozen=True)
 class Setting:
     """One plugin setting, as ``--set`` takes it and ``list settings`` shows it.
@@ -64,6 +70,10 @@ class Setting:
     choices
         For ``text``: the only values allowed, lower case (values are
         compared in lower case).
+    minimum, maximum
+        For ``whole`` and ``number``: the range a value must be in, checked
+        before anything runs (a ``number`` must also be finite). Every
+        numeric setting declares both, so no value can crash a plugin later.
     """
 
     name: str
@@ -71,12 +81,16 @@ class Setting:
     help: str
     kind: SettingKind = "text"
     choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
 
     def __post_init__(self) -> None:
         # Declarations are code: a bad one is a bug, found at import time.
         namespace, dot, rest = self.name.partition(".")
         if not (namespace and dot and rest):
             raise ValueError(f"setting name {self.name!r} is not PLUGIN.SETTING")
+        if self.kind in ("whole", "number") and (self.minimum is None or self.maximum is None):
+            raise ValueError(f"setting {self.name} is a {self.kind} setting; declare its minimum and maximum")
         self.check(self.default)
 
     @property
@@ -89,6 +103,8 @@ class Setting:
         """What a value looks like, for people: ``whole number``, ``one of wal, off``."""
         if self.choices:
             return f"one of {', '.join(self.choices)}"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{_FORMS[self.kind]} from {_show(self.minimum)} to {_show(self.maximum)}"
         return _FORMS[self.kind]
 
     def check(self, raw: str) -> None:
@@ -117,18 +133,27 @@ class Setting:
         return value
 
     def whole(self, raw: str) -> int:
-        """``raw`` as a whole number."""
+        """``raw`` as a whole number in the declared range."""
         try:
-            return int(raw)
+            value = int(raw)
         except ValueError:
-            raise self._bad(raw, "is not a whole number") from None
+            raise self._bad(raw, f"is not a {self.form}") from None
+        return int(self._in_range(raw, value))
 
     def number(self, raw: str) -> float:
-        """``raw`` as a number."""
+        """``raw`` as a finite number in the declared range."""
         try:
-            return float(raw)
+            value = float(raw)
         except ValueError:
-            raise self._bad(raw, "is not a number") from None
+            raise self._bad(raw, f"is not a {self.form}") from None
+        if not math.isfinite(value):
+            raise self._bad(raw, f"is not a {self.form} (a finite number)")
+        return self._in_range(raw, value)
+
+    def _in_range(self, raw: str, value: float) -> float:
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            raise self._bad(raw, f"is out of range: use a {self.form}")
+        return value
 
     def flag(self, raw: str) -> bool:
         """``raw`` as yes (``yes``, ``true``, ``on``, ``1``) or no (``no``, ``false``, ``off``, ``0``)."""

@@ -74,3 +74,13 @@ def test_the_state_directory_is_made_private_even_if_it_existed(tmp_path: Path, 
     state.remove([])
     assert stat.S_IMODE(parent.stat().st_mode) == 0o700
     assert stat.S_IMODE((parent / "services.json").stat().st_mode) == 0o600
+
+
+def test_a_state_file_in_a_shared_directory_leaves_that_directory_alone(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)  # as /tmp is: tightening it would lock every other user out
+    monkeypatch.setenv(STATE_ENV, str(shared / "services.json"))
+    state.remove([])
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777

@@ -18,12 +18,12 @@ class Widget:
     settings: ClassVar[tuple[Setting, ...]] = (
         Setting("widget.label", "", "a label"),
         Setting("widget.mode", "fast", "how", choices=("fast", "slow")),
-        Setting("widget.count", "3", "how many", "whole"),
-        Setting("widget.auto", "", "how many; default: the widget decides", "whole"),
-        Setting("widget.timeout", "1.5", "seconds", "number"),
+        Setting("widget.count", "3", "how many", "whole", minimum=0, maximum=100),
+        Setting("widget.auto", "", "how many; default: the widget decides", "whole", minimum=-10, maximum=100),
+        Setting("widget.timeout", "1.5", "seconds", "number", minimum=0, maximum=100),
         Setting("widget.verbose", "no", "talk more", "flag"),
         Setting("widget.parts", "", "parts", "list"),
-        Setting("gadget.size", "7", "declared in another namespace", "whole"),
+        Setting("gadget.size", "7", "declared in another namespace", "whole", minimum=0, maximum=100),
     )
 
 
@@ -54,9 +54,9 @@ def test_values_are_converted_for_their_kind() -> None:
 @pytest.mark.parametrize(
     ("name", "value", "read", "message"),
     [
-        ("widget.count", "abc", SettingReader.whole, "setting widget.count='abc' is not a whole number"),
-        ("widget.count", "1.5", SettingReader.whole, "setting widget.count='1.5' is not a whole number"),
-        ("widget.timeout", "soon", SettingReader.number, "setting widget.timeout='soon' is not a number"),
+        ("widget.count", "abc", SettingReader.whole, "setting widget.count='abc' is not a whole number from 0 to 100"),
+        ("widget.count", "1.5", SettingReader.whole, "setting widget.count='1.5' is not a whole number from 0 to 100"),
+        ("widget.timeout", "soon", SettingReader.number, "setting widget.timeout='soon' is not a number from 0 to 100"),
         ("widget.verbose", "maybe", SettingReader.flag, "setting widget.verbose='maybe' is not yes or no"),
         ("widget.mode", "medium", SettingReader.text,
          "setting widget.mode='medium' is not valid; use one of fast, slow"),
@@ -81,24 +81,24 @@ def test_bad_declarations_fail_when_made() -> None:
     with pytest.raises(ValueError, match="is not PLUGIN.SETTING"):
         Setting("nodot", "", "no namespace")
     with pytest.raises(UsageError, match="not a whole number"):
-        Setting("widget.count", "many", "a default that is not of its kind", "whole")
+        Setting("widget.count", "many", "a default that is not of its kind", "whole", minimum=0, maximum=100)
     assert Setting("widget.mode", "fast", "", choices=("fast",)).form == "one of fast"
-    assert Setting("widget.count", "1", "", "whole").form == "whole number"
+    assert Setting("widget.count", "1", "", "whole", minimum=0, maximum=100).form == "whole number from 0 to 100"
 
 
 def test_empty_values() -> None:
     check = Setting.check
     check(Setting("w.text", "x", ""), "")  # text and lists may be empty
     check(Setting("w.list", "a", "", "list"), "")
-    check(Setting("w.auto", "", "", "whole"), "")  # an empty default: empty means "the plugin decides"
+    check(Setting("w.auto", "", "", "whole", minimum=0, maximum=100), "")  # an empty default: empty means "the plugin decides"
     with pytest.raises(UsageError, match="not a whole number"):
-        check(Setting("w.count", "3", "", "whole"), "")
+        check(Setting("w.count", "3", "", "whole", minimum=0, maximum=100), "")
     with pytest.raises(UsageError, match="not valid"):
         check(Setting("w.mode", "fast", "", choices=("fast",)), "")
 
 
 def test_two_plugins_cannot_declare_one_name() -> None:
-    other = type("Other", (), {"settings": (Setting("widget.count", "1", "again", "whole"),)})
+    other = type("Other", (), {"settings": (Setting("widget.count", "1", "again", "whole", minimum=0, maximum=100),)})
     with pytest.raises(StratabenchError, match="setting widget.count is declared by suite widget and store other"):
         index_settings([("suite", "widget", Widget), ("store", "other", other)])
     with pytest.raises(StratabenchError, match="store odd: `settings` must be a tuple of Setting"):
@@ -131,7 +131,7 @@ def test_check_lists_the_namespaces_when_the_namespace_is_unknown() -> None:
 
 
 def test_check_refuses_a_bad_value() -> None:
-    with pytest.raises(UsageError, match=r"^setting widget.count='abc' is not a whole number$"):
+    with pytest.raises(UsageError, match=r"^setting widget.count='abc' is not a whole number from 0 to 100$"):
         check_settings({"widget.count": "abc"}, KNOWN)
 
 
@@ -157,3 +157,32 @@ def test_listing_settings_imports_no_optional_package() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_numbers_must_be_declared_with_a_range() -> None:
+    with pytest.raises(ValueError, match="declare its minimum and maximum"):
+        Setting("widget.count", "1", "", "whole")
+
+
+@pytest.mark.parametrize(("setting", "value", "message"), [
+    ("memory.max_items", "-5", "setting memory.max_items='-5' is out of range: use a whole number from 0 to"),
+    ("lmdb.map_size", "-1", "setting lmdb.map_size='-1' is out of range: use a whole number from 1,048,576 to"),
+    ("sqlite.busy_timeout", "nan", "setting sqlite.busy_timeout='nan' is not a number from 0 to 3,600 (a finite"),
+    ("sqlite.busy_timeout", "inf", "(a finite number)"),
+    ("redis.retries", "-1", "setting redis.retries='-1' is out of range: use a whole number from 0 to 100"),
+    ("redis.connect_timeout", "0", "is out of range: use a number from 0.001 to 3,600"),
+    ("zstd.level", "99", "is out of range: use a whole number from 1 to 22"),
+])
+def test_registered_settings_refuse_values_out_of_range(setting: str, value: str, message: str) -> None:
+    from stratabench.plugins import check_settings
+
+    with pytest.raises(UsageError) as caught:
+        check_settings({setting: value})
+    assert message in caught.value.message
+
+
+def test_every_registered_number_has_a_range() -> None:
+    from stratabench.plugins import declared_settings
+
+    numeric = [d.setting for d in declared_settings().values() if d.setting.kind in ("whole", "number")]
+    assert numeric and all(s.minimum is not None and s.maximum is not None for s in numeric)

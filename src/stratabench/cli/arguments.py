@@ -3,45 +3,87 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
 
-__all__ = ["add_engine_arguments", "add_format_argument", "number_at_least", "engine_options", "parse_settings", "positive_int"]
+__all__ = [
+    "MAX_SAMPLES", "add_engine_arguments", "add_format_argument", "add_output_arguments", "engine_options",
+    "fraction", "number_in", "parse_settings", "positive_int", "whole_in",
+]
 
 
-def positive_int(text: str) -> int:
-    """argparse type: a whole number of 1 or more, with a readable error."""
+#: The most timed samples, warm-ups or traced operations one cell may take:
+#: far beyond any useful figure, short of a run that never ends.
+MAX_SAMPLES = 10_000
+
+
+def _number(text: str, what: str) -> float:
     try:
-        value = int(text.replace("_", "").replace(",", ""))
+        value = float(text.replace("_", "").replace(",", "")) if text.strip() else math.nan
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what} (a finite number)")
     return value
 
 
-def number_at_least(minimum: float, *, what: str = "a number", below: str = "") -> Callable[[str], float]:
-    """argparse type: a number no smaller than ``minimum``, with readable errors.
+def _range(low: float, high: float, low_open: bool) -> str:
+    return f"above {low:g}, up to {high:g}" if low_open else f"from {low:g} to {high:g}"
 
-    ``what`` names the kind of number in the error for text that is none;
-    ``below`` replaces the default message for a number under ``minimum``.
+
+def number_in(low: float, high: float, *, what: str = "a number", low_open: bool = False) -> Callable[[str], float]:
+    """argparse type: a finite number from ``low`` (or above it, with ``low_open``) to ``high``.
+
+    The error names the value and the range; argparse adds the flag.
     """
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{text!r} {below or f'must be {minimum:g} or more'}")
+        value = _number(text, what)
+        if value < low or (low_open and value == low) or value > high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: use {what} {_range(low, high, low_open)}")
         return value
 
     return parse
 
 
-_seconds = number_at_least(0, what="a number of seconds", below="must not be negative")
+def whole_in(low: int, high: int) -> Callable[[str], int]:
+    """argparse type: a whole number from ``low`` to ``high``, with readable errors."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace("_", "").replace(",", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: use a whole number from {low:,} to {high:,}")
+        return value
+
+    return parse
+
+
+positive_int = whole_in(1, 10**12)
+"""argparse type: a whole number of 1 or more (to a trillion), with a readable error."""
+
+
+def fraction(low: float, high: float) -> Callable[[str], float]:
+    """argparse type: a fraction written ``0.05`` or ``5%``, from ``low`` to ``high``."""
+
+    def parse(text: str) -> float:
+        percent = text.strip().endswith("%")
+        value = _number(text.strip().removesuffix("%"), "a fraction (0.05) or a percentage (5%)")
+        value = value / 100 if percent else value
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: use a fraction from {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
+_min_time = number_in(0, 60, what="a number of seconds")
+_cell_timeout = number_in(0, 7 * 24 * 3600, what="a number of seconds", low_open=True)
 
 
 def add_format_argument(parser: argparse._ActionsContainer) -> None:
@@ -52,20 +94,31 @@ def add_format_argument(parser: argparse._ActionsContainer) -> None:
                         help=f"report format: {', '.join(REPORTERS.names)} (default terminal)")
 
 
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """The output group of a measuring command: ``-o/--output``, ``--overwrite``, ``--format``, ``-q``."""
+    output = parser.add_argument_group("output")
+    output.add_argument("-o", "--output", metavar="FILE",
+                        help="results file (default: results/RUN_ID.jsonl); an existing file is refused; "
+                        "a name ending in / is a directory, and the file RUN_ID.jsonl is written in it")
+    output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
+    add_format_argument(output)
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
+
+
 def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:
     """The measurement options: samples, warm-ups, calibration, isolation."""
     group = parser.add_argument_group("measurement")
-    group.add_argument("--samples", type=positive_int, default=samples, metavar="N",
+    group.add_argument("--samples", type=whole_in(1, MAX_SAMPLES), default=samples, metavar="N",
                        help=f"timed samples per cell (default {samples})")
-    group.add_argument("--warmups", type=int, default=1, metavar="N",
+    group.add_argument("--warmups", type=whole_in(0, MAX_SAMPLES), default=1, metavar="N",
                        help="untimed warm-up loops before the samples (default 1)")
-    group.add_argument("--min-time", type=_seconds, default=0.1, metavar="SECONDS",
+    group.add_argument("--min-time", type=_min_time, default=0.1, metavar="SECONDS",
                        help="calibrate loops so each sample lasts at least this long (default 0.1)")
-    group.add_argument("--memory-samples", type=int, default=1, metavar="N",
+    group.add_argument("--memory-samples", type=whole_in(0, MAX_SAMPLES), default=1, metavar="N",
                        help="operations traced for alloc/retained bytes, in a separate pass (default 1; 0 skips)")
     group.add_argument("--in-process", action="store_true",
                        help="measure every cell in this process instead of a fresh worker process each")
-    group.add_argument("--cell-timeout", type=_seconds, default=900.0, metavar="SECONDS",
+    group.add_argument("--cell-timeout", type=_cell_timeout, default=900.0, metavar="SECONDS",
                        help="fail a cell whose worker runs longer than this (default 900)")
 
 

@@ -1,4 +1,4 @@
-"""``stratabench compare BEFORE AFTER``: the same cells of two runs, side by side."""
+"""``stratabench compare BEFORE AFTER``: the same cells of two runs, each pair tested."""
 
 from __future__ import annotations
 
@@ -6,42 +6,69 @@ import argparse
 import sys
 from typing import Any
 
-from stratabench.cli.arguments import add_format_argument, number_at_least
-from stratabench.errors import UsageError
+from stratabench.cli.arguments import add_format_argument, fraction, number_in
+from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import compare_results, comparison_table
+from stratabench.report.comparison import DEFAULT_MIN_EFFECT, compare_results, comparison_table
 from stratabench.report.formats import REPORTERS
-from stratabench.results.format import load
+from stratabench.cli.report import read_results
+from stratabench.results.format import ResultsFile
 
 __all__ = ["add_parser"]
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "compare", help="compare two results files cell by cell (ratios of medians, noise flagged)",
-        description="Pair the cells two runs have in common and print each metric's ratio of medians "
-        "(second/first), marked when the confidence intervals overlap. With --fail-above, exit 1 when a "
-        "cell got worse by more than that factor beyond noise: a regression gate for CI.",
+        "compare", help="compare two results files cell by cell (rank test, ratio intervals, a CI gate)",
+        description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
+        "each pair on its raw samples: the ratio of medians (second/first) with a bootstrap 95%% interval, "
+        "and a two-sided Mann-Whitney U test. A cell is called changed only when p < 0.05 and the ratio is "
+        "beyond --min-effect. With --fail-above, exit 1 when a cell got significantly worse by more than that "
+        "factor, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
     parser.add_argument("--metric", default="wall_ns", help="the metric to compare (default wall_ns)")
+    parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
+                        help="smallest change called a change, as 0.05 or 5%% (default 5%%: sampling aims at "
+                        "medians known to ±2%%, so identical code can differ by about 4%%)")
     add_format_argument(parser)
-    parser.add_argument("--fail-above", type=number_at_least(1, below="must be 1 or more, for example 1.10 for 10% slower"), metavar="FACTOR",
-                        help="exit 1 if a cell's ratio exceeds FACTOR and is not within noise")
+    parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
+                        help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse); "
+                        "exit 65 if no cell could be compared")
     parser.set_defaults(handler=handle)
+
+
+def _refuse_nothing(before: ResultsFile, after: ResultsFile, source: str) -> None:
+    """The gate's refusals: a comparison of nothing has not passed."""
+    if not after.cells:
+        raise NoCellsError(f"{source}: no cells; the run measured nothing, so the gate cannot pass")
+    if not any(cell.ok for cell in after.cells):
+        raise NoCellsError(f"{source}: every one of its {len(after.cells)} cells failed; the gate cannot pass")
+    if not before.cells:
+        raise NoCellsError("the first file has no cells; there is no baseline to gate on")
 
 
 def handle(args: argparse.Namespace) -> int:
     if args.metric not in METRICS:
         raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
     reporter = REPORTERS.get(args.format)()
-    before, after = load(args.before), load(args.after)
-    changes, skipped = compare_results(before, after, args.metric)
-    sys.stdout.write(reporter.render([comparison_table(changes, skipped, args.metric, before, after)]))
+    before, after = read_results(args.before), read_results(args.after)
+    if args.fail_above is not None:
+        _refuse_nothing(before, after, args.after)
+    comparison = compare_results(before, after, args.metric, min_effect=args.min_effect)
+    sys.stdout.write(reporter.render([comparison_table(comparison, before, after)]))
+    print(comparison.summary(), file=sys.stderr)
     if args.fail_above is None:
         return 0
-    worse = [c for c in changes if not c.ratio.within_noise and c.ratio.value > args.fail_above]
+    if not comparison.changes:
+        raise NoCellsError(
+            f"no cell of {args.after} matches a measured cell of {args.before} on {args.metric}; "
+            "a gate that compared nothing has not passed"
+        )
+    worse = comparison.regressions(args.fail_above)
     for change in worse:
-        print(f"regression: {change.suite} {change.cell}: {change.ratio} (limit {args.fail_above}×)", file=sys.stderr)
+        test = change.test
+        print(f"regression: {change.suite} {change.cell}: {test.ratio:.3f}× (interval {test.low:.3f}–{test.high:.3f}, "
+              f"p={test.p_value:.3g}; limit {args.fail_above:g}×)", file=sys.stderr)
     return 1 if worse else 0

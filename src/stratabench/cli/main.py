@@ -12,25 +12,39 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from stratabench.cli.signals import interrupt_description, interrupted_exit_code, stop_signals_interrupt
-from stratabench.errors import StratabenchError
+from stratabench.errors import StratabenchError, UsageError, exit_statuses
 
 __all__ = ["build_parser", "entry_point", "main"]
 
 #: Sub-command modules, in the order ``--help`` lists them.
-COMMANDS = ("run", "list", "report", "compare", "dataset", "timeit", "services", "clean", "serve")
+COMMANDS = ("run", "load", "list", "report", "compare", "dataset", "timeit", "services", "clean", "serve")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: a bad argument is a :class:`UsageError`, not usage text and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}; see '{self.prog} --help'")
+
+
+def _exit_statuses_epilog() -> str:
+    return "exit statuses:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in exit_statuses().items())
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="stratabench",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "Measure what it costs to move records between storage and usable objects: "
             "codecs, compressors, stores, caches and object mappers, on your machine and data."
         ),
-        epilog="Run 'stratabench COMMAND --help' for a command's options. "
-        "With no command, 'stratabench run' runs every default suite on embedded backends.",
+        epilog="Run 'stratabench COMMAND --help' for a command's options.\n"
+        "With no command, 'stratabench run' runs every default suite on embedded backends.\n\n"
+        + _exit_statuses_epilog(),
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:

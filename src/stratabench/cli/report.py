@@ -8,18 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.cli.arguments import add_format_argument
-from stratabench.errors import OutputError
+from stratabench.errors import NoCellsError, OutputError
 from stratabench.report.formats import REPORTERS
-from stratabench.results.format import load
+from stratabench.results.format import ResultsFile, load
 from stratabench.suites.kit.reports import run_tables
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "read_results"]
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report", help="render a results file as a terminal table, Markdown, CSV, JSON or HTML",
-        description="Render a results file written by 'stratabench run' with the tables of its suites.",
+        description="Render a results file written by 'stratabench run' with the tables of its suites. "
+        "A file with no cells exits 65; a truncated file is read up to its last whole record, with a warning.",
     )
     parser.add_argument("file", help="a results file (JSON Lines)")
     add_format_argument(parser)
@@ -27,9 +28,19 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
+def read_results(path: str) -> ResultsFile:
+    """Load a results file, printing the reader's warnings (a truncated tail) as ``warning:`` lines."""
+    results = load(path)
+    for warning in results.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return results
+
+
 def handle(args: argparse.Namespace) -> int:
     reporter = REPORTERS.get(args.format)()
-    results = load(args.file)
+    results = read_results(args.file)
+    if not results.cells:
+        raise NoCellsError(f"{args.file}: no cells (a header only: the run measured nothing before it stopped)")
     text = reporter.render(run_tables(results.cells, results.header))
     if args.output is None:
         sys.stdout.write(text)

@@ -6,7 +6,9 @@ import argparse
 import contextlib
 import dataclasses
 import datetime as dt
+import os
 import secrets
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,15 +16,18 @@ from typing import Any
 
 from stratabench.cli.arguments import (
     add_engine_arguments,
-    add_format_argument,
+    add_output_arguments,
     engine_options,
     parse_settings,
     positive_int,
+    whole_in,
 )
 from stratabench.cli.progress import make_progress
 from stratabench.cli.signals import interrupt_description, interrupted_exit_code
 from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
+from stratabench.layers.mappers import MAPPERS
+from stratabench.layers.stores.base import check_store_url
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.formats import REPORTERS
@@ -47,10 +52,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("suites", nargs="*", metavar="SUITE", help="suites to run ('stratabench list' shows them)")
     data = parser.add_argument_group("data and layers")
     data.add_argument("--size", type=positive_int, metavar="N", help="records in each dataset (default: the study's)")
-    data.add_argument("--seed", type=int, metavar="S", help="dataset seed (default: the study's)")
+    data.add_argument("--seed", type=whole_in(-(2**63), 2**63 - 1), metavar="S", help="dataset seed (default: the study's)")
     data.add_argument("--codec", action="append", metavar="NAME", help="only these codecs (repeatable)")
     data.add_argument("--compressor", action="append", metavar="NAME", help="only these compressors (repeatable)")
-    data.add_argument("--mapper", action="append", metavar="NAME", help="only these mappers (repeatable)")
+    data.add_argument("--mapper", action="append", metavar="NAME",
+                      help="only the entities cells that go through these object mappers (repeatable)")
     data.add_argument("--store", action="append", metavar="URL",
                       help="also use this store, e.g. redis://127.0.0.1:6379/0 (repeatable)")
     data.add_argument("--data", metavar="FILE",
@@ -63,12 +69,10 @@ def add_parser(subparsers: Any) -> None:
                       help="a plugin setting, e.g. sqlite.journal_mode=wal (repeatable; "
                       "'stratabench list settings' shows them all)")
     add_engine_arguments(parser)
-    output = parser.add_argument_group("output")
-    output.add_argument("-o", "--output", metavar="FILE",
-                        help="results file (default: results/RUN_ID.jsonl); an existing file is refused")
-    output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
-    add_format_argument(output)
-    output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
+    add_output_arguments(parser)
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check every option and print the plan (suites and their cells), then exit "
+                        "without starting a server or measuring anything")
     parser.set_defaults(handler=handle)
 
 
@@ -100,6 +104,10 @@ def handle(args: argparse.Namespace) -> int:
     suites = tuple(args.suites) or (("matrix",) if args.data else ())
     settings = parse_settings(args.settings)
     check_settings(settings)  # a misspelt name is an error here, not a setting silently ignored
+    for url in args.store or ():
+        check_store_url(url)  # a malformed URL stops the run before any server starts
+    for mapper in args.mapper or ():
+        MAPPERS.info(mapper)  # an unknown name is an error, not a filter that keeps everything
     options = RunOptions(
         suites=suites,
         size=args.size,
@@ -113,10 +121,48 @@ def handle(args: argparse.Namespace) -> int:
         run_id=run_id,
         engine=engine_options(args),
     )
-    if options.data is not None and not Path(options.data).is_file():
-        raise UsageError(f"--data {options.data}: no such file")
-    output = Path(args.output or f"results/{run_id}.jsonl")
+    if options.data is not None:
+        _check_data_file(options.data)
+    output = _output_path(args.output, run_id)
+    if args.dry_run:
+        return _print_plan(options)
     return run(options, output, reporter(), services=args.services, overwrite=args.overwrite, quiet=args.quiet)
+
+
+def _check_data_file(path: str) -> None:
+    """``--data`` must be a regular file; anything else is named for what it is."""
+    try:
+        mode = Path(path).stat().st_mode
+    except FileNotFoundError:
+        raise UsageError(f"--data {path}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"--data {path}: cannot read ({error.strerror})") from None
+    if stat.S_ISREG(mode):
+        return
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    raise UsageError(f"--data {path}: is {kind}; give a JSON Lines or CSV file of records")
+
+
+def _output_path(given: str | None, run_id: str) -> Path:
+    """``--output``: a file; a name ending in ``/`` is a directory that gets ``RUN_ID.jsonl`` in it."""
+    if given is None:
+        return Path(f"results/{run_id}.jsonl")
+    if given.endswith(("/", os.sep)):
+        return Path(given) / f"{run_id}.jsonl"
+    return Path(given)
+
+
+def _print_plan(options: RunOptions) -> int:
+    """``--dry-run``: the cells each suite would measure, one line a suite, then one a cell."""
+    plan = plan_run(options, make_progress(True))
+    print(f"{plan.total} cells in {len(plan.suites)} suites (dry run: nothing measured)")
+    for _, cells in plan.suites:
+        print(f"{cells[0].suite if cells else 'a suite'}: {len(cells)} cells")
+        for cell in cells:
+            print(f"  {cell.name}")
+    return 0
 
 
 def _plugin_modules() -> list[str]:

@@ -91,6 +91,7 @@ class ArticleDataset(SchemaDataset):
     generator = staticmethod(generate)
     version = 2  # bump whenever generate's output changes (and the reference hash in the tests)
     default_size = DEFAULT_SIZE
+    bytes_per_record = 160_000
     default_seed = DEFAULT_SEED
 
 

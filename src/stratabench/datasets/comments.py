@@ -96,6 +96,7 @@ class CommentsDataset(SchemaDataset):
     generator = staticmethod(generate)
     version = 2  # bump whenever generate's output changes (and the reference hash in the tests)
     default_size = DEFAULT_SIZE
+    bytes_per_record = 3_000
     default_seed = DEFAULT_SEED
 
 

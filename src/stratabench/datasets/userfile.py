@@ -54,7 +54,7 @@ from stratabench.datasets.cache import cached
 from stratabench.datasets.records_json import canonical_hash
 from stratabench.datasets.schema import Field, FieldType, Row, Schema
 from stratabench.errors import DataError
-from stratabench.json_lines import BadLine, json_objects
+from stratabench.json_lines import BadLine, NestedTooDeeply, json_objects
 
 __all__ = ["UserRecords", "load_records"]
 
@@ -63,7 +63,14 @@ _PLAIN_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 # A number as JSON writes one: no leading zeros (``007`` is a code, kept as text), no spaces.
 _PLAIN_FLOAT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\Z")
 # Bump when parsing or inference changes, so the cache never serves an old reading.
-_VERSION = 3
+_VERSION = 4
+#: The deepest nesting of arrays and objects a record may have. Records nest
+#: a few levels; every codec and the canonical hash walk values recursively,
+#: so a deeper record would exhaust their stacks instead of being measured.
+MAX_DEPTH = 32
+#: The longest line of a JSON Lines file, in bytes: beyond any store's item
+#: limit (memcached's is 1 MB), and a bound on what one record may cost to parse.
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,9 @@ def _parse(name: str, data: bytes) -> UserRecords:
 
 def _lines(name: str, data: bytes) -> Iterator[tuple[int, str]]:
     for number, raw in enumerate(data.split(b"\n"), 1):
+        if len(raw) > MAX_LINE_BYTES:
+            raise DataError(f"{name}, line {number}: {len(raw):,} bytes, longer than the {MAX_LINE_BYTES:,} a "
+                            "record may take; is this one record per line?")
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -169,15 +179,33 @@ def _read_json_lines(name: str, data: bytes) -> tuple[list[str], list[dict[str, 
         if isinstance(line.error, json.JSONDecodeError):
             error = line.error
             return DataError(f"{where}: not JSON ({error.msg} at column {error.colno}); each line must be one JSON object")
+        if isinstance(line.error, NestedTooDeeply):
+            return DataError(f"{where}: nested deeper than {MAX_DEPTH} levels of arrays and objects; flatten the record")
         if line.error is not None:
             return DataError(f"{where}: {line.error}; NaN and infinities have no exact JSON form")
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(line.value), "a number")
         return DataError(f"{where}: expected a JSON object, got {kind}; each line must be one object (JSON Lines)")
 
-    for _, value in json_objects((line for _, line in _lines(name, data)), bad_line, decode=decoder.decode):
+    for number, value in json_objects((line for _, line in _lines(name, data)), bad_line, decode=decoder.decode):
+        if _depth(value) > MAX_DEPTH:
+            raise DataError(f"{name}, line {number}: nested deeper than {MAX_DEPTH} levels of arrays and objects; "
+                            "flatten the record")
         keys.update(dict.fromkeys(value))
         records.append(value)
     return list(keys), records
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest, pending = 0, [(value, 0)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level + 1)
+            if level + 1 > MAX_DEPTH:
+                break
+            pending += [(child, level + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
 
 
 def _kind(value: Any) -> str:

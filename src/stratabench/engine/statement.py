@@ -20,13 +20,15 @@ as its own.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import textwrap
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import CodeType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.errors import StatementError
@@ -100,7 +102,14 @@ class CompiledStatement:
         def timed(loops: int) -> tuple[int, int]:
             # The try costs nothing inside the loop: it sits around it.
             try:
-                return loop(loops)
+                with _exits_refused():
+                    return loop(loops)
+            except _ExitCalled as called:
+                raise StatementError(f"the statement called os._exit({called.code}), which ends the process at once; "
+                                     "time something that returns") from None
+            except SystemExit as error:
+                raise StatementError(f"the statement raised SystemExit({error.code!r}) (sys.exit or exit), which "
+                                     "would end the measurement; time something that returns") from None
             except Exception as error:
                 raised = users_error(error)
                 if raised is None:
@@ -122,6 +131,33 @@ class CompiledStatement:
             f"{line.part} line {line.number} {line.text.strip()!r} raised {type(error).__name__}"
             + (f": {message}" if message else "")
         )
+
+
+class _ExitCalled(BaseException):
+    """``os._exit`` called by the user's statement; a BaseException so ``except Exception`` in it cannot hide it."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@contextlib.contextmanager
+def _exits_refused() -> Iterator[None]:
+    """``os._exit`` raises instead of ending the process while the user's code runs.
+
+    ``os._exit`` skips every handler, so without this a statement calling it
+    would end ``timeit --in-process`` silently with the statement's status.
+    """
+    real = os._exit
+
+    def refuse(status: int) -> NoReturn:
+        raise _ExitCalled(status)
+
+    os._exit = refuse
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 def _lines(source: str) -> list[str]:

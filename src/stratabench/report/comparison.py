@@ -1,18 +1,42 @@
-"""The comparison of two results files: the same cells, a ratio of medians each."""
+"""The comparison of two results files: the same cells, each pair tested on its raw samples.
+
+A cell is called changed only when two things hold: the Mann–Whitney U
+test on the raw samples is significant (p below :data:`ALPHA`), and the
+ratio of medians is beyond the minimum effect. Significance alone is not
+enough: samples taken back to back in one run are correlated (the same
+frequency, the same neighbours), so a test over them finds "significant"
+differences of a percent or two between two runs of identical code. The
+minimum effect is the size of change a user cares about and the machine
+can show; :data:`DEFAULT_MIN_EFFECT` says why 5%.
+
+Cells match on suite, cell name and parameters; every cell that does not
+match, failed, or lacks the metric is listed with why, so nothing is
+dropped silently.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from stratabench.metrics import metric
-from stratabench.report.compare import Ratio, ratio
+from stratabench.metrics import Metric, metric
+from stratabench.report.compare import SampleTest, compare_samples
 from stratabench.report.table import Column, Table
 from stratabench.results.format import ResultsFile
 from stratabench.results.records import CellResult
 
-__all__ = ["Change", "compare_results", "comparison_table"]
+__all__ = ["ALPHA", "DEFAULT_MIN_EFFECT", "Change", "Comparison", "compare_results", "comparison_table"]
+
+#: The significance level of the rank test.
+ALPHA = 0.05
+
+#: The smallest change called a change: 5%. Sampling aims at a median known
+#: to ±2% (its interval's half-width), so two medians of identical code can
+#: differ by about 4% from sampling alone; 5% is the smallest round figure
+#: beyond that, and below the 10% a gate typically fails on.
+DEFAULT_MIN_EFFECT = 0.05
 
 
 @dataclass(frozen=True)
@@ -25,79 +49,188 @@ class Change:
         The cell's identity.
     before, after
         Its results in the first and second file.
-    ratio
-        ``after / before`` of the metric's medians, with the noise flag.
+    test
+        ``after / before`` of the metric's medians, its interval and p-value.
+    verdict
+        ``unchanged``, or the metric's word for the direction it moved
+        (``slower``/``faster`` for a time, ``larger``/``smaller`` for bytes).
+    worse
+        Whether the change is a change for the worse.
     """
 
     suite: str
     cell: str
     before: CellResult
     after: CellResult
-    ratio: Ratio
+    test: SampleTest
+    verdict: str
+    worse: bool
 
     @property
-    def verdict(self) -> str:
-        """``within noise``, or whether the second file is better or worse on the metric."""
-        if self.ratio.within_noise:
-            return "within noise"
-        return "slower" if self.ratio.value > 1 else "faster"
+    def changed(self) -> bool:
+        return self.verdict != "unchanged"
 
 
-def _key(result: CellResult) -> tuple[str, str, str]:
-    return (result.suite, result.cell, repr(sorted(result.params.items())))
+@dataclass(frozen=True)
+class Comparison:
+    """Every pair of a metric in two files, and what could not be paired.
 
-
-def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str) -> tuple[list[Change], list[str]]:
-    """Pair the cells of two runs and compare one metric.
-
-    Returns the changes, in the second file's order, and one line per cell
-    that could not be compared (missing from a file, failed, or without
-    the metric), so nothing is dropped silently.
+    Attributes
+    ----------
+    metric
+        The metric compared.
+    changes
+        One per pair, in the second file's order.
+    unmatched
+        One line per cell not compared, saying why.
+    min_effect
+        The smallest relative change called a change.
+    machines
+        A line saying the files come from different machines, or ``None``.
     """
-    metric(metric_name)
-    earlier = {_key(result): result for result in before.cells}
+
+    metric: Metric
+    changes: list[Change]
+    unmatched: list[str]
+    min_effect: float
+    machines: str | None = None
+    counts: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        up, down = self.metric.change_words
+        counts = {up: 0, down: 0, "unchanged": 0}
+        for change in self.changes:
+            counts[change.verdict] += 1
+        object.__setattr__(self, "counts", counts)
+
+    @property
+    def geomean(self) -> float | None:
+        """The geometric mean of the ratios, or ``None`` with nothing compared."""
+        logs = [math.log(c.test.ratio) for c in self.changes if c.test.ratio > 0 and math.isfinite(c.test.ratio)]
+        return math.exp(sum(logs) / len(logs)) if logs else None
+
+    def regressions(self, factor: float) -> list[Change]:
+        """Changes for the worse by more than ``factor`` (``1.10``: 10% worse)."""
+        return [c for c in self.changes if c.worse and _worse_by(c, self.metric) > factor]
+
+    def summary(self) -> str:
+        """One line: cells compared, how many moved each way, the geomean ratio."""
+        up, down = self.metric.change_words
+        geomean = self.geomean
+        line = (f"{len(self.changes)} cells compared: {self.counts[up]} {up}, {self.counts[down]} {down}, "
+                f"{self.counts['unchanged']} unchanged; geomean ratio "
+                f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric.name}, after/before; "
+                f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}); {len(self.unmatched)} not compared")
+        return line + (f"; {self.machines}" if self.machines else "")
+
+
+def _worse_by(change: Change, measured: Metric) -> float:
+    return change.test.ratio if measured.better == "lower" else 1 / change.test.ratio if change.test.ratio else math.inf
+
+
+def _identity(result: CellResult) -> tuple[str, str, str]:
+    return (result.suite, result.cell, repr(sorted(result.params.items(), key=lambda item: str(item[0]))))
+
+
+def _verdict(test: SampleTest, measured: Metric, min_effect: float) -> tuple[str, bool]:
+    up, down = measured.change_words
+    if test.p_value >= ALPHA or (1 / (1 + min_effect) < test.ratio < 1 + min_effect):
+        return "unchanged", False
+    went_up = test.ratio > 1
+    return (up if went_up else down), went_up == (measured.better == "lower")
+
+
+def _machine(results: ResultsFile) -> tuple[Any, ...]:
+    env = results.header.get("environment")
+    env = env if isinstance(env, dict) else {}
+    return tuple(env.get(key) for key in ("hostname", "cpu", "cpu_count", "machine"))
+
+
+def _machines(before: ResultsFile, after: ResultsFile) -> str | None:
+    first, second = _machine(before), _machine(after)
+    if first == second:
+        return None
+    return (f"different machines ({first[0]}, {first[1]} → {second[0]}, {second[1]}): "
+            "a ratio mixes the code's change with the machine's")
+
+
+def _describe_params(theirs: CellResult, ours: CellResult) -> str:
+    keys = sorted(set(theirs.params) | set(ours.params), key=str)
+    differ = [str(key) for key in keys if theirs.params.get(key) != ours.params.get(key)]
+    return ", ".join(differ)
+
+
+def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *,
+                    min_effect: float = DEFAULT_MIN_EFFECT) -> Comparison:
+    """Pair the cells of two runs and test one metric on each pair.
+
+    Returns every pair, in the second file's order, and one line per cell
+    that could not be compared (only in one file, the same name with other
+    parameters, failed, or without the metric), so nothing is dropped
+    silently.
+    """
+    measured = metric(metric_name)
+    earlier = {_identity(result): result for result in before.cells}
+    by_name = {(result.suite, result.cell): result for result in before.cells}
     changes: list[Change] = []
-    skipped: list[str] = []
+    unmatched: list[str] = []
     for result in after.cells:
-        old = earlier.pop(_key(result), None)
+        old = earlier.pop(_identity(result), None)
         name = f"{result.suite} {result.cell}"
         if old is None:
-            skipped.append(f"{name}: only in the second file")
+            namesake = by_name.get((result.suite, result.cell))
+            if namesake is not None and _identity(namesake) in earlier:
+                earlier.pop(_identity(namesake))
+                unmatched.append(f"{name}: parameters differ ({_describe_params(namesake, result)})")
+            else:
+                unmatched.append(f"{name}: only in the second file")
             continue
         if not (old.ok and result.ok):
-            skipped.append(f"{name}: failed in {'the first' if not old.ok else 'the second'} file")
+            which = "both files" if not (old.ok or result.ok) else "the first file" if not old.ok else "the second file"
+            unmatched.append(f"{name}: failed in {which}")
             continue
-        value = ratio(result.summary(metric_name), old.summary(metric_name))
-        if value is None:
-            skipped.append(f"{name}: no {metric_name} in both files")
+        first, second = old.metrics.get(metric_name), result.metrics.get(metric_name)
+        if first is None or second is None:
+            unmatched.append(f"{name}: no {metric_name} in {'the first file' if first is None else 'the second file'}")
             continue
-        changes.append(Change(result.suite, result.cell, old, result, value))
-    skipped += [f"{suite} {cell}: only in the first file" for suite, cell, _ in earlier]
-    return changes, skipped
+        test = compare_samples(first.samples, second.samples)
+        if test is None:
+            unmatched.append(f"{name}: a median of {metric_name} is zero, or a sample is not a number")
+            continue
+        verdict, worse = _verdict(test, measured, min_effect)
+        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse))
+    unmatched += [f"{suite} {cell}: only in the first file" for suite, cell, _ in earlier]
+    return Comparison(measured, changes, unmatched, min_effect, _machines(before, after))
 
 
-def comparison_table(changes: Sequence[Change], skipped: Sequence[str], metric_name: str,
-                     before: ResultsFile, after: ResultsFile) -> Table:
-    """One row per compared cell: both medians, the ratio and a verdict."""
-    fmt = metric(metric_name).format
+def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:
+    """One row per compared cell: both medians, the ratio with its interval, p and a verdict."""
+    measured = comparison.metric
+    fmt = measured.format
     table = Table(
-        f"compare {metric_name}: {before.header.get('run_id')} → {after.header.get('run_id')}",
+        f"compare {measured.name}: {before.header.get('run_id')} → {after.header.get('run_id')}",
         [Column("suite", "suite"), Column("cell", "cell"), Column("before", "before", "right", fmt),
-         Column("after", "after", "right", fmt), Column("ratio", "after/before", "right", lambda r: "-" if r is None else str(r)),
-         Column("verdict", "verdict")],
+         Column("after", "after", "right", fmt), Column("ratio", "after/before", "right"),
+         Column("interval", "95% interval", "right"), Column("p", "p", "right"), Column("verdict", "verdict")],
     )
-    for change in changes:
-        row: dict[str, Any] = {
-            "suite": change.suite, "cell": change.cell, "before": change.before.median(metric_name),
-            "after": change.after.median(metric_name), "ratio": change.ratio, "verdict": change.verdict,
-        }
-        table.rows.append(row)
-    table.notes = ["ratios are of medians; ~ and 'within noise' mark overlapping confidence intervals."]
+    for change in comparison.changes:
+        table.rows.append({
+            "suite": change.suite, "cell": change.cell, "before": change.before.median(measured.name),
+            "after": change.after.median(measured.name), "ratio": f"{change.test.ratio:.3f}",
+            "interval": f"{change.test.low:.3f}–{change.test.high:.3f}", "p": f"{change.test.p_value:.3g}",
+            "verdict": change.verdict,
+        })
+    table.notes = [
+        comparison.summary(),
+        "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the raw samples.",
+    ]
     for label, results in (("first", before), ("second", after)):
-        env = results.header.get("environment", {})
+        env = results.header.get("environment")
+        env = env if isinstance(env, dict) else {}
+        python = env.get("python")
         table.notes.append(
             f"{label}: {results.header.get('started')}, {env.get('cpu')}, Python "
-            f"{env.get('python', {}).get('version')}, revision {env.get('git_revision')}"
+            f"{python.get('version') if isinstance(python, dict) else None}, revision {env.get('git_revision')}"
         )
-    table.notes += [f"not compared: {line}" for line in skipped]
+    table.notes += [f"not compared: {line}" for line in comparison.unmatched]
     return table

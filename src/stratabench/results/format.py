@@ -43,10 +43,72 @@ UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 @dataclass(frozen=True)
 class ResultsFile:
-    """A loaded results file: its header and its cell results, in file order."""
+    """A loaded results file: its header and its cell results, in file order.
+
+    ``warnings`` holds one line per thing the reader skipped (a truncated or
+    corrupt tail); the CLI prints them.
+    """
 
     header: dict[str, Any]
     cells: list[CellResult]
+    warnings: tuple[str, ...] = ()
+
+
+class _Unreadable(Exception):
+    """A line that is not JSON: where a corrupt or truncated file stops being read."""
+
+    def __init__(self, number: int, reason: str) -> None:
+        super().__init__(reason)
+        self.number, self.reason = number, reason
+
+
+_SCALARS = (str, int, float, bool, type(None))
+_STATUSES = ("ok", "failed", "unavailable", "unsupported")
+_SUMMARY_FIELDS = {"n": int, "median": float, "min": float, "max": float, "mean": float, "stdev": float,
+                   "ci_low": float, "ci_high": float, "ci_level": float}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _shape_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a cell record's shape, or ``None``; checked before any field is used."""
+    for name in ("suite", "cell", "status"):
+        if not isinstance(record.get(name), str):
+            return f"{name!r} must be a string"
+    if record["status"] not in _STATUSES:
+        return f"status {record['status']!r} is not one of {', '.join(_STATUSES)}"
+    for name, kind in (("language", str), ("error", str)):
+        if name in record and record[name] is not None and not isinstance(record[name], kind):
+            return f"{name!r} must be a string"
+    params = record.get("params", {})
+    if not isinstance(params, dict) or not all(isinstance(v, _SCALARS) for v in params.values()):
+        return "'params' must be an object of plain values (strings, numbers, booleans, null)"
+    if not isinstance(record.get("notes", {}), dict):
+        return "'notes' must be an object"
+    for name in ("loops", "duration_s"):
+        if record.get(name) is not None and not _number(record[name]):
+            return f"{name!r} must be a number"
+    integrity = record.get("integrity")
+    if integrity is not None and not (isinstance(integrity, dict) and {"expected", "actual"} <= set(integrity)):
+        return "'integrity' must be an object with 'expected' and 'actual'"
+    metrics = record.get("metrics", {})
+    if not isinstance(metrics, dict):
+        return "'metrics' must be an object of metric name to samples and summary"
+    for name, measured in metrics.items():
+        if not (isinstance(measured, dict) and isinstance(measured.get("samples"), list)
+                and isinstance(measured.get("summary"), dict)):
+            return f"metric {name!r} must be an object with a 'samples' list and a 'summary' object"
+        if not measured["samples"] or not all(_number(v) for v in measured["samples"]):
+            return f"metric {name!r}: 'samples' must be a non-empty list of numbers"
+        summary = measured["summary"]
+        if set(summary) != set(_SUMMARY_FIELDS):
+            return f"metric {name!r}: 'summary' must have exactly {', '.join(_SUMMARY_FIELDS)}"
+        for field, value in summary.items():
+            if not (_number(value) or (field == "stdev" and value is None)):
+                return f"metric {name!r}: summary {field!r} must be a number"
+    return None
 
 
 def header_record(run_id: str, started: str, environment: dict[str, Any], options: dict[str, Any],
@@ -124,47 +186,69 @@ def _upgrade(record: dict[str, Any], version: int) -> dict[str, Any]:
 def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
     """Parse the lines of a results file; ``source`` names it in errors.
 
+    A line that is not JSON ends the reading: a killed run leaves at most a
+    truncated last line, so the records before it are kept and the file
+    carries a one-line warning. A record that is JSON of the wrong shape is
+    an error naming its line: that file was not written by stratabench.
+
     Raises
     ------
     ResultsFormatError
-        Naming the file and line, for anything that is not a valid record
-        of a known format version.
+        Naming the file and line, for a bad header, an unknown format
+        version, or a record of the wrong shape.
     """
     header: dict[str, Any] | None = None
     cells: list[CellResult] = []
     version: int = FORMAT_VERSION
 
-    def bad_line(line: BadLine) -> ResultsFormatError:
-        where = f"{source}, line {line.number}"
+    def bad_line(line: BadLine) -> Exception:
         if line.error is not None:
             reason = line.error.msg if isinstance(line.error, json.JSONDecodeError) else str(line.error)
-            return ResultsFormatError(f"{where}: not JSON ({reason}); the file is corrupt or truncated")
-        return ResultsFormatError(f"{where}: expected a JSON object, got {type(line.value).__name__}")
+            return _Unreadable(line.number, reason)
+        return ResultsFormatError(f"{source}, line {line.number}: expected a JSON object, "
+                                  f"got {type(line.value).__name__}")
 
-    for number, record in json_objects(lines, bad_line):
-        where = f"{source}, line {number}"
-        kind = record.get("type")
+    try:
+        for number, record in json_objects(lines, bad_line):
+            where = f"{source}, line {number}"
+            kind = record.get("type")
+            if header is None:
+                if kind != "header":
+                    raise ResultsFormatError(f"{where}: the first record must be the header; "
+                                             "is this a stratabench results file?")
+                version = _version(record.get("format_version"), where)
+                header = _upgrade(record, version)
+                continue
+            if kind != "cell":
+                raise ResultsFormatError(f"{where}: unknown record type {kind!r}")
+            problem = _shape_problem(record)
+            if problem is not None:
+                raise ResultsFormatError(f"{where}: malformed cell record: {problem}")
+            try:
+                cells.append(cell_from_json(_upgrade(record, version)))
+            except (KeyError, TypeError, ValueError, StratabenchError) as error:
+                raise ResultsFormatError(f"{where}: malformed cell record ({type(error).__name__}: {error})") from None
+    except _Unreadable as stop:
+        where = f"{source}, line {stop.number}"
         if header is None:
-            if kind != "header":
-                raise ResultsFormatError(f"{where}: the first record must be the header; is this a stratabench results file?")
-            found = record.get("format_version")
-            if not isinstance(found, int) or not 1 <= found <= FORMAT_VERSION:
-                raise ResultsFormatError(
-                    f"{where}: format version {found!r} is not one this stratabench reads "
-                    f"(1 to {FORMAT_VERSION}); upgrade stratabench"
-                )
-            version = found
-            header = _upgrade(record, version)
-            continue
-        if kind != "cell":
-            raise ResultsFormatError(f"{where}: unknown record type {kind!r}")
-        try:
-            cells.append(cell_from_json(_upgrade(record, version)))
-        except (KeyError, TypeError, ValueError, StratabenchError) as error:
-            raise ResultsFormatError(f"{where}: malformed cell record ({type(error).__name__}: {error})") from None
+            raise ResultsFormatError(f"{where}: not JSON ({stop.reason}); is this a stratabench results file?") from None
+        warning = (f"{where}: not JSON ({stop.reason}); the file is corrupt or truncated there, "
+                   f"so only the {len(cells)} cells before it are read")
+        return ResultsFile(header, cells, (warning,))
     if header is None:
         raise ResultsFormatError(f"{source}: empty file, no header record")
     return ResultsFile(header, cells)
+
+
+def _version(found: Any, where: str) -> int:
+    """The header's format version, when this stratabench reads it."""
+    if isinstance(found, int) and not isinstance(found, bool) and 1 <= found <= FORMAT_VERSION:
+        return found
+    if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT_VERSION:
+        raise ResultsFormatError(f"{where}: format version {found} is newer than this stratabench reads "
+                                 f"(1 to {FORMAT_VERSION}); upgrade stratabench")
+    raise ResultsFormatError(f"{where}: format version {found!r} is not one this stratabench reads "
+                             f"(1 to {FORMAT_VERSION}); it has no upgrade path, so measure again")
 
 
 def load(path: str | Path) -> ResultsFile:

@@ -14,6 +14,14 @@ from stratabench.results.records import CellResult
 __all__ = ["ResultsWriter"]
 
 
+def _file_in_the_way(directory: Path) -> Path | None:
+    """The nearest existing ancestor of ``directory`` (itself included) when it is not a directory."""
+    for candidate in (directory, *directory.parents):
+        if candidate.exists():
+            return None if candidate.is_dir() else candidate
+    return None
+
+
 class ResultsWriter:
     """Appends records to a results file, flushing each one.
 
@@ -33,6 +41,12 @@ class ResultsWriter:
 
     def __init__(self, path: str | Path, header: dict[str, Any], *, overwrite: bool = False) -> None:
         self.path = Path(path)
+        blocker = _file_in_the_way(self.path.parent)
+        if blocker is not None:
+            raise OutputError(f"cannot write results to {self.path}: {blocker} is a file, not a directory")
+        if self.path.is_dir():
+            raise OutputError(f"cannot write results to {self.path}: it is a directory; "
+                              "end --output with / to write a file named for the run into it")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:

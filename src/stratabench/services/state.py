@@ -52,13 +52,20 @@ def _read(path: Path) -> list[RunningService]:
     return [RunningService.from_json(entry) for entry in data.get("services", [])]
 
 
+def _is_own_folder(directory: Path) -> bool:
+    """Whether ``directory`` is the tool's own ``stratabench`` folder, owned by this user."""
+    return directory.name == "stratabench" and directory.stat().st_uid == os.geteuid()
+
+
 @contextmanager
 def _locked(path: Path, *, write: bool) -> Iterator[None]:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # mkdir's mode does not apply to a directory that already exists (the
-        # dataset cache may have made ~/.cache/stratabench first, 0755).
-        if path.parent.stat().st_uid == os.geteuid():
+        # dataset cache may have made ~/.cache/stratabench first, 0755). Only
+        # the tool's own folder is tightened: a state file the user placed in
+        # a shared directory (/tmp, say) must never change that directory.
+        if _is_own_folder(path.parent):
             os.chmod(path.parent, 0o700)
         lock = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:

@@ -1,54 +1,130 @@
-"""``stratabench compare``: pairing, verdicts, the regression gate and its errors."""
+"""``stratabench compare``: pairing, the rank test, verdicts, the regression gate and its refusals."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from stratabench.cli.main import main
+from stratabench.report.compare import compare_samples
 from stratabench.results.format import cell_to_json, header_record
 from stratabench.results.records import CellResult, MetricResult
 
+#: Eight samples each: enough for the rank test to reach p < 0.05 (eight against eight can reach 0.0002).
+BASE = [100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0]
 
-def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = ()) -> Path:
-    lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", {"cpu": "test"}, {})]
+
+def scaled(factor: float) -> list[float]:
+    return [value * factor for value in BASE]
+
+
+def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = (), *, host: str = "box",
+          metric: str = "wall_ns", params: dict[str, dict[str, Any]] | None = None) -> Path:
+    lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", {"cpu": "test", "hostname": host}, {})]
     for name, samples in cells.items():
         status = "failed" if name in failed else "ok"
-        result = CellResult("bulkload", name, {"codec": name}, "python", status,  # type: ignore[arg-type]
+        result = CellResult("bulkload", name, (params or {}).get(name, {"codec": name}), "python",
+                            status,  # type: ignore[arg-type]
                             error="boom" if status == "failed" else None, loops=1,
-                            metrics={"wall_ns": MetricResult.of(samples)})
+                            metrics={metric: MetricResult.of(samples)})
         lines.append(cell_to_json(result))
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
 
 
+def rows(out: str) -> dict[str, str]:
+    return {line.split()[1]: line for line in out.splitlines() if line.startswith("bulkload")}
+
+
 @pytest.fixture
 def runs(tmp_path: Path) -> tuple[Path, Path]:
-    before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102], "b": [100, 101, 102], "c": [10, 11, 12],
-                                               "gone": [1, 1, 1], "broken": [1, 1, 1]})
-    after = write(tmp_path / "after.jsonl", {"a": [200, 201, 202], "b": [100, 102, 104], "c": [5, 5, 5],
-                                             "new": [1, 1, 1], "broken": [1, 1, 1]}, failed=("broken",))
+    before = write(tmp_path / "before.jsonl", {"a": BASE, "b": BASE, "c": BASE, "small": BASE, "gone": BASE,
+                                               "broken": BASE})
+    after = write(tmp_path / "after.jsonl", {"a": scaled(2), "b": BASE[::-1], "c": scaled(0.5),
+                                             "small": scaled(1.04), "new": BASE, "broken": BASE}, failed=("broken",))
     return before, after
 
 
 def test_verdicts_and_unpaired_cells(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(runs[0]), str(runs[1])]) == 0
-    out = capsys.readouterr().out
-    rows = {line.split()[1]: line for line in out.splitlines() if line.startswith("bulkload")}
-    assert "1.99×" in rows["a"] and rows["a"].endswith("slower")
-    assert rows["b"].endswith("within noise")
-    assert rows["c"].endswith("faster")
+    out, err = capsys.readouterr()
+    table = rows(out)
+    assert "2.000" in table["a"] and table["a"].endswith("slower")
+    assert table["b"].endswith("unchanged") and table["c"].endswith("faster")
+    assert table["small"].endswith("unchanged")  # 4% slower: significant here (p < 0.01), but below the 5% minimum effect
     assert "not compared: bulkload new: only in the second file" in out
     assert "not compared: bulkload gone: only in the first file" in out
     assert "not compared: bulkload broken: failed in the second file" in out
+    summary = "4 cells compared: 1 slower, 1 faster, 2 unchanged; geomean ratio 1.010"
+    assert summary in out and summary in err
+
+
+def test_a_smaller_minimum_effect_calls_a_small_change(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(runs[0]), str(runs[1]), "--min-effect", "1%"]) == 0
+    assert rows(capsys.readouterr().out)["small"].endswith("slower")
+
+
+def test_too_few_samples_are_never_significant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102]})
+    after = write(tmp_path / "after.jsonl", {"a": [200, 201, 202]})
+    # Three against three: the smallest two-sided p is 0.1, so even a doubling is not called.
+    assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 0
+    assert rows(capsys.readouterr().out)["a"].endswith("unchanged")
+
+
+def test_bytes_are_larger_or_smaller(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": BASE, "b": BASE}, metric="size_bytes")
+    after = write(tmp_path / "after.jsonl", {"a": scaled(1.5), "b": scaled(0.5)}, metric="size_bytes")
+    assert main(["compare", str(before), str(after), "--metric", "size_bytes"]) == 0
+    table = rows(capsys.readouterr().out)
+    assert table["a"].endswith("larger") and table["b"].endswith("smaller")
+
+
+def test_the_ratio_interval_holds_the_true_ratio() -> None:
+    test = compare_samples(BASE, scaled(1.25))
+    assert test is not None and test.low <= 1.25 <= test.high and test.low > 1.1 and test.p_value < 0.001
+    same = compare_samples(BASE, BASE[::-1])
+    assert same is not None and same.low <= 1 <= same.high and same.p_value == 1.0
+    assert compare_samples([0.0, 0.0], [1.0, 2.0]) is None
 
 
 def test_regression_gate(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "1.5"]) == 1
-    assert "regression: bulkload a: 1.99× (limit 1.5×)" in capsys.readouterr().err
+    assert "regression: bulkload a: 2.000× (interval" in capsys.readouterr().err
     assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "2.5"]) == 0
+
+
+@pytest.mark.parametrize("factor", ["nan", "inf", "-inf", "0", "-1", "0.5", "abc", ""])
+def test_a_bad_factor_is_refused_in_one_line(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+                                             factor: str) -> None:
+    assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", factor]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: stratabench compare: argument --fail-above: ") and err.count("\n") == 1
+
+
+def test_the_gate_does_not_pass_on_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": BASE})
+    empty = write(tmp_path / "empty.jsonl", {})
+    failed = write(tmp_path / "failed.jsonl", {"a": BASE}, failed=("a",))
+    other = write(tmp_path / "other.jsonl", {"z": BASE})
+    for after, message in ((empty, "empty.jsonl: no cells"), (failed, "every one of its 1 cells failed"),
+                           (other, "no cell of")):
+        assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 65, after
+        err = capsys.readouterr().err
+        assert message in err and err.splitlines()[-1].startswith("error: ")
+    assert main(["compare", str(empty), str(before), "--fail-above", "1.1"]) == 65
+
+
+def test_parameters_and_machines_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": BASE}, params={"a": {"size": 10}})
+    after = write(tmp_path / "after.jsonl", {"a": BASE}, host="other", params={"a": {"size": 20}})
+    assert main(["compare", str(before), str(after)]) == 0
+    out = capsys.readouterr().out
+    assert "not compared: bulkload a: parameters differ (size)" in out
+    assert "different machines (box, test → other, test)" in out
 
 
 def test_unknown_metric_is_a_usage_error(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -65,10 +65,17 @@ def test_errors_are_one_line_with_exit_codes(capsys: pytest.CaptureFixture[str],
 
 
 def test_bad_size_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["run", "--size", "0"])
-    assert exit_.value.code == 2
-    assert "'0' must be 1 or more" in capsys.readouterr().err
+    code, _, err = run(capsys, "run", "--size", "0")
+    assert code == 2
+    assert err == ("error: stratabench run: argument --size: '0' is out of range: use a whole number from 1 to "
+                   "1,000,000,000,000; see 'stratabench run --help'\n")
+
+
+def test_a_size_that_cannot_fit_is_refused_with_the_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "run", "bulkload", "--size", "999999999999")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("error: --size 999,999,999,999: the records would need about ")
+    assert "2,000 bytes a record of bulkload" in err and "use --size" in err
 
 
 def test_corrupt_results_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -136,7 +143,7 @@ def test_a_misspelt_setting_is_refused_before_running(capsys: pytest.CaptureFixt
     ("pair", "message"),
     [
         ("nosuch.thing=1", "error: --set nosuch.thing: unknown setting namespace 'nosuch'; known: bulkload, cache, "),
-        ("go.count=abc", "error: setting go.count='abc' is not a whole number\n"),
+        ("go.count=abc", "error: setting go.count='abc' is not a whole number from 1 to 1,000\n"),
         ("sqlite.journal_mode=fast", "error: setting sqlite.journal_mode='fast' is not valid; use one of delete, "),
     ],
 )

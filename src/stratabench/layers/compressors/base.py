@@ -23,7 +23,8 @@ __all__ = ["Compressor", "level_setting"]
 def level_setting(compressor: str, default_level: int, levels: range) -> Setting:
     """The declaration of ``{compressor}.level``, for a compressor's :attr:`Compressor.settings`."""
     return Setting(f"{compressor}.level", str(default_level),
-                   f"compression level, {levels.start} to {levels.stop - 1}", "whole")
+                   f"compression level, {levels.start} to {levels.stop - 1}", "whole",
+                   minimum=levels.start, maximum=levels.stop - 1)
 
 
 class Compressor(ABC):

@@ -55,6 +55,7 @@ from stratabench.redact import redact, scrub
 from stratabench.settings import Setting, SettingReader
 
 __all__ = [
+    "TIMEOUT_RANGE",
     "NAMESPACE_PATTERN",
     "StoreConnection",
     "RUN_IDENTIFIER_PATTERN",
@@ -70,7 +71,9 @@ __all__ = [
     "key_ttl_setting",
     "swept_name",
     "namespace_identifier",
+    "check_store_url",
     "open_store",
+    "url_path",
     "parse_store_url",
     "store_for_scheme",
     "timeout_settings",
@@ -158,6 +161,11 @@ class ItemLimit(Protocol):
         """The largest value, in bytes, that one ``put`` accepts."""
 
 
+#: The range of a store's timeout settings, in seconds: a zero timeout would
+#: make every call fail at once; an hour is beyond any cell.
+TIMEOUT_RANGE = (0.001, 3600.0)
+
+
 @runtime_checkable
 class Sweepable(Protocol):
     """A store that finds the namespaces runs left in it, and drops them.
@@ -194,7 +202,7 @@ def key_ttl_setting(store: str, *, help_suffix: str = "") -> Setting:
     cleanup leaves nothing for long.
     """
     return Setting(f"{store}.key_ttl", "86400",
-                   f"seconds until each key this tool writes expires, 0 for never{help_suffix}", "whole")
+                   f"seconds until each key this tool writes expires, 0 for never{help_suffix}", "whole", minimum=0, maximum=30 * 86400)
 
 
 def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
@@ -202,10 +210,13 @@ def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
 
     One declaration for every server store, so their timeouts mean the same.
     """
-    connect = Setting(f"{store}.connect_timeout", "5", "seconds to wait for a connection", "number")
+    low, high = TIMEOUT_RANGE
+    connect = Setting(f"{store}.connect_timeout", "5", "seconds to wait for a connection", "number",
+                      minimum=low, maximum=high)
     if not socket:
         return (connect,)
-    return connect, Setting(f"{store}.socket_timeout", "30", "seconds to wait for an answer", "number")
+    return connect, Setting(f"{store}.socket_timeout", "30", "seconds to wait for an answer", "number",
+                            minimum=low, maximum=high)
 
 
 def namespace_identifier(namespace: str, *, max_length: int = 63) -> str:
@@ -243,6 +254,12 @@ def parse_store_url(url: str) -> SplitResult:
     return parts
 
 
+def url_path(parts: SplitResult) -> str:
+    """The file system path of a split URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
+    netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
+    return unquote(netloc + parts.path)
+
+
 class StoreConnection:
     """The one error contract of everything that talks to a store: the URL kept private, one-line failures.
 
@@ -277,9 +294,7 @@ class StoreConnection:
     @property
     def path(self) -> str:
         """The file system path of a URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
-        parts = self._parts
-        netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
-        return unquote(netloc + parts.path)
+        return url_path(self._parts)
 
     # -- failures ---------------------------------------------------------
 
@@ -358,6 +373,14 @@ class Store(StoreConnection, ABC):
 
     settings: ClassVar[tuple[Setting, ...]] = ()
     """Every ``--set`` setting the store reads, each with its default (read them with :attr:`config`)."""
+
+    @classmethod
+    def check_url(cls, parts: SplitResult) -> None:
+        """Refuse, with a one-line :class:`UsageError`, a URL this store would misread; the default accepts any.
+
+        Called by :func:`check_store_url` before anything runs, and by
+        :func:`open_store`. It never connects.
+        """
 
     @classmethod
     def scratch_url(cls, directory: Path) -> str | None:
@@ -515,6 +538,25 @@ def store_for_scheme(scheme: str) -> str:
         raise UnknownNameError(f"no store opens {scheme}:// URLs; known: {known}") from None
 
 
+def _checked(cls: type[Store], url: str, parts: SplitResult) -> None:
+    try:
+        cls.check_url(parts)
+    except UsageError as error:
+        raise error.with_context(f"store URL {redact(url)!r}") from None
+
+
+def check_store_url(url: str) -> None:
+    """Refuse a store URL that is malformed, of an unknown scheme, or one its store would misread.
+
+    Never connects: run before anything starts, so a typo in ``--store``
+    stops the run at once.
+    """
+    from stratabench.layers.stores import STORES
+
+    parts = parse_store_url(url)
+    _checked(STORES.get(store_for_scheme(parts.scheme)), url, parts)
+
+
 def open_store(
     url: str,
     *,
@@ -556,6 +598,7 @@ def open_store(
 
     parts = parse_store_url(url)
     cls = STORES.get(store_for_scheme(parts.scheme))
+    _checked(cls, url, parts)
     if server_pids is None:
         from stratabench.services.state import pids_for_address
 

@@ -45,8 +45,9 @@ class LmdbStore(Store):
     schemes = ("lmdb",)
     settings = (
         Setting("lmdb.map_size", str(1 << 30), "the environment's largest size in bytes (the file is sparse)",
-                "whole"),
-        Setting("lmdb.max_dbs", "128", "named sub-databases the environment can hold", "whole"),
+                "whole", minimum=1 << 20, maximum=1 << 40),
+        Setting("lmdb.max_dbs", "128", "named sub-databases the environment can hold", "whole",
+                minimum=1, maximum=10_000),
         Setting("lmdb.sync", "yes", "fsync on every commit, LMDB's own default", "flag"),
     )
 

@@ -29,7 +29,7 @@ class MemoryStore(Store):
     schemes = ("memory",)
     unswept_note = "its data lives in the run's own process and ends with it"
     settings = (Setting("memory.max_items", "0", "keep at most this many keys, dropping the least recently used; "
-                        "0: no limit", "whole"),)
+                        "0: no limit", "whole", minimum=0, maximum=10**12),)
 
     @classmethod
     def scratch_url(cls, directory: Path) -> str:

@@ -26,7 +26,14 @@ from typing import Any
 from urllib.parse import unquote
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, timeout_settings
+from stratabench.layers.stores.base import (
+    RUN_IDENTIFIER_PATTERN,
+    TIMEOUT_RANGE,
+    Store,
+    namespace_identifier,
+    swept_name,
+    timeout_settings,
+)
 from stratabench.settings import Setting
 
 __all__ = ["MongodbStore"]
@@ -45,7 +52,7 @@ class MongodbStore(Store):
     settings = (
         *timeout_settings("mongodb"),
         Setting("mongodb.server_selection_timeout", "5", "seconds an operation waits for a server that has gone away",
-                "number"),
+                "number", minimum=TIMEOUT_RANGE[0], maximum=TIMEOUT_RANGE[1]),
     )
 
     def _open(self) -> None:

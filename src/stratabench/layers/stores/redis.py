@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+from urllib.parse import SplitResult
 
+from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.errors import UsageError
 from stratabench.layers.stores.base import RUN_NAMESPACE_PATTERN, Store, key_ttl_setting, swept_name, timeout_settings
@@ -41,9 +43,16 @@ class RedisStore(Store):
     service = "redis"
     settings = (
         *timeout_settings("redis"),
-        Setting("redis.retries", "0", "retries of a failed command", "whole"),
+        Setting("redis.retries", "0", "retries of a failed command", "whole", minimum=0, maximum=100),
         key_ttl_setting("redis"),
     )
+
+    @classmethod
+    def check_url(cls, parts: SplitResult) -> None:
+        database = parts.path.strip("/")
+        if database and not database.isdigit():
+            raise UsageError(f"database {database!r} is not a number; Redis databases are numbered, "
+                             "e.g. redis://127.0.0.1:6379/0")
 
     def _open(self) -> None:
         import redis

@@ -17,10 +17,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from urllib.parse import SplitResult
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name
+from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, url_path
 from stratabench.settings import Setting, SettingReader
 
 __all__ = ["SqliteStore"]
@@ -35,8 +36,6 @@ def connect(path: str, config: SettingReader) -> sqlite3.Connection:
 
     Shared with the cache suite's row tables, so both open the database alike.
     """
-    if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=config.number("sqlite.busy_timeout"), isolation_level=None)
     db.execute(f"PRAGMA journal_mode={config.text('sqlite.journal_mode')}")
     db.execute(f"PRAGMA synchronous={config.text('sqlite.synchronous')}")
@@ -52,8 +51,19 @@ class SqliteStore(Store):
         Setting("sqlite.journal_mode", "wal", "PRAGMA journal_mode",
                 choices=("delete", "memory", "off", "persist", "truncate", "wal")),
         Setting("sqlite.synchronous", "normal", "PRAGMA synchronous", choices=("extra", "full", "normal", "off")),
-        Setting("sqlite.busy_timeout", "5", "seconds to wait for another connection's lock", "number"),
+        Setting("sqlite.busy_timeout", "5", "seconds to wait for another connection's lock (0: fail at once)",
+                "number", minimum=0, maximum=3600),
     )
+
+    @classmethod
+    def check_url(cls, parts: SplitResult) -> None:
+        path = url_path(parts)
+        if path in ("", "/:memory:", ":memory:"):
+            return
+        folder = Path(path).parent
+        if not folder.is_dir():
+            # Never create directories a URL names: a typo would leave them behind.
+            raise UsageError(f"directory {folder} does not exist; create it, or name a file in one that does")
 
     @classmethod
     def scratch_url(cls, directory: Path) -> str:

@@ -63,10 +63,14 @@ class BulkloadSuite(Suite):
                 "flag"),
         Setting("go.benchtime", "", f"Go's -benchtime; default 1s at the study's {DEFAULT_SIZE:,} records, "
                 "else --min-time"),
-        Setting("go.count", "", "samples per Go cell; default --samples, at most 3", "whole"),
+        Setting("go.count", "", "samples per Go cell; default --samples, at most 3", "whole",
+                minimum=1, maximum=1000),
         Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS)}", "list"),
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
     )
+
+    def sized_datasets(self) -> tuple[str, ...]:
+        return ("bulkload",)
 
     @property
     def size(self) -> int:

@@ -108,6 +108,9 @@ class CacheSuite(Suite):
         min_time_setting("cache", DEFAULT_MIN_SAMPLE_NS),
     )
 
+    def sized_datasets(self) -> tuple[str, ...]:
+        return ("comments",)
+
     @property
     def list_size(self) -> int:
         return self.options.size or comments.DEFAULT_SIZE

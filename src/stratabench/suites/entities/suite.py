@@ -65,7 +65,7 @@ from stratabench.suites.entities.operations import (
 from stratabench.suites.kit.stores import cell_namespace, real_url
 from stratabench.suites.kit.suite import Suite, min_time_setting
 
-__all__ = ["DEFAULT_MIN_SAMPLE_NS", "EntitiesSuite", "StoreChoice", "PYTHON_PROTOBUF_ENV"]
+__all__ = ["DEFAULT_MIN_SAMPLE_NS", "PYTHON_PROTOBUF_ENV", "EntitiesSuite", "StoreChoice", "path_mapper"]
 
 #: The calibration target unless ``entities.min_time`` says otherwise.
 DEFAULT_MIN_SAMPLE_NS = 10_000_000
@@ -82,6 +82,12 @@ FAMILIES = ("get20", "decode", "encode")
 MIN_SAMPLES = 9
 #: Paths whose objects do not depend on the flavour: measured on the model kind only.
 FLAVOUR_FREE = ("bytes", "message", "datastore")
+
+
+def path_mapper(path: str) -> str | None:
+    """The registered mapper a get, decode or encode path goes through (``ndb.decode`` → ``ndb``), or ``None`` for raw bytes."""
+    head = path.partition(".")[0]
+    return {"message": "protobuf", "bytes": None}.get(head, head)
 
 
 @dataclass(frozen=True)
@@ -209,6 +215,8 @@ class EntitiesSuite(Suite):
                 params = {"store": "", "store_kind": "", "url": "", "schema": schema, "n_props": widest,
                           "flavour": "model", "path": step, "read": "0", "backend": "python"}
                 add("decode", params, f"{schema}/{widest} model {step} backend=python", env=PYTHON_PROTOBUF_ENV)
+        if self.options.mappers:  # --mapper: only the cells whose path goes through one of these mappers
+            cells = [cell for cell in cells if path_mapper(cell.params["path"]) in self.options.mappers]
         return cells
 
     @staticmethod

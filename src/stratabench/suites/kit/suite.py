@@ -31,7 +31,7 @@ def min_time_setting(suite: str, default_min_sample_ns: int) -> Setting:
         The suite's own calibration target, as passed to ``tuned_engine``.
     """
     return Setting(f"{suite}.min_time", "", "seconds per sample; default: the run's --min-time, at most "
-                   f"{default_min_sample_ns / 1e9:g}", "number")
+                   f"{default_min_sample_ns / 1e9:g}", "number", minimum=0, maximum=60)
 
 
 class Suite(ABC):
@@ -57,6 +57,10 @@ class Suite(ABC):
     def config(self) -> SettingReader:
         """The run's values of this suite's declared :attr:`settings`."""
         return SettingReader(type(self), self.options)
+
+    def sized_datasets(self) -> tuple[str, ...]:
+        """The registered datasets whose record count ``--size`` sets in this suite (for the memory estimate)."""
+        return ()
 
     @abstractmethod
     def cells(self) -> list[CellSpec]:

@@ -32,6 +32,7 @@ It does not run by default: it needs records.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -118,7 +119,17 @@ class MatrixSuite(Suite):
     settings = (
         Setting("matrix.dataset", "", "a registered dataset instead of --data, e.g. comments or bulkload"),
         Setting("matrix.operations", "", f"operations; default all: {','.join(OPERATIONS)}", "list"),
+        Setting("matrix.calibration_slowdown", "0", "FOR CALIBRATING compare ONLY: make each timed call this "
+                "fraction slower (0.1: 10%) by spinning after it, so a known slowdown can be injected; never set "
+                "it in a real measurement", "number", minimum=0, maximum=10),
+        Setting("matrix.calibration_operations", "", "the operations calibration_slowdown slows; default all",
+                "list"),
     )
+
+    def sized_datasets(self) -> tuple[str, ...]:
+        # A user's file is bounded by its own length: --size keeps its first records.
+        name = self.config.text("matrix.dataset")
+        return (name,) if name else ()
 
     def _data(self) -> str:
         name = self.config.text("matrix.dataset")
@@ -185,9 +196,39 @@ class MatrixSuite(Suite):
         except BaseException:
             _quietly(store.cleanup, store.close)
             raise
+        slowdown = self.config.number("matrix.calibration_slowdown")
+        slowed = self.config.items("matrix.calibration_operations")
+        if slowdown and (not slowed or p["operation"] in slowed):
+            operation.call = _slowed(operation.call, slowdown)
+            operation.notes["calibration_slowdown"] = slowdown
         operation.notes.update(pipeline.notes)
         operation.notes.update(records=len(rows), store=store.name, batched=isinstance(store, BatchStore))
         return operation
+
+
+def _slowed(call: Callable[[], object], fraction: float) -> Callable[[], object]:
+    """``call``, then a busy wait of ``fraction`` of the CPU time it took: ``1 + fraction`` times its cost.
+
+    A relative cost rather than a fixed one, so the true ratio is known for
+    every cell whatever its speed. It is measured and spent in this thread's
+    CPU time, not wall time: on a loaded machine a wall-clock wait ends early
+    whenever the scheduler takes the CPU away, so the slowdown would not be
+    the one asked for; CPU work is stretched by load as the operation's own
+    work is. Meant for operations of a millisecond or more (the clock's own
+    reads cost a fraction of a microsecond).
+    """
+    clock = time.thread_time_ns
+
+    def slowed() -> object:
+        start = clock()
+        result = call()
+        end = clock()
+        until = end + int((end - start) * fraction)
+        while clock() < until:
+            pass
+        return result
+
+    return slowed
 
 
 def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], loads: Callable[[bytes], list[Row]],

@@ -53,8 +53,10 @@ class ParkingSuite(Suite):
     settings = (
         Setting("parking.servers", ",".join(IMPLEMENTATIONS), "servers to measure", "list"),
         Setting("parking.logging", "off,on", "logging settings to measure: off, on or both", "list"),
-        Setting("parking.runs", "1", "measured suite runs per batch (after one warm-up run)", "whole"),
-        Setting("parking.batches", "1", "batches per configuration (fresh tables and server each)", "whole"),
+        Setting("parking.runs", "1", "measured suite runs per batch (after one warm-up run)", "whole",
+                minimum=1, maximum=100_000),
+        Setting("parking.batches", "1", "batches per configuration (fresh tables and server each)", "whole",
+                minimum=1, maximum=1_000),
     )
 
     def _choices(self) -> tuple[list[str], list[bool], int, int]:

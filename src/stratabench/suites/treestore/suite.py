@@ -72,14 +72,16 @@ class TreestoreSuite(Suite):
         Setting("treestore.grid", "default", "default: N = --size or 1,000 with 2 tries; full: the reference "
                 "grid, N = 1,000, 10,000 and 100,000 with 10 tries", "text", ("default", "full")),
         Setting("treestore.sizes", "", "dataset sizes N, comma-separated; empty: from grid (or --size)"),
-        Setting("treestore.tries", "", "tries per test; empty: 2 (grid full: 10)", "whole"),
+        Setting("treestore.tries", "", "tries per test; empty: 2 (grid full: 10)", "whole",
+                minimum=1, maximum=10_000),
         Setting("treestore.tries_many_subs", "", "tries of 'many oper change_subs' (20 commits × 12 subscribers, "
-                "most of the run's time); empty: 1, or as tries in the full grid", "whole"),
+                "most of the run's time); empty: 1, or as tries in the full grid", "whole",
+                minimum=1, maximum=10_000),
         Setting("treestore.state", "sysrepo", "state across tries: sysrepo (the reference's), fresh-state "
                 "(setup before every try), or both", "text", ("sysrepo", "fresh-state", "both")),
         Setting("treestore.backends", "", "backends, comma-separated; empty: every one this run can reach"),
         Setting("treestore.warmup", "0", "discarded tries after each setup; changes the state of the tries, "
-                "so such cells are named @warmupK", "whole"),
+                "so such cells are named @warmupK", "whole", minimum=0, maximum=1_000),
     )
 
     # -- the plan ------------------------------------------------------------

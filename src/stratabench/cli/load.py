@@ -1,0 +1,306 @@
+"""``stratabench load``: many clients against one store; throughput, tail latency, the knee, and nothing lost."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from stratabench.cli.arguments import add_output_arguments, parse_settings
+from stratabench.cli.run import new_run_id
+from stratabench.errors import StratabenchError, UsageError
+from stratabench.layers.stores.base import open_store
+from stratabench.load.cells import cell_name, load_cell
+from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
+from stratabench.load.processes import LocalProcesses
+from stratabench.load.records import generated_payloads, payloads_from_rows
+from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, run_load
+from stratabench.load.store_requests import store_libraries
+from stratabench.load.sweep import SweepLimits, SweepResult, default_rates, sweep
+from stratabench.load.workload import WORKLOADS
+from stratabench.options import RunOptions
+from stratabench.redact import redact
+from stratabench.report.formats import REPORTERS
+from stratabench.report.table import Column, Table
+from stratabench.results.environment import environment
+from stratabench.results.format import header_record
+from stratabench.results.writer import ResultsWriter
+from stratabench.units import format_ns
+
+__all__ = ["LoadOptions", "add_parser", "load", "load_tables"]
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "load",
+        help="many clients against one store: throughput, p50-p99.9 latency, the knee, every read checked",
+        description="Run concurrent clients (processes, or tasks on a Dask cluster) against a store in a closed "
+        "loop, or an open loop at --rate with latency measured from each request's due time; every read is "
+        "checked against what its client wrote. Results stream to a JSON Lines file, one cell per configuration.",
+    )
+    parser.add_argument("--store", required=True, metavar="URL", help="the store to load, e.g. redis://127.0.0.1:6379/0")
+    work = parser.add_argument_group("workload")
+    work.add_argument("--workload", default="get", metavar="NAME[,NAME]",
+                      help=f"{', '.join(WORKLOADS)} (comma-separated for several; default get): "
+                      + "; ".join(f"{w.name}: {w.description}" for w in WORKLOADS.values()).replace("%", "%%"))
+    work.add_argument("--clients", default="1", metavar="C[,C]", help="concurrent clients (comma-separated for several; default 1)")
+    work.add_argument("--rate", metavar="R[,R]",
+                      help="open loop at R requests/s in total (comma-separated for several); without it, a closed loop")
+    work.add_argument("--duration", default="10", metavar="SECONDS", help="seconds measured per configuration (default 10)")
+    work.add_argument("--warmup", default="1", metavar="SECONDS", help="unrecorded seconds before (default 1)")
+    data = parser.add_argument_group("records")
+    data.add_argument("--data", metavar="FILE", help="your own records (JSON Lines or CSV), one key each")
+    data.add_argument("--codec", default="json", metavar="NAME", help="encodes each of your records (default json)")
+    data.add_argument("--records", default="1000", metavar="N", help="generated records, without --data (default 1000)")
+    data.add_argument("--value-size", default="100", metavar="BYTES", help="bytes per generated record (default 100)")
+    data.add_argument("--seed", type=int, default=1, metavar="S", help="seeds records and request plans (default 1)")
+    sweeping = parser.add_argument_group("rate sweep")
+    sweeping.add_argument("--sweep", action="store_true",
+                          help="raise the rate until p99 or errors pass their limit (--rate gives the rates; "
+                          "default: around a closed loop's throughput) and report the knee")
+    sweeping.add_argument("--p99-limit", default="10", metavar="MS", help="the sweep's p99 limit, ms (default 10)")
+    sweeping.add_argument("--error-limit", default="0.01", metavar="FRACTION",
+                          help="the sweep's limit on failed requests (default 0.01)")
+    where = parser.add_argument_group("where the clients run")
+    where.add_argument("--cluster", metavar="ADDR",
+                       help="run the clients as Dask tasks: local, local:N (N worker processes here) or a "
+                       "scheduler address such as tcp://host:8786")
+    where.add_argument("--set", action="append", metavar="PLUGIN.SETTING=VALUE", dest="settings",
+                       help="a store setting, e.g. redis.socket_timeout=5 (repeatable)")
+    add_output_arguments(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _numbers(text: str, option: str, kind: Callable[[str], float]) -> list[float]:
+    try:
+        return [kind(part.strip().replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: expected a number or comma-separated numbers") from None
+
+
+def _one(text: str, option: str, kind: Callable[[str], float] = float) -> float:
+    values = _numbers(text, option, kind)
+    if len(values) != 1:
+        raise UsageError(f"{option} {text!r}: expected one number")
+    return values[0]
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """Everything ``stratabench load`` runs, built and checked before anything starts.
+
+    Attributes
+    ----------
+    specs
+        One configuration per workload × clients × rate; when sweeping, one
+        per workload × clients, closed loop (the probe), the sweep setting the rates.
+    sweep
+        Sweep each workload × clients over ``sweep_rates`` (default rates when empty).
+    sweep_rates, limits
+        The rates to sweep and where the sweep stops.
+    cluster
+        Where the clients run: ``None`` for local processes.
+    run_id, output, overwrite, quiet, format
+        As the options of ``stratabench run``.
+    """
+
+    specs: tuple[LoadSpec, ...]
+    sweep: bool
+    sweep_rates: tuple[float, ...]
+    limits: SweepLimits
+    cluster: ClusterAddress | None
+    run_id: str
+    output: Path
+    overwrite: bool
+    quiet: bool
+    format: str
+    data: str | None
+
+    def run_options(self) -> RunOptions:
+        """The options the results header records: what ``report`` and ``compare`` read back.
+
+        The load-specific figures (clients, rate, durations, records) are each cell's parameters.
+        """
+        first = self.specs[0]
+        settings = first.options.settings if first.options else {}
+        return RunOptions(suites=("load",), stores=(first.store_url,), data=self.data, seed=first.seed,
+                          settings=settings, run_id=self.run_id)
+
+
+def handle(args: argparse.Namespace) -> int:
+    REPORTERS.get(args.format)
+    return load(options_from_args(args))
+
+
+def options_from_args(args: argparse.Namespace) -> LoadOptions:
+    """Check every argument and build every configuration: a bad one is one line before anything starts."""
+    from stratabench.plugins import check_settings
+
+    run_id = new_run_id()
+    settings = parse_settings(args.settings)
+    check_settings(settings)
+    run_options = RunOptions(settings=settings, run_id=run_id)
+    payloads = _payloads(args)
+    rates: list[float | None] = list(_numbers(args.rate, "--rate", float)) if args.rate else [None]
+    workloads = [w.strip() for w in args.workload.split(",") if w.strip()]
+    configurations = [
+        LoadSpec(args.store, payloads, workload=workload, clients=int(clients), rate_per_s=rate,
+                 warmup_s=_one(args.warmup, "--warmup"), duration_s=_one(args.duration, "--duration"),
+                 run_id=run_id, seed=args.seed, options=run_options)
+        for workload in workloads
+        for clients in _numbers(args.clients, "--clients", int)
+        for rate in rates
+    ]  # fmt: skip
+    if not configurations:
+        raise UsageError("--workload and --clients name no configuration to run")
+    # A sweep runs each workload x clients once, at each of the rates (all checked above).
+    specs = (tuple(dict.fromkeys(replace(c, rate_per_s=None) for c in configurations)) if args.sweep
+             else tuple(configurations))
+    return LoadOptions(
+        specs=specs, sweep=args.sweep,
+        sweep_rates=tuple(r for r in rates if r is not None) if args.sweep else (),
+        limits=SweepLimits(p99_ns=_one(args.p99_limit, "--p99-limit") * 1e6,
+                           error_fraction=_one(args.error_limit, "--error-limit")),
+        cluster=parse_cluster(args.cluster) if args.cluster else None,
+        run_id=run_id, output=Path(args.output or f"results/{run_id}.jsonl"), overwrite=args.overwrite,
+        quiet=args.quiet, format=args.format, data=args.data,
+    )  # fmt: skip
+
+
+def _payloads(args: argparse.Namespace) -> tuple[bytes, ...]:
+    if args.data:
+        from stratabench.datasets.userfile import load_records
+
+        records = load_records(args.data)
+        return payloads_from_rows(records.schema, records.rows, args.codec)
+    return generated_payloads(int(_one(args.records, "--records", int)), int(_one(args.value_size, "--value-size", int)),
+                              args.seed)
+
+
+def _runner(options: LoadOptions) -> ClientRunner:
+    if options.cluster is None:
+        return LocalProcesses()
+    return DaskClients(options.cluster, clients=max(s.clients for s in options.specs))
+
+
+class _Session:
+    """Runs configurations, writing each as a cell the moment it is measured."""
+
+    def __init__(self, options: LoadOptions, runner: ClientRunner, writer: ResultsWriter) -> None:
+        self.options, self.runner, self.writer = options, runner, writer
+        self.results: list[LoadResult] = []
+        self.sweeps: list[SweepResult] = []
+
+    def measure(self, spec: LoadSpec, **params: Any) -> LoadResult:
+        started = time.monotonic()
+        result = run_load(spec, self.runner)
+        self.writer.write(load_cell(result, params=params, runner=self.runner.description,
+                                    duration_s=time.monotonic() - started))
+        self.results.append(result)
+        if not self.options.quiet:
+            if result.ok:
+                print(f"{cell_name(result)}: {result.ops_per_s:,.0f} ops/s, p99 {format_ns(result.latency.p99_ns)}",
+                      file=sys.stderr)
+            else:
+                print(f"{cell_name(result)}: failed: {result.error}", file=sys.stderr)
+        return result
+
+    def sweep(self, spec: LoadSpec) -> None:
+        rates = self.options.sweep_rates
+        if not rates:
+            rates = default_rates(self.measure(spec, sweep="probe").ops_per_s)
+        limits = self.options.limits
+        self.sweeps.append(sweep(spec, rates, limits, measure=lambda s: self.measure(
+            s, sweep="point", p99_limit_ns=limits.p99_ns, error_limit=limits.error_fraction)))
+
+
+def load(options: LoadOptions) -> int:
+    """Run every configuration, write the results, print the tables; 1 if a configuration failed."""
+    reporter = REPORTERS.get(options.format)()
+    first = options.specs[0]
+    # An unreachable store or cluster is one line before any client, cluster or results file exists.
+    open_store(first.store_url, namespace=first.namespace, options=first.options, server_pids=()).close()
+    runner = _runner(options)
+    started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    # The clients' libraries are recorded with the rest: workers of a cluster must run the same.
+    libraries = ("hdrh", "distributed", *store_libraries(first.store_url))
+    header = header_record(options.run_id, started, environment(libraries), options.run_options().to_json())
+    try:
+        with ResultsWriter(options.output, header, overwrite=options.overwrite) as writer:
+            session = _Session(options, runner, writer)
+            try:
+                for spec in options.specs:
+                    if options.sweep:
+                        session.sweep(spec)
+                    else:
+                        session.measure(spec)
+            except StratabenchError:
+                if session.results:
+                    sys.stdout.write(reporter.render(load_tables(session.results, session.sweeps)))
+                    print(f"results so far: {options.output}", file=sys.stderr)
+                raise
+    finally:
+        runner.close()
+    sys.stdout.write(reporter.render(load_tables(session.results, session.sweeps)))
+    print(f"results: {options.output}", file=sys.stderr)
+    failed = [r for r in session.results if not r.ok]
+    if failed:
+        print(f"{len(failed)} of {len(session.results)} configurations failed; see the status column", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _ops(value: Any) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _rate(value: Any) -> str:
+    return "closed" if value is None else f"{value:,.0f}/s"
+
+
+_LATENCY = [Column(key, header, "right", format_ns) for key, header in
+            (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"), ("max", "max"))]
+
+
+def _row(result: LoadResult) -> dict[str, Any]:
+    s = result.latency
+    return {"workload": result.spec.workload, "clients": result.spec.clients, "rate": result.spec.rate_per_s,
+            "ops_per_s": result.ops_per_s, "p50": s.p50_ns, "p90": s.p90_ns, "p99": s.p99_ns, "p999": s.p999_ns,
+            "max": s.max_ns, "errors": result.errors, "failed_checks": result.failed_checks,
+            "status": "ok" if result.ok else "failed"}
+
+
+def load_tables(results: Sequence[LoadResult], sweeps: Sequence[SweepResult]) -> list[Table]:
+    """The configurations as one table, and each sweep as a table of rate against throughput and p99."""
+    if not results:
+        return []
+    table = Table(
+        f"load: {redact(results[0].spec.store_url)}, {len(results[0].spec.payloads)} keys",
+        [Column("workload", "workload"), Column("clients", "clients", "right"), Column("rate", "rate", "right", _rate),
+         Column("ops_per_s", "ops/s", "right", _ops), *_LATENCY, Column("errors", "errors", "right"),
+         Column("failed_checks", "failed checks", "right"), Column("status", "status")],
+        [_row(r) for r in results],
+    )
+    for result in results:
+        table.notes.extend(f"{cell_name(result)}: {line}" for line in (result.error, *result.warnings) if line)
+    tables = [table]
+    for swept in sweeps:
+        spec = swept.points[0].result.spec
+        curve = Table(
+            f"sweep: workload {spec.workload}, {spec.clients} clients",
+            [Column("rate", "rate", "right", _rate), Column("ops_per_s", "ops/s", "right", _ops), *_LATENCY,
+             Column("over_limit", "past the limit")],
+            [{**_row(p.result), "over_limit": p.over_limit or "no"} for p in swept.points],
+        )
+        knee = swept.knee
+        curve.notes.append(
+            f"knee: {knee.rate_per_s:,.0f} requests/s ({knee.result.ops_per_s:,.0f} ops/s answered, "
+            f"p99 {format_ns(knee.result.latency.p99_ns)})" if knee else "knee: none, the lowest rate was already past a limit"
+        )
+        tables.append(curve)
+    return tables

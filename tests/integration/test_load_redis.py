@@ -1,0 +1,264 @@
+"""The load engine against a real Redis started by stratabench's services code.
+
+Counts, never speeds: closed and open loops answer what they say they did;
+merged histograms are exactly the sum of the clients'; a LocalCluster of
+several worker processes does the same; a value changed behind the clients'
+back is caught; a server killed mid-run fails the configuration in one line,
+keeps the histograms, and leaves no client process alive.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from stratabench.cli.main import main
+from stratabench.load.cluster import DaskClients, parse_cluster
+from stratabench.load.histogram import decode, merge
+from stratabench.load.records import generated_payloads
+from stratabench.load.run import LoadResult, LoadSpec, run_load
+from stratabench.load.sweep import SweepLimits, sweep
+from stratabench.results.format import load
+from stratabench.services.session import local_services
+
+pytestmark = pytest.mark.server
+
+PAYLOADS = generated_payloads(200, 100, seed=4)
+
+
+def spec(url: str, **changes: object) -> LoadSpec:
+    values: dict[str, object] = {"workload": "get", "clients": 2, "warmup_s": 0.2, "duration_s": 1.0,
+                                 "run_id": f"it{os.getpid()}-{time.monotonic_ns()}"}
+    values.update(changes)
+    return LoadSpec(url, PAYLOADS, **values)  # type: ignore[arg-type]
+
+
+def assert_counts_add_up(result: LoadResult) -> None:
+    merged = decode(result.histogram)
+    assert merged.get_total_count() == result.ops == sum(r.ops for r in result.reports)
+    assert merge(r.histogram for r in result.reports).equals(merged)
+    assert sum(decode(h).get_total_count() for h in result.interval_histograms) == result.ops
+    assert sum(sum(r.kinds.values()) for r in result.reports) == result.ops
+
+
+def assert_no_client_left(result: LoadResult) -> None:
+    pids = {r.pid for r in result.reports if r.pid}
+    assert pids, "the reports name their processes"
+    alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], f"client processes still running: {alive}"
+
+
+def keys_left(url: str, result: LoadResult) -> list[bytes]:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return list(client.scan_iter(match=f"sb:{result.spec.namespace}:*"))
+    finally:
+        client.close()
+
+
+def test_a_closed_loop_of_two_processes_answers_and_verifies_every_read(server_url: Callable[[str], str]) -> None:
+    url = server_url("redis")
+    result = run_load(spec(url))
+    assert result.ok, result.error
+    assert result.ops > 0 and result.ops_per_s > 0
+    assert_counts_add_up(result)
+    assert result.reads == result.ops and result.failed_checks == 0
+    assert len({r.pid for r in result.reports}) == 2 and os.getpid() not in {r.pid for r in result.reports}
+    assert keys_left(url, result) == []
+    assert_no_client_left(result)
+
+
+def test_workload_a_updates_and_reads_back_every_version(server_url: Callable[[str], str]) -> None:
+    result = run_load(spec(server_url("redis"), workload="a"))
+    assert result.ok, result.error
+    kinds = {kind: sum(r.kinds.get(kind, 0) for r in result.reports) for kind in ("read", "update")}
+    assert kinds["read"] > 0 and kinds["update"] > 0
+    assert result.failed_checks == 0
+    assert_counts_add_up(result)
+
+
+def test_an_open_loop_sends_what_its_schedule_says(server_url: Callable[[str], str]) -> None:
+    result = run_load(spec(server_url("redis"), rate_per_s=200.0))
+    assert result.ok, result.error
+    scheduled = sum(r.scheduled or 0 for r in result.reports)
+    assert scheduled == pytest.approx(200, abs=2)  # 1 s at 200 requests/s, split between two schedules
+    assert result.ops + sum(r.unsent or 0 for r in result.reports) <= scheduled
+    assert_counts_add_up(result)
+
+
+def test_a_value_changed_behind_the_clients_back_fails_the_check(server_url: Callable[[str], str]) -> None:
+    import redis
+
+    url = server_url("redis")
+    load = spec(url, clients=1, duration_s=1.5, workload="get")
+    victim = f"sb:{load.namespace}:user000000000003".encode()
+    client = redis.Redis.from_url(url)
+    stop = threading.Event()
+
+    def tamper() -> None:
+        while not stop.is_set():
+            value = client.get(victim)
+            if value is not None and value[-1:] != b"!":
+                client.set(victim, value[:-1] + b"!")
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=tamper, daemon=True)
+    thread.start()
+    try:
+        result = run_load(load)
+    finally:
+        stop.set()
+        thread.join()
+        client.close()
+    assert result.failed_checks > 0
+    assert result.error == (
+        f"{result.failed_checks} of {result.reads} reads did not return what was written; first: "
+        "key user000000000003: the value does not match its hash (changed behind the clients' back)"
+    )
+
+
+def kill_once_loaded(url: str, pid: int, keys: int) -> threading.Thread:
+    """Kill the server a second after the clients have put their ``keys`` (so, under load)."""
+    import redis
+
+    def watch() -> None:
+        client = redis.Redis.from_url(url)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and client.dbsize() < keys:
+            time.sleep(0.05)
+        client.close()
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.fixture
+def private_redis(server_url: Callable[[str], str], services_state: str) -> Iterator[tuple[str, int]]:
+    """A Redis of this test's own, to kill: (url, pid)."""
+    server_url("redis")  # skips, or fails under CI, when Redis cannot run here
+    with local_services(["redis"]) as running:
+        yield running["redis"].url, running["redis"].pids[0]
+
+
+def test_a_server_killed_under_load_stops_in_one_line_and_keeps_the_histograms(
+        private_redis: tuple[str, int]) -> None:
+    url, pid = private_redis
+    killer = kill_once_loaded(url, pid, len(PAYLOADS))
+    result = run_load(spec(url, clients=2, duration_s=6.0))
+    killer.join()
+    assert result.error is not None and "\n" not in result.error
+    assert result.error.startswith("2 of 2 clients stopped early, client ")
+    assert result.error.endswith("(latencies measured until then are kept)")
+    assert "redis at 127.0.0.1:" in result.error
+    assert result.ops > 0 and all(r.window_s < 6.0 for r in result.reports)
+    assert_counts_add_up(result)
+    assert_no_client_left(result)
+
+
+def test_clients_on_a_local_dask_cluster_merge_to_the_sum_of_the_workers(server_url: Callable[[str], str]) -> None:
+    url = server_url("redis")
+    with DaskClients(parse_cluster("local:3"), clients=3) as cluster:
+        result = run_load(spec(url, clients=3), cluster)
+    assert result.ok, result.error
+    assert len({r.pid for r in result.reports}) == 3  # three worker processes, one client each
+    assert os.getpid() not in {r.pid for r in result.reports}
+    assert all(r.ops > 0 for r in result.reports)
+    merged = decode(result.histogram)
+    parts = [decode(r.histogram) for r in result.reports]
+    assert merged.get_total_count() == sum(p.get_total_count() for p in parts) == result.ops
+    assert all(merged.get_count_at_index(i) == sum(p.get_count_at_index(i) for p in parts)
+               for i in range(merged.counts_len))
+    assert_counts_add_up(result)
+    assert_no_client_left(result)
+
+
+def test_a_sweep_stops_at_the_first_rate_past_its_limit(server_url: Callable[[str], str]) -> None:
+    base = spec(server_url("redis"), clients=1, warmup_s=0.1, duration_s=0.5)
+    generous = sweep(base, [50.0, 100.0], limits=SweepLimits(p99_ns=5e9))
+    assert [p.rate_per_s for p in generous.points] == [50.0, 100.0]
+    assert generous.knee is generous.points[-1] and generous.stopped is None
+    strict = sweep(base, [50.0, 100.0], limits=SweepLimits(p99_ns=1))
+    assert len(strict.points) == 1 and strict.knee is None
+    assert strict.stopped is not None and strict.stopped.startswith("p99 ")
+
+
+def test_the_load_command_writes_one_cell_per_configuration_and_prints_the_table(
+        server_url: Callable[[str], str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    output = tmp_path / "load.jsonl"
+    code = main(["load", "--store", server_url("redis"), "--workload", "a", "--clients", "1,2", "--duration", "0.5",
+                 "--warmup", "0.1", "--records", "100", "-o", str(output)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    cells = load(output).cells
+    assert [c.cell for c in cells] == ["a/c1/closed", "a/c2/closed"]
+    for cell in cells:
+        assert cell.ok and cell.integrity is not None and cell.integrity.ok
+        assert {"ops_per_s", "latency_ns"} <= set(cell.metrics)
+        assert decode(cell.notes["histogram"]).get_total_count() == cell.notes["ops"] > 0
+    assert "p99.9" in out and "a/c2/closed" in err
+    assert main(["report", str(output)]) == 0  # the header reads back as any run's
+    assert "a/c2/closed" in capsys.readouterr().out
+
+
+def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
+        private_redis: tuple[str, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url, pid = private_redis
+    output = tmp_path / "load.jsonl"
+    killer = kill_once_loaded(url, pid, 100)
+    code = main(["load", "--store", url, "--clients", "2", "--duration", "6", "--warmup", "0.2", "--records", "100",
+                 "-o", str(output)])
+    killer.join()
+    err = capsys.readouterr().err
+    assert code == 1
+    failed = [line for line in err.splitlines() if "failed:" in line]
+    assert len(failed) == 1 and failed[0].startswith("get/c2/closed: failed: 2 of 2 clients stopped early")
+    (cell,) = load(output).cells
+    assert cell.status == "failed" and cell.notes["ops"] > 0
+    assert decode(cell.notes["histogram"]).get_total_count() == cell.notes["ops"]
+
+
+def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
+        server_url: Callable[[str], str], tmp_path: Path) -> None:
+    from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
+
+    url = server_url("redis")
+    command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
+               "--duration", "60", "--warmup", "0", "-o", str(tmp_path / "load.jsonl")]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(psutil.Process(process.pid).children(recursive=True)) < 3:  # the fork server and two clients
+            assert time.monotonic() < deadline and process.poll() is None, "the clients never started"
+            time.sleep(0.1)
+        time.sleep(2)  # under load
+        family = {process.pid, *(child.pid for child in psutil.Process(process.pid).children(recursive=True))}
+        process.kill()
+        process.wait()
+        time.sleep(2)
+        alive = [p for p in family if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        assert alive == [], "processes of the killed run are still running"
+    finally:
+        if process.poll() is None:
+            process.kill()
+    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert isinstance(store, Sweepable)
+        left = [name for name in store.list_namespaces() if ".load." in name]
+    assert left, "the killed run left its keys (clean finds them by their namespace)"
+    assert main(["clean", "--store", url]) == 0
+    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert not [name for name in store.list_namespaces() if ".load." in name]  # type: ignore[attr-defined]

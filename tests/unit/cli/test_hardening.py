@@ -1,0 +1,219 @@
+"""Issue 14: every bad input is refused before anything starts, in one line, with a documented exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from stratabench.cli.main import main
+from stratabench.errors import StratabenchError, error_tree, exit_statuses
+from stratabench.results.format import cell_to_json, header_record
+from stratabench.results.records import CellResult, MetricResult
+
+FAST = ["--in-process", "--samples", "1", "--min-time", "0.001"]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error(err: str) -> str:
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    return err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "--min-time", "nan"], "argument --min-time: 'nan' is not a number of seconds (a finite number)"),
+    (["run", "--min-time", "inf"], "argument --min-time: 'inf' is not a number of seconds"),
+    (["run", "--min-time", "1e300"], "argument --min-time: '1e300' is out of range: use a number of seconds from 0 to 60"),
+    (["run", "--cell-timeout", "0"], "argument --cell-timeout: '0' is out of range: use a number of seconds above 0"),
+    (["run", "--cell-timeout=-inf"], "argument --cell-timeout: '-inf' is not a number of seconds"),
+    (["run", "--samples", "99999999999999999999"], "argument --samples: '99999999999999999999' is out of range"),
+    (["run", "--warmups", "-1"], "argument --warmups: '-1' is out of range: use a whole number from 0 to 10,000"),
+    (["run", "--size", "99999999999999999999"], "argument --size: '99999999999999999999' is out of range"),
+    (["compare", "a", "b", "--min-effect", "2000%"], "argument --min-effect: '2000%' is out of range"),
+])
+def test_numbers_out_of_range(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in one_error(err)
+
+
+def test_unknown_mapper_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "run", "entities", "--mapper", "nosuch")
+    assert code == 2 and one_error(err) == "error: unknown mapper 'nosuch'; known: datastore, lazy, ndb, protobuf\n"
+
+
+def test_a_mapper_keeps_only_its_entities_cells() -> None:
+    import stratabench.plugins  # noqa: F401 -- registers the suites
+    from stratabench.options import RunOptions
+    from stratabench.suites import SUITES
+    from stratabench.suites.entities.suite import path_mapper
+
+    every = SUITES.get("entities")(RunOptions()).cells()
+    lazy = SUITES.get("entities")(RunOptions(mappers=("lazy",))).cells()
+    assert 0 < len(lazy) < len(every)
+    assert {path_mapper(cell.params["path"]) for cell in lazy} == {"lazy"}
+    assert path_mapper("ndb.decode") == "ndb" and path_mapper("message") == "protobuf" and path_mapper("bytes") is None
+
+
+def test_store_urls_are_checked_before_anything_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "run", "timeit", "--store", "redis://127.0.0.1/abc")
+    assert code == 2 and "database 'abc' is not a number" in one_error(err)
+    missing = tmp_path / "nonexistent" / "dir"
+    code, _, err = run(capsys, "run", "timeit", "--store", f"sqlite://{missing}/x.db")
+    assert code == 2 and f"directory {missing} does not exist" in one_error(err)
+    assert not missing.parent.exists()
+
+
+def test_data_that_is_not_a_file_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((tmp_path, "a directory"), (Path("/dev/null"), "a character device"),
+                       (fifo, "a FIFO (named pipe)"), (tmp_path / "none.jsonl", None)):
+        code, _, err = run(capsys, "run", "--data", str(path))
+        assert code == 2
+        assert (f"is {kind};" if kind else "no such file") in one_error(err)
+
+
+def test_user_data_nesting_and_line_length_are_bounded(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from stratabench.datasets import userfile
+
+    for depth in (40, 5000):
+        deep = tmp_path / f"deep{depth}.jsonl"
+        deep.write_text('{"a": ' + "[" * depth + "]" * depth + "}\n")
+        code, _, err = run(capsys, "run", "--data", str(deep), *FAST)
+        assert code == 65 and "line 1: nested deeper than 32 levels" in one_error(err)
+    long = tmp_path / "long.jsonl"
+    long.write_text('{"a": "' + "x" * (userfile.MAX_LINE_BYTES + 1) + '"}\n')
+    code, _, err = run(capsys, "run", "--data", str(long), *FAST)
+    assert code == 65 and "line 1: 16,777,2" in one_error(err)
+
+
+def test_results_path_under_a_file_and_into_a_directory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(capsys, "run", "timeit", *FAST, "-o", str(blocker / "sub" / "r.jsonl"))
+    assert code == 74 and f"{blocker} is a file, not a directory" in one_error(err)
+    folder = tmp_path / "out"
+    code, _, err = run(capsys, "run", "timeit", *FAST, "-o", f"{folder}/")
+    written = list(folder.glob("*.jsonl"))
+    assert code == 0 and len(written) == 1 and f"results: {written[0]}" in err
+    folder_again = tmp_path / "existing"
+    folder_again.mkdir()
+    code, _, err = run(capsys, "run", "timeit", *FAST, "-o", str(folder_again))
+    assert code == 74 and "it is a directory; end --output with /" in one_error(err)
+
+
+def _results(path: Path, *cells: dict[str, object], version: object = 1) -> Path:
+    header = header_record("r", "2026-11-22T00:00:00+00:00", {}, {})
+    header["format_version"] = version
+    path.write_text("".join(json.dumps(line) + "\n" for line in (header, *cells)))
+    return path
+
+
+def _cell() -> dict[str, object]:
+    return cell_to_json(CellResult("timeit", "x", {"stmt": "pass"}, "python", "ok", loops=1,
+                                   metrics={"wall_ns": MetricResult.of([1.0, 2.0])}))
+
+
+def test_report_of_a_header_only_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "report", str(_results(tmp_path / "empty.jsonl")))
+    assert code == 65 and out == "" and "no cells" in one_error(err)
+
+
+def _with(**changes: object) -> dict[str, object]:
+    cell = _cell()
+    cell.update(changes)
+    return cell
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    (_with(metrics=[1, 2]), "'metrics' must be an object"),
+    (_with(params=[1, 2]), "'params' must be an object of plain values"),
+    (_with(params={"a": {"b": 1}}), "'params' must be an object of plain values"),
+    (_with(metrics={"wall_ns": {"samples": [1], "summary": {**_cell()["metrics"]["wall_ns"]["summary"],  # type: ignore[index]
+                                                             "median": "fast"}}}), "metric 'wall_ns': summary 'median' must be a number"),
+    (_with(metrics={"wall_ns": {"samples": ["a"], "summary": {}}}), "metric 'wall_ns': 'samples' must be a non-empty list of numbers"),
+    (_with(status="great"), "status 'great' is not one of"),
+    (_with(suite=None), "'suite' must be a string"),
+])
+def test_records_of_the_wrong_shape_name_their_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   cell: dict[str, object], message: str) -> None:
+    path = _results(tmp_path / "bad.jsonl", _cell(), cell)
+    code, _, err = run(capsys, "report", str(path))
+    assert code == 65 and f"{path}, line 3: malformed cell record: {message}" in one_error(err)
+
+
+def test_a_deeply_nested_line_is_not_a_crash(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _results(tmp_path / "deep.jsonl", _cell())
+    with path.open("a") as file:
+        file.write("[" * 100_000 + "]" * 100_000 + "\n")
+    code, _, err = run(capsys, "report", str(path))
+    assert code == 0 and err.startswith(f"warning: {path}, line 3: not JSON (nested too deeply to read)")
+
+
+def test_a_truncated_file_is_read_to_its_last_whole_record(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _results(tmp_path / "cut.jsonl", _cell(), _cell())
+    path.write_text(path.read_text()[:-30])
+    code, out, err = run(capsys, "report", str(path))
+    assert code == 0 and "x" in out
+    assert err == (f"warning: {path}, line 3: not JSON (Unterminated string starting at); the file is corrupt or "
+                   "truncated there, so only the 1 cells before it are read\n")
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    (0, "format version 0 is not one this stratabench reads (1 to 1); it has no upgrade path"),
+    ("1", "format version '1' is not one this stratabench reads"),
+    (2, "format version 2 is newer than this stratabench reads (1 to 1); upgrade stratabench"),
+])
+def test_format_versions_are_upgraded_or_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                 version: object, message: str) -> None:
+    code, _, err = run(capsys, "report", str(_results(tmp_path / "old.jsonl", _cell(), version=version)))
+    assert code == 65 and message in one_error(err)
+
+
+@pytest.mark.parametrize(("stmt", "message"), [
+    ("1/0", "error: statement line 1 '1/0' raised ZeroDivisionError: division by zero\n"),
+    ("import os; os._exit(5)", "error: the statement called os._exit(5), which ends the process at once; "
+                               "time something that returns\n"),
+    ("import sys; sys.exit(3)", "error: the statement raised SystemExit(3) (sys.exit or exit)"),
+])
+@pytest.mark.parametrize("isolation", [["--in-process"], []])
+def test_a_failing_statement_is_the_users_error(capsys: pytest.CaptureFixture[str], stmt: str, message: str,
+                                                isolation: list[str]) -> None:
+    code, _, err = run(capsys, "timeit", *isolation, "--samples", "1", "--min-time", "0.001", stmt)
+    assert code == 1 and one_error(err).startswith(message)
+
+
+def test_every_exit_status_is_documented_once(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+    import pkgutil
+
+    import stratabench
+
+    for module in pkgutil.walk_packages(stratabench.__path__, "stratabench."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)  # every error class, wherever it is defined
+    tree = {name: code for name, code, _ in error_tree()}
+    classes: list[type[StratabenchError]] = [StratabenchError]
+    for cls in classes:
+        classes += cls.__subclasses__()
+    assert {cls.__name__: cls.exit_code for cls in classes} == tree
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for code, meaning in exit_statuses().items():
+        assert f"  {code:<4} {meaning}" in out
+
+
+def test_dry_run_prints_the_plan_and_measures_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "results.jsonl"
+    code, out, _ = run(capsys, "run", "timeit", "--dry-run", "-o", str(target), "--set", "timeit.stmt=x = 1")
+    assert code == 0 and out.splitlines() == ["1 cells in 1 suites (dry run: nothing measured)", "timeit: 1 cells",
+                                              "  x = 1"]
+    assert not target.exists()

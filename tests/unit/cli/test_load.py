@@ -1,0 +1,49 @@
+"""``stratabench load``'s bad input: one line each, before anything starts (no server needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stratabench.cli.main import main
+from stratabench.services.ports import free_port
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--clients=-2"], "error: --clients must be at least 1, not -2"),
+        (["--clients", "0"], "error: --clients must be at least 1, not 0"),
+        (["--rate", "0"], "error: --rate must be a positive number, not 0; give requests per second"),
+        (["--rate=-50"], "error: --rate must be a positive number, not -50;"),
+        (["--rate", "100,0", "--sweep"], "error: --rate must be a positive number, not 0;"),
+        (["--rate", "fast"], "error: --rate 'fast': expected a number or comma-separated numbers"),
+        (["--duration", "0"], "error: --duration must be a positive number, not 0;"),
+        (["--workload", "z"], "error: unknown workload 'z'; known: get, put, a, b, c"),
+        (["--cluster", "somewhere"], "error: --cluster 'somewhere' is not a cluster; use local, local:N or"),
+        (["--records", "2", "--clients", "3"], "error: 3 clients need at least 3 records, one key each, and there are 2"),
+        (["--set", "redis.nonsense=1"], "error: "),
+        (["--data", "/no/such/file.jsonl"], "error: /no/such/file.jsonl: no such file"),
+    ],
+)
+def test_bad_input_is_one_line_and_nothing_is_written(
+    arguments: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "results.jsonl"
+    code = main(["load", "--store", "redis://127.0.0.1:6379/0", "-o", str(output), *arguments])
+    err = capsys.readouterr().err
+    assert code == (65 if "no such file" in message else 2)  # a missing data file is a DataError
+    assert err.startswith(message) and err.count("\n") == 1, err
+    assert not output.exists()
+
+
+def test_an_unreachable_store_is_one_line_before_any_client_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "results.jsonl"
+    code = main(["load", "--store", f"redis://127.0.0.1:{free_port()}/0", "-o", str(output)])
+    err = capsys.readouterr().err
+    assert code == 69
+    assert err.startswith("error: cannot connect to redis at 127.0.0.1:") and err.count("\n") == 1, err
+    assert not output.exists()
