@@ -11,6 +11,12 @@ exit status.
     StratabenchError                 1  anything else that went wrong
     ├── StatementError               1  the user's timed statement or setup is not valid or raised
     ├── GoRunError                   1  a Go build or program failed (adapters.golang)
+    ├── DriverFailure                1  a parking server gave a wrong answer (suites.parking)
+    ├── AccessDenied                 1  a tree store's permissions refuse an operation (suites.treestore)
+    ├── ItemError                    1  a tree path matched no leaf, or several (suites.treestore)
+    ├── SubscriptionError            1  a tree change subscriber failed or timed out (suites.treestore)
+    ├── EditError                   65  a tree edit cannot apply (suites.treestore)
+    ├── ValidationError             65  a tree breaks its schema; nothing is stored (suites.treestore)
     ├── UsageError                   2  a bad option, argument or value
     │   └── UnknownNameError         2  an unknown suite, codec, store, ...
     ├── DataError                   65  a malformed input file
@@ -193,5 +199,5 @@ def error_tree() -> list[tuple[str, int, str]]:
     """``(class name, exit status, meaning)`` for each line of the tree in this module's docstring."""
     import re
 
-    lines = re.findall(r"^[ │├└─]*(\w+Error)\s+(\d+)\s+(.+)$", __doc__ or "", re.MULTILINE)
+    lines = re.findall(r"^[ │├└─]*([A-Z]\w+)\s+(\d+)\s+(.+)$", __doc__ or "", re.MULTILINE)
     return [(name, int(code), meaning.strip()) for name, code, meaning in lines]
