@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from stratabench.options import RunOptions
+from stratabench.redact import password_of
 from stratabench.services.session import local_services
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS
@@ -87,9 +88,11 @@ def test_a_server_killed_mid_run_fails_only_its_own_cells_in_one_line(services_s
     assert all(r.ok for r in by_backend["json-file"] + by_backend["sqlite"])
     redis_ok = [r.ok for r in by_backend["redis"]]
     assert redis_ok[:9] == [True] * 9 and not any(redis_ok[9:])
+    secret = password_of(service.url)
     for result in by_backend["redis"][9:]:
         assert result.error is not None and "\n" not in result.error
-        assert result.error.startswith("redis at redis://127.0.0.1:") and "still running" in result.error
+        assert result.error.startswith("redis at redis://") and "still running" in result.error
+        assert "127.0.0.1:" in result.error and (not secret or secret not in result.error)
 
 
 def _alive(pids: tuple[int, ...]) -> bool:

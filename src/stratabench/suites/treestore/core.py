@@ -30,8 +30,7 @@ from typing import Any
 from stratabench.errors import StratabenchError
 from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, Access, Owner, TreeBackend
 from stratabench.suites.treestore.diff import Diff, apply_delete, apply_merge, apply_set, compare
-from stratabench.suites.treestore.json_codec import dumps
-from stratabench.suites.treestore.json_codec import loads as parse_json
+from stratabench.suites.treestore import json_codec
 from stratabench.suites.treestore.paths import Selector, parse, result_tree, select
 from stratabench.suites.treestore.records import load_scopes
 from stratabench.suites.treestore.schema import PERF, SchemaNode
@@ -235,7 +234,7 @@ class Session:
     def _notify(handlers: list[ChangeHandler], event: str, diff: Diff, timeout: float) -> bytes | None:
         if not handlers:
             return None
-        payload = dumps({"event": event, "diff": diff.document()})
+        payload = json_codec.dumps({"event": event, "diff": diff.document()})
         publish(list(handlers), payload, timeout)
         return payload
 
@@ -293,10 +292,10 @@ class Session:
             return self.conn.running_tree([selector])
         core = self.core
         view = self._view(self.conn.running_tree(), None, replace_own=False)
-        request = dumps({"path": selector.text})
+        request = json_codec.dumps({"path": selector.text})
         covering = [p for p in core.providers if p.path.startswith(selector.text) or selector.text.startswith(p.path)]
         for answer in publish(list(covering), request, DEFAULT_TIMEOUT) if covering else []:
-            provided = from_document(core.module, parse_json(answer or b"{}"))
+            provided = from_document(core.module, json_codec.loads(answer or b"{}"))
             if provided is not None:
                 merge_into(view, provided)
         return view

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from stratabench.suites.treestore.json_codec import dumps
+from stratabench.suites.treestore import json_codec
 
 __all__ = ["Dataset", "document_hash"]
 
 
 def document_hash(document: Any) -> str:
     """SHA-1 of the compact JSON of a canonical document (spec §3.3)."""
-    return hashlib.sha1(dumps(document)).hexdigest()
+    return hashlib.sha1(json_codec.dumps(document)).hexdigest()
 
 
 def entries(n: int) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from stratabench.errors import DataError
 from stratabench.suites.treestore.diff import CREATE, DELETE, NONE, REPLACE, Diff
-from stratabench.suites.treestore.json_codec import dumps, loads
+from stratabench.suites.treestore import json_codec
 from stratabench.suites.treestore.paths import Selector
 from stratabench.suites.treestore.schema import CONTAINER, LEAF, LEAF_LIST, LIST, UINT32, SchemaNode
 from stratabench.suites.treestore.tree import Inner, Instances, Key, predicate, typed
@@ -53,7 +53,7 @@ class NodeRecord(NamedTuple):
 
 def encode_keys(key: Key) -> str:
     """A list entry's keys, losslessly (a JSON array of the typed values)."""
-    return dumps(list(key)).decode()
+    return json_codec.dumps(list(key)).decode()
 
 
 def _step(schema: SchemaNode, key: Key | None, depth: int) -> str:
@@ -256,7 +256,7 @@ class TreeBuilder:
                 instances.entries[key] = item
                 stack.append(None)
             else:
-                key = tuple(loads(keys or "[]"))
+                key = tuple(json_codec.loads(keys or "[]"))
                 entry = instances.entries[key] = Inner(schema, instances, dict(zip(schema.keys, key)), key)
                 stack.append(entry)
             if schema.user_ordered:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stratabench.errors import StratabenchError
-from stratabench.suites.treestore.json_codec import dumps, loads
+from stratabench.suites.treestore import json_codec
 
 __all__ = ["ChangeHandler", "Handler", "ProviderHandler", "SubscriptionError", "publish"]
 
@@ -63,7 +63,7 @@ class ChangeHandler(Handler):
         super().__init__("treestore-change")
 
     def handle(self, payload: bytes) -> bytes | None:
-        message = loads(payload)
+        message = json_codec.loads(payload)
         self.callback(message["event"], message["diff"])
         return None
 
@@ -77,7 +77,7 @@ class ProviderHandler(Handler):
         super().__init__("treestore-provider")
 
     def handle(self, payload: bytes) -> bytes | None:
-        return dumps(self.provider(loads(payload)["path"]))
+        return json_codec.dumps(self.provider(json_codec.loads(payload)["path"]))
 
 
 def publish(handlers: list[Handler], payload: bytes, timeout: float) -> list[bytes | None]:

@@ -26,7 +26,7 @@ from operator import itemgetter
 from typing import Any, TypeAlias
 
 from stratabench.errors import DataError
-from stratabench.suites.treestore.json_codec import dumps, loads
+from stratabench.suites.treestore import json_codec
 from stratabench.suites.treestore.schema import CONTAINER, LEAF, LEAF_LIST, LIST, UINT32, SchemaNode
 
 __all__ = [
@@ -163,7 +163,7 @@ def to_document(root: Inner | None) -> dict[str, Any]:
 
 def to_json(root: Inner | None) -> bytes:
     """The compact canonical JSON of a module tree."""
-    return dumps(to_document(root))
+    return json_codec.dumps(to_document(root))
 
 
 def tree_hash(root: Inner | None) -> str:
@@ -242,7 +242,7 @@ def from_document(module: SchemaNode, document: dict[str, Any]) -> Inner | None:
 def from_json(module: SchemaNode, data: bytes) -> Inner | None:
     """Parse compact canonical JSON into a module tree (``None`` when empty)."""
     try:
-        document = loads(data)
+        document = json_codec.loads(data)
     except ValueError as exc:
         raise DataError(f"module {module.name}: not JSON: {exc}") from None
     return from_document(module, document)

@@ -19,7 +19,7 @@ from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS
 from stratabench.suites.treestore.harness import run_backend
-from stratabench.suites.treestore.json_codec import NAME as CODEC
+from stratabench.suites.treestore import json_codec
 
 __all__ = ["main", "run_job"]
 
@@ -41,7 +41,7 @@ def run_job(job: dict[str, Any]) -> None:
     except StratabenchError as exc:
         _emit({"failed": exc.message})
         return
-    _emit({"header": {**backend.header(), "transport_codec": CODEC, "subscribers": "threads"}})
+    _emit({"header": {**backend.header(), "transport_codec": json_codec.name(), "subscribers": "threads"}})
     wanted = set(job.get("tests") or [test.number for test in TESTS])
     tests = [test for test in TESTS if test.number in wanted]
     tries_for = {int(number): int(tries) for number, tries in (job.get("tries_for") or {}).items()}

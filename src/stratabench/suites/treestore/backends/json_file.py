@@ -24,7 +24,7 @@ from stratabench.suites.treestore.backends.base import (
     OPERATIONAL, Access, Owner, TreeBackend, filesystem_type, ram_directory,
 )
 from stratabench.suites.treestore.diff import Diff
-from stratabench.suites.treestore.json_codec import dumps, loads
+from stratabench.suites.treestore import json_codec
 from stratabench.suites.treestore.records import Scope
 from stratabench.suites.treestore.schema import SchemaNode
 from stratabench.suites.treestore.tree import Inner, from_document, to_document
@@ -70,7 +70,7 @@ class JsonFileBackend(TreeBackend):
             return None
         except OSError as exc:
             raise self.failure(f"read {path.name}", exc) from exc
-        document = loads(data)
+        document = json_codec.loads(data)
         for member in [name for name in document if name.startswith("@")]:
             del document[member]  # origin metadata of push data: stored, not needed by the core
         return from_document(module, document)
@@ -83,7 +83,7 @@ class JsonFileBackend(TreeBackend):
         if origin is not None:
             document.update({f"@{name}": {"ietf-origin:origin": origin} for name in list(document)})
         with self.guard("write"):
-            self._file(module, ds, owner).with_suffix(".tmp").write_bytes(dumps(document))
+            self._file(module, ds, owner).with_suffix(".tmp").write_bytes(json_codec.dumps(document))
 
     def store_commit(self, conn: Any, module: SchemaNode, ds: str, owner: Owner | None,
                      diff: Diff | None, tree: Inner | None, origin: str | None) -> None:

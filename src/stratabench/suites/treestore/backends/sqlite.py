@@ -31,7 +31,7 @@ from stratabench.suites.treestore.records import (
 from stratabench.suites.treestore.schema import SchemaNode
 from stratabench.suites.treestore.tree import Inner
 
-__all__ = ["SqliteBackend"]
+__all__ = ["SUCCESSOR", "SqliteBackend"]
 
 PRAGMAS = {"journal_mode": "WAL", "synchronous": "NORMAL"}
 
@@ -54,6 +54,10 @@ CREATE TABLE IF NOT EXISTS uo_max (
 _INSERT = ("INSERT INTO node (ns, path, sort_key, depth, name, kind, module, keys, value, uo_parent, uo_prev, "
            "origin, uo_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _COLUMNS = "depth, name, keys, value, uo_order"
+SUCCESSOR = ("SELECT path, uo_order FROM node INDEXED BY node_uo_prev "
+             "WHERE ns = ? AND uo_parent = ? AND uo_prev = ?")
+"""The instance after a predecessor. Without statistics the planner prefers the primary key (ns) and
+scans the whole namespace, once per placed instance: `create user ordered items` became quadratic in N."""
 
 
 def _after(prefix: str) -> str:
@@ -86,8 +90,7 @@ class _Positions:
         return str(self.db.execute("SELECT uo_prev FROM node WHERE ns = ? AND path = ?", (self.ns, path)).fetchone()[0])
 
     def successor(self, uo_parent: str, prev: str) -> tuple[str, int] | None:
-        row = self.db.execute("SELECT path, uo_order FROM node WHERE ns = ? AND uo_parent = ? AND uo_prev = ?",
-                              (self.ns, uo_parent, prev)).fetchone()
+        row = self.db.execute(SUCCESSOR, (self.ns, uo_parent, prev)).fetchone()
         return None if row is None else (row[0], int(row[1]))
 
     def set_order(self, path: str, order: int) -> None:
