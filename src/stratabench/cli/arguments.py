@@ -8,7 +8,14 @@ from collections.abc import Callable
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
 
-__all__ = ["add_engine_arguments", "add_format_argument", "number_at_least", "engine_options", "parse_settings", "positive_int"]
+__all__ = ["add_detail_argument", "add_engine_arguments", "add_format_argument", "engine_options", "names",
+           "number_at_least", "parse_settings", "positive_int"]
+
+
+def names(values: list[str] | None) -> tuple[str, ...]:
+    """Names given by a repeated flag or as comma lists (``--codec json,msgpack --codec cbor2``), in order."""
+    found = [name.strip() for value in values or () for name in value.split(",")]
+    return tuple(dict.fromkeys(name for name in found if name))
 
 
 def positive_int(text: str) -> int:
@@ -50,6 +57,15 @@ def add_format_argument(parser: argparse._ActionsContainer) -> None:
 
     parser.add_argument("--format", default="terminal",
                         help=f"report format: {', '.join(REPORTERS.names)} (default terminal)")
+
+
+def add_detail_argument(parser: argparse._ActionsContainer) -> None:
+    """``--detail``: how much of the report follows each suite's answer."""
+    from stratabench.report.document import DETAILS
+
+    parser.add_argument("--detail", choices=DETAILS, default="tables",
+                        help="summary: each suite's answer only; tables (default): and the suite's tables; "
+                        "full: and every cell with its loops, spread and status")
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:

@@ -21,6 +21,19 @@ __all__ = ["build_parser", "entry_point", "main"]
 COMMANDS = ("run", "list", "report", "compare", "dataset", "timeit", "services")
 
 
+WELCOME = """
+stratabench: what it costs to move records between storage and usable objects, on this machine.
+
+Three quick starts:
+  stratabench run --quick                  # every default suite, small: about 40 s, an answer per suite
+  stratabench run bulkload --size 2000     # one suite: which format loads fastest (about 35 s)
+  stratabench run --data FILE.jsonl        # your own records across codecs, compressors, stores
+
+stratabench list shows every suite and plugin; stratabench COMMAND --help shows a command's options;
+stratabench run with no option is the full study run (several minutes: it prints its plan first).
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="stratabench",
@@ -28,9 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Measure what it costs to move records between storage and usable objects: "
             "codecs, compressors, stores, caches and object mappers, on your machine and data."
         ),
-        epilog="Run 'stratabench COMMAND --help' for a command's options. "
-        "With no command, 'stratabench run' runs every default suite on embedded backends.",
+        epilog="Run 'stratabench COMMAND --help' for a command's options.",
     )
+    from stratabench import __version__
+
+    parser.add_argument("--version", action="version", version=f"stratabench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module_name = f"stratabench.cli.{name}"
@@ -53,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command is None:
-            args = parser.parse_args(["run", *(argv or [])])
+            print(WELCOME.strip())
+            return 0
         code: int = args.handler(args)
         return code
     except StratabenchError as error:

@@ -29,11 +29,14 @@ def problem_lines(results: Iterable[CellResult]) -> list[str]:
 
 
 def status_summary(cells: Mapping[str, CellResult], operations: Iterable[str]) -> str:
-    """``ok``, one status shared by every operation, or ``op status`` for each that is not ok."""
+    """Empty when every operation ran; else one status shared by all, or ``op status`` for each that did not.
+
+    A status column lists only exceptions, so a problem stands out.
+    """
     present = [(op, cells[op]) for op in operations if op in cells]
     bad = [(op, result) for op, result in present if not result.ok]
     if not bad:
-        return "ok"
+        return ""
     if len(bad) == len(present) and len({result.status for _, result in bad}) == 1:
         return bad[0][1].status
     return "; ".join(f"{op} {result.status}" for op, result in bad)
