@@ -9,7 +9,7 @@ keeps its numbers.
 
 A tie is a tie: when the runner-up's confidence interval overlaps the
 winner's, the data cannot tell them apart and :class:`Best` lists both.
-Sizes are exact, so only equal sizes tie; memory figures tie within 1%.
+Sizes and memory figures tie within 1%: a reader would not choose on less.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from stratabench.units import format_bytes, format_ns, format_ratio
 __all__ = ["Answer", "Best", "Candidate", "answer", "best_of", "frontier"]
 
 Aspect = Literal["time", "size", "memory"]
-_MEMORY_TIE = 0.01
+_CLOSE = 0.01
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,9 @@ class Best:
         """``tie: …``, ``clear: …``, or ``only one measured``."""
         level = f"{self.ci_level:.0%} " if self.ci_level else ""
         if self.tie:
-            names = ", ".join(c.name for c in self.winners[1:4]) + (" …" if len(self.winners) > 4 else "")
-            why = f"{level}intervals overlap" if self.aspect == "time" else (
-                "equal sizes" if self.aspect == "size" else "within 1%")
+            others = self.winners[1:]
+            names = ", ".join(c.name for c in others[:2]) + (f" and {len(others) - 2} more" if len(others) > 2 else "")
+            why = f"{level}intervals overlap" if self.aspect == "time" else "within 1%"
             return f"tie with {names} ({why})"
         if self.runner_up is None:
             return "only one measured"
@@ -194,11 +194,9 @@ def best_of(aspect: Aspect, label: str, candidates: Sequence[Candidate]) -> Best
         assert winner.time is not None
         time = winner.time
         same = lambda c: c.time is not None and c.time.overlaps(time)  # noqa: E731
-    elif aspect == "size":
-        same = lambda c: c.size == winner.size  # noqa: E731
     else:
-        limit = (winner.memory or 0) * (1 + _MEMORY_TIE)
-        same = lambda c: (c.memory or 0) <= limit  # noqa: E731
+        limit = (winner.value(aspect) or 0) * (1 + _CLOSE)
+        same = lambda c: (c.value(aspect) or 0) <= limit  # noqa: E731
     winners = tuple([winner] + [c for c in measured[1:] if same(c)])
     rest = [c for c in measured[1:] if c not in winners]
     return Best(aspect, label, winners, rest[0] if rest else None,

@@ -23,10 +23,13 @@ from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.base import Reporter
 from stratabench.report.table import Column, Table
 
-__all__ = ["DEFAULT_WIDTH", "TerminalReporter", "terminal_width"]
+__all__ = ["DEFAULT_WIDTH", "TEXT_WRAP", "TerminalReporter", "terminal_width"]
 
 DEFAULT_WIDTH = 100
 """The width when neither ``COLUMNS`` nor a terminal says otherwise (a file, a pipe)."""
+
+TEXT_WRAP = 24
+"""Width at which a text column is content to wrap, when fitting a table."""
 
 _ASCII_RULE = box.Box("    \n    \n -- \n    \n    \n -- \n    \n    \n", ascii=True)
 
@@ -58,16 +61,29 @@ class TerminalReporter(Reporter):
                        highlight=False, emoji=False, markup=False, legacy_windows=False, soft_wrap=False)
 
     def _fitted(self, table: Table) -> tuple[RichTable, list[Column]]:
-        """The table without as many low-priority columns as it takes to fit, and the columns left out."""
+        """The table without as many low-priority columns as it takes to fit, and the columns left out.
+
+        A table fits when its numbers need no wrapping: text columns (left-aligned) count at most
+        :data:`TEXT_WRAP` characters, since wrapping a long name or reason is fine, and a cut number is not.
+        """
         shown = list(table.columns)
         dropped: list[Column] = []
-        measure = self._console(io.StringIO())
+        rows = table.formatted()
+        index = {column.key: i for i, column in enumerate(table.columns)}
+
+        def natural(column: Column) -> int:
+            cells = [row[index[column.key]] for row in rows] + [column.header]
+            widest = max(len(cell) for cell in cells)
+            if column.align == "left":
+                longest_word = max((len(word) for cell in cells for word in cell.split()), default=0)
+                return min(widest, max(TEXT_WRAP, longest_word))
+            return widest
+
         while True:
-            rich = _rich_table(table, shown)
-            widest = rich.__rich_measure__(measure, measure.options).maximum
+            needed = sum(natural(column) for column in shown) + 2 * (len(shown) - 1)
             droppable = [c for c in shown if c.priority > 0]
-            if widest <= self.width or not droppable:
-                return rich, dropped
+            if needed <= self.width or not droppable:
+                return _rich_table(table, shown), dropped
             # Leave out the least important column; among equals, the rightmost.
             worst = max(droppable, key=lambda c: (c.priority, shown.index(c)))
             shown.remove(worst)
