@@ -25,9 +25,9 @@ WELCOME = """
 stratabench: what it costs to move records between storage and usable objects, on this machine.
 
 Three quick starts:
-  stratabench run --quick                  # every default suite, small: about 40 s, an answer per suite
-  stratabench run bulkload --size 2000     # one suite: which format loads fastest (about 35 s)
-  stratabench run --data FILE.jsonl        # your own records across codecs, compressors, stores
+  stratabench run bulkload --quick         # about 1 min: which format loads fastest, smallest, leanest
+  stratabench run --quick                  # every default suite, small: several minutes
+  stratabench run --data FILE.jsonl        # your own records: every codec, compressor, local store
 
 stratabench list shows every suite and plugin; stratabench COMMAND --help shows a command's options;
 stratabench run with no option is the full study run (several minutes: it prints its plan first).
