@@ -170,13 +170,13 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                      for _, cells in plan.suites for cell in cells}
         measured = sum(1 for _, cells in plan.suites for cell in cells
                        if cell_key(cell.suite, cell.name, cell.params) in previous)
-        if not quiet:
-            print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
         progress.expect(estimates)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         header = header_record(options.run_id, started, environment(_plugin_modules()), options.to_json(),
                                {name: service.describe() for name, service in running.items()})
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
+            if not quiet:  # once the results file is open: a refused output is the only line
+                print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
             try:
                 results = execute(plan, options, writer, progress)
             except KeyboardInterrupt:

@@ -105,4 +105,5 @@ def describe_plan(plan: Plan, estimates: Mapping[tuple[str, str], float], measur
     minutes = f"about {total / 60:.0f} min" if total >= 90 else f"about {max(1, round(total)):.0f} s"
     basis = (f"{measured} of {plan.total} cells from a previous run's durations" if measured
              else "from --samples and --min-time; no previous run to go by")
-    return f"plan: {plan.total} cells in {suites} ({counts}); {minutes} ({basis})"
+    cells = "1 cell" if plan.total == 1 else f"{plan.total} cells"
+    return f"plan: {cells} in {suites} ({counts}); {minutes} ({basis})"
