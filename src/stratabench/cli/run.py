@@ -22,6 +22,7 @@ from stratabench.cli.arguments import (
     positive_int,
 )
 from stratabench.cli.progress import make_progress
+from stratabench.cli.signals import interrupt_description, interrupted_exit_code
 from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions, RunOptions
@@ -31,8 +32,10 @@ from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
+from stratabench.scratch import run_scratch
 from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_seconds, plan_run, previous_durations
 from stratabench.suites.kit.reports import run_report
+
 
 __all__ = ["add_parser", "new_run_id", "run"]
 
@@ -160,7 +163,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
     as unavailable and do not fail the run), 1 when a cell failed.
     """
     progress = make_progress(quiet)
-    with _services(services) as running:
+    # Scratch first, so the servers' directories are inside the run's root too.
+    with run_scratch(options.run_id), _services(services) as running:
         if running:
             urls = tuple(service.url for service in running.values())
             options = dataclasses.replace(options, stores=options.stores + urls)
@@ -179,9 +183,10 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
             try:
                 results = execute(plan, options, writer, progress)
-            except KeyboardInterrupt:
-                print(f"interrupted: the cells measured so far are in {output}", file=sys.stderr)
-                return 130
+            except KeyboardInterrupt as interrupt:
+                print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
+                      file=sys.stderr)
+                return interrupted_exit_code(interrupt)
     sys.stdout.write(reporter.render_report(run_report(results, header, detail)))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)

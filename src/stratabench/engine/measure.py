@@ -23,7 +23,7 @@ import math
 import os
 import sys
 import tracemalloc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,7 @@ from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
 
-__all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass"]
+__all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass", "process_cpu_ns"]
 
 #: Takes a loop count, runs the operation that many times, returns (wall_ns, cpu_ns) in total.
 LoopTimer = Callable[[int], tuple[int, int]]
@@ -153,8 +153,13 @@ def _schedstat_ns(pid: int) -> int | None:
     return total
 
 
-def _server_cpu_ns(pids: tuple[int, ...]) -> int | None:
-    """User+system CPU of the given processes, or ``None`` if any is unknown."""
+def process_cpu_ns(pids: Sequence[int]) -> int | None:
+    """User+system CPU of the given processes (every live thread), or ``None`` if any is unknown.
+
+    Nanoseconds from Linux's scheduler statistics where there are some, else
+    psutil's clock ticks. Used for ``server_cpu_ns`` and by studies that read
+    a server's CPU around their own runs.
+    """
     if not pids:
         return None
     if _SCHEDSTAT:
@@ -255,9 +260,9 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
             break
         if op.before_each is not None:
             op.before_each()
-        server_before = _server_cpu_ns(op.server_pids)
+        server_before = process_cpu_ns(op.server_pids)
         wall, cpu = timed(loops)
-        server_after = _server_cpu_ns(op.server_pids)
+        server_after = process_cpu_ns(op.server_pids)
         spent += wall
         walls.append(wall / loops)
         cpus.append(cpu / loops)
