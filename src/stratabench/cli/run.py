@@ -51,8 +51,7 @@ def add_parser(subparsers: Any) -> None:
                         help="suites to run, by name or as a comma list ('stratabench list' shows them)")
     parser.add_argument("--quick", action="store_true",
                         help=f"a first look: {QUICK_SIZE:,} records per dataset (unless --size), {QUICK['samples']} "
-                        f"samples of {QUICK['min_time']} s, every cell in this process; the answers are rougher, "
-                        "the tables the same")
+                        f"samples of {QUICK['min_time']} s; the answers are rougher, the tables the same")
     data = parser.add_argument_group("data and layers")
     data.add_argument("--size", type=positive_int, metavar="N", help="records in each dataset (default: the study's)")
     data.add_argument("--seed", type=int, metavar="S", help="dataset seed (default: the study's)")
@@ -145,7 +144,6 @@ def _quick(args: argparse.Namespace) -> None:
         args.samples = QUICK["samples"]
     if round(args.min_time * 1e9) == default.min_sample_ns:
         args.min_time = QUICK["min_time"]
-    args.in_process = True  # a fresh worker per cell costs more than a quick cell's samples
 
 
 def _plugin_modules() -> list[str]:
