@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["format_bytes", "format_count", "format_ns", "format_ratio"]
+import math
+
+__all__ = ["RATIO_CEILING", "RATIO_FLOOR", "format_bytes", "format_count", "format_ns", "format_ratio", "format_significant"]
 
 
 def format_ns(value: float | None) -> str:
@@ -15,7 +17,7 @@ def format_ns(value: float | None) -> str:
     magnitude = abs(value)
     for limit, divisor, unit in ((1e3, 1.0, "ns"), (1e6, 1e3, "µs"), (1e9, 1e6, "ms")):
         if magnitude < limit:
-            return f"{value / divisor:.3g} {unit}" if magnitude >= 1 or unit != "ns" else f"{value:.3f} ns"
+            return f"{format_significant(value / divisor)} {unit}" if magnitude >= 1 or unit != "ns" else f"{value:.3f} ns"
     return f"{value / 1e9:.3f} s"
 
 
@@ -39,8 +41,32 @@ def format_count(value: float | None) -> str:
     return f"{round(value):,}"
 
 
+#: Ratios beyond these bounds are printed as the bound: a factor of ten thousand already says "not comparable",
+#: and more digits would only report the noise of a near-zero denominator.
+RATIO_CEILING = 10_000.0
+RATIO_FLOOR = 1 / RATIO_CEILING
+
+
 def format_ratio(value: float | None) -> str:
-    """Format a ratio as ``2.31×``; ``None`` formats as ``-``."""
+    """Format a ratio as ``2.31×`` (three significant digits, never scientific notation).
+
+    ``None`` formats as ``-``; ratios beyond :data:`RATIO_CEILING` (or below
+    :data:`RATIO_FLOOR`) are printed as ``>10,000×`` (``<0.0001×``).
+    """
     if value is None:
         return "-"
-    return f"{value:.3g}×" if value < 100 else f"{value:,.0f}×"
+    if value > RATIO_CEILING:
+        return f">{RATIO_CEILING:,.0f}×"
+    if 0 < value < RATIO_FLOOR:
+        return f"<{RATIO_FLOOR:.4f}×"
+    if value >= 100:
+        return f"{value:,.0f}×"
+    return f"{format_significant(value)}×"
+
+
+def format_significant(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits in plain decimal notation (``0.00123``, ``12.3``)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"

@@ -10,9 +10,15 @@ from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
 
 __all__ = [
-    "MAX_SAMPLES", "add_engine_arguments", "add_format_argument", "add_output_arguments", "engine_options",
-    "fraction", "number_in", "parse_settings", "positive_int", "whole_in",
+    "MAX_SAMPLES", "add_detail_argument", "add_engine_arguments", "add_format_argument", "add_output_arguments",
+    "engine_options", "fraction", "names", "number_in", "parse_settings", "positive_int", "whole_in",
 ]
+
+
+def names(values: list[str] | None) -> tuple[str, ...]:
+    """Names given by a repeated flag or as comma lists (``--codec json,msgpack --codec cbor2``), in order."""
+    found = [name.strip() for value in values or () for name in value.split(",")]
+    return tuple(dict.fromkeys(name for name in found if name))
 
 
 #: The most timed samples, warm-ups or traced operations one cell may take:
@@ -103,6 +109,15 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--overwrite", action="store_true", help="replace an existing results file")
     add_format_argument(output)
     output.add_argument("-q", "--quiet", action="store_true", help="no progress, only the report")
+
+
+def add_detail_argument(parser: argparse._ActionsContainer) -> None:
+    """``--detail``: how much of the report follows each suite's answer."""
+    from stratabench.report.document import DETAILS
+
+    parser.add_argument("--detail", choices=DETAILS, default="tables",
+                        help="summary: each suite's answer only; tables (default): and the suite's tables; "
+                        "full: and every cell with its loops, spread and status")
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:

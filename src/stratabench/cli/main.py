@@ -34,6 +34,19 @@ def _exit_statuses_epilog() -> str:
     return "exit statuses:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in exit_statuses().items())
 
 
+WELCOME = """
+stratabench: what it costs to move records between storage and usable objects, on this machine.
+
+Three quick starts:
+  stratabench run bulkload --quick         # about 1 min: which format loads fastest, smallest, leanest
+  stratabench run --quick                  # every default suite, small: several minutes
+  stratabench run --data FILE.jsonl        # your own records: every codec, compressor, local store
+
+stratabench list shows every suite and plugin; stratabench COMMAND --help shows a command's options;
+stratabench run with no option is the full study run (several minutes: it prints its plan first).
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="stratabench",
@@ -42,10 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Measure what it costs to move records between storage and usable objects: "
             "codecs, compressors, stores, caches and object mappers, on your machine and data."
         ),
-        epilog="Run 'stratabench COMMAND --help' for a command's options.\n"
-        "With no command, 'stratabench run' runs every default suite on embedded backends.\n\n"
-        + _exit_statuses_epilog(),
+        epilog="Run 'stratabench COMMAND --help' for a command's options.\n\n" + _exit_statuses_epilog(),
     )
+    from stratabench import __version__
+
+    parser.add_argument("--version", action="version", version=f"stratabench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module_name = f"stratabench.cli.{name}"
@@ -68,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command is None:
-            args = parser.parse_args(["run", *(argv or [])])
+            print(WELCOME.strip())
+            return 0
         with stop_signals_interrupt():
             code: int = args.handler(args)
         return code

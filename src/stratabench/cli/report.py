@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from stratabench.cli.arguments import add_format_argument
+from stratabench.cli.arguments import add_detail_argument, add_format_argument
 from stratabench.errors import NoCellsError, OutputError
 from stratabench.report.formats import REPORTERS
 from stratabench.results.format import ResultsFile, load
-from stratabench.suites.kit.reports import run_tables
+from stratabench.suites.kit.reports import run_report
 
 __all__ = ["add_parser", "read_results"]
 
@@ -24,6 +24,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("file", help="a results file (JSON Lines)")
     add_format_argument(parser)
+    add_detail_argument(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
     parser.set_defaults(handler=handle)
 
@@ -41,7 +42,7 @@ def handle(args: argparse.Namespace) -> int:
     results = read_results(args.file)
     if not results.cells:
         raise NoCellsError(f"{args.file}: no cells (a header only: the run measured nothing before it stopped)")
-    text = reporter.render(run_tables(results.cells, results.header))
+    text = reporter.render_report(run_report(results.cells, results.header, args.detail))
     if args.output is None:
         sys.stdout.write(text)
         return 0

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.cli.arguments import (
+    add_detail_argument,
     add_engine_arguments,
     add_output_arguments,
     engine_options,
+    names,
     parse_settings,
     positive_int,
     whole_in,
@@ -28,15 +30,16 @@ from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
-from stratabench.options import RunOptions
+from stratabench.options import EngineOptions, RunOptions
 from stratabench.plugins import check_settings
+from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
-from stratabench.suites.kit.plan import plan_run
-from stratabench.suites.kit.reports import run_tables
+from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_seconds, plan_run, previous_durations
+from stratabench.suites.kit.reports import run_report
 
 
 __all__ = ["add_parser", "new_run_id", "run"]
@@ -49,16 +52,23 @@ def add_parser(subparsers: Any) -> None:
         description="Measure suites and print their tables. With no suite named, runs every default suite "
         "on embedded backends (memory, files, SQLite). Results stream to a JSON Lines file as each cell finishes.",
     )
-    parser.add_argument("suites", nargs="*", metavar="SUITE", help="suites to run ('stratabench list' shows them)")
+    parser.add_argument("suites", nargs="*", metavar="SUITE",
+                        help="suites to run, by name or as a comma list ('stratabench list' shows them)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a first look: {QUICK_SIZE:,} records per dataset (unless --size), {QUICK['samples']} "
+                        f"samples of {QUICK['min_time']} s; the answers are rougher, the tables the same")
     data = parser.add_argument_group("data and layers")
     data.add_argument("--size", type=positive_int, metavar="N", help="records in each dataset (default: the study's)")
     data.add_argument("--seed", type=whole_in(-(2**63), 2**63 - 1), metavar="S", help="dataset seed (default: the study's)")
-    data.add_argument("--codec", action="append", metavar="NAME", help="only these codecs (repeatable)")
-    data.add_argument("--compressor", action="append", metavar="NAME", help="only these compressors (repeatable)")
+    data.add_argument("--codec", action="append", metavar="NAME",
+                      help="only these codecs (repeatable, or a comma list: json,msgpack)")
+    data.add_argument("--compressor", action="append", metavar="NAME",
+                      help="only these compressors (repeatable, or a comma list)")
     data.add_argument("--mapper", action="append", metavar="NAME",
-                      help="only the entities cells that go through these object mappers (repeatable)")
+                      help="only the entities cells that go through these object mappers (repeatable, or a comma list)")
     data.add_argument("--store", action="append", metavar="URL",
-                      help="also use this store, e.g. redis://127.0.0.1:6379/0 (repeatable)")
+                      help="also use this store, e.g. redis://127.0.0.1:6379/0 (repeatable; not a comma list, "
+                      "since a URL may hold commas)")
     data.add_argument("--data", metavar="FILE",
                       help="your own records (JSON Lines or CSV) for the matrix suite, which then runs when no "
                       "suite is named")
@@ -70,10 +80,16 @@ def add_parser(subparsers: Any) -> None:
                       "'stratabench list settings' shows them all)")
     add_engine_arguments(parser)
     add_output_arguments(parser)
+    add_detail_argument(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="check every option and print the plan (suites and their cells), then exit "
                         "without starting a server or measuring anything")
     parser.set_defaults(handler=handle)
+
+
+#: ``--quick``: records per dataset, and the sampling it sets unless given.
+QUICK_SIZE = 2_000
+QUICK = {"samples": 3, "min_time": 0.02}
 
 
 def new_run_id() -> str:
@@ -101,20 +117,22 @@ def handle(args: argparse.Namespace) -> int:
     run_id = new_run_id()
     # Your own records are what the matrix suite is for: with no suite named,
     # --data means "measure my file", not "run the studies and ignore it".
-    suites = tuple(args.suites) or (("matrix",) if args.data else ())
+    suites = names(args.suites) or (("matrix",) if args.data else ())
+    if args.quick:
+        _quick(args)
     settings = parse_settings(args.settings)
     check_settings(settings)  # a misspelt name is an error here, not a setting silently ignored
     for url in args.store or ():
         check_store_url(url)  # a malformed URL stops the run before any server starts
-    for mapper in args.mapper or ():
+    for mapper in names(args.mapper):
         MAPPERS.info(mapper)  # an unknown name is an error, not a filter that keeps everything
     options = RunOptions(
         suites=suites,
         size=args.size,
         seed=args.seed,
-        codecs=tuple(args.codec or ()),
-        compressors=tuple(args.compressor or ()),
-        mappers=tuple(args.mapper or ()),
+        codecs=names(args.codec),
+        compressors=names(args.compressor),
+        mappers=names(args.mapper),
         stores=tuple(args.store or ()),
         data=args.data,
         settings=settings,
@@ -126,7 +144,18 @@ def handle(args: argparse.Namespace) -> int:
     output = _output_path(args.output, run_id)
     if args.dry_run:
         return _print_plan(options)
-    return run(options, output, reporter(), services=args.services, overwrite=args.overwrite, quiet=args.quiet)
+    return run(options, output, reporter(), services=args.services, overwrite=args.overwrite, quiet=args.quiet,
+               detail=args.detail)
+
+
+def _quick(args: argparse.Namespace) -> None:
+    """``--quick``: a smaller dataset and shorter samples, where the user kept the defaults."""
+    default = EngineOptions()
+    args.size = args.size or QUICK_SIZE
+    if args.samples == default.samples:
+        args.samples = QUICK["samples"]
+    if round(args.min_time * 1e9) == default.min_sample_ns:
+        args.min_time = QUICK["min_time"]
 
 
 def _check_data_file(path: str) -> None:
@@ -173,7 +202,7 @@ def _plugin_modules() -> list[str]:
 
 
 def run(options: RunOptions, output: Path, reporter: Any, *, services: str | None = None,
-        overwrite: bool = False, quiet: bool = False) -> int:
+        overwrite: bool = False, quiet: bool = False, detail: Detail = "tables") -> int:
     """Plan, start services, measure, write results, print the report.
 
     Returns 0 when every cell ran (cells that cannot run here are reported
@@ -186,17 +215,25 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
             urls = tuple(service.url for service in running.values())
             options = dataclasses.replace(options, stores=options.stores + urls)
         plan = plan_run(options, progress)
+        previous = previous_durations(output.parent)
+        estimates = {(cell.suite, cell.name): estimate_seconds(cell, options, previous)
+                     for _, cells in plan.suites for cell in cells}
+        measured = sum(1 for _, cells in plan.suites for cell in cells
+                       if cell_key(cell.suite, cell.name, cell.params) in previous)
+        progress.expect(estimates)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         header = header_record(options.run_id, started, environment(_plugin_modules()), options.to_json(),
                                {name: service.describe() for name, service in running.items()})
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
+            if not quiet:  # once the results file is open: a refused output is the only line
+                print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
             try:
                 results = execute(plan, options, writer, progress)
             except KeyboardInterrupt as interrupt:
                 print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
                       file=sys.stderr)
                 return interrupted_exit_code(interrupt)
-    sys.stdout.write(reporter.render(run_tables(results, header)))
+    sys.stdout.write(reporter.render_report(run_report(results, header, detail)))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)
     if failed:

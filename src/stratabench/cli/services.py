@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from stratabench.cli.arguments import names
 from stratabench.services.lifecycle import ServiceStatus, down, status, up
 
 __all__ = ["add_parser", "format_status", "handle", "run"]
@@ -70,7 +71,7 @@ def add_parser(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     return run(
-        args.action, args.names, as_json=args.json, show_passwords=args.show_passwords, timeout=args.timeout
+        args.action, names(args.names), as_json=args.json, show_passwords=args.show_passwords, timeout=args.timeout
     )
 
 

@@ -85,7 +85,7 @@ def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
 
 @DATASETS.register("article")
 class ArticleDataset(SchemaDataset):
-    """One article of about 60 KB of prose, seed 2011 (specs/cache.md)."""
+    """One article of about 60 KB of prose, seed 2011 (as the 2011 caching article cached)."""
 
     record_schema = SCHEMA
     generator = staticmethod(generate)

@@ -90,7 +90,7 @@ def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> list[Row]:
 
 @DATASETS.register("comments")
 class CommentsDataset(SchemaDataset):
-    """1,000 comment-sized records of prose, seed 2011 (specs/cache.md)."""
+    """1,000 comment-sized records of prose, seed 2011 (as the 2011 caching article listed)."""
 
     record_schema = SCHEMA
     generator = staticmethod(generate)

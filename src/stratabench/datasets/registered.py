@@ -45,7 +45,7 @@ class DatasetEntry(ABC):
 
 @DATASETS.register("bulkload")
 class BulkloadDataset(DatasetEntry):
-    """100,000 five-field records from Go's math/rand, seed 100 (specs/bulkload.md)."""
+    """100,000 five-field records from Go's math/rand, seed 100 (as goddbench, 2018, loaded)."""
 
     default_size = 100_000
     bytes_per_record = 2_000

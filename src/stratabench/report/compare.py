@@ -1,9 +1,12 @@
 """Ratios between medians: flagged when within noise, or tested on the raw samples.
 
 :func:`ratio` compares two summaries (their intervals overlap or not), for
-the studies' tables. :func:`compare_samples` compares two runs of one cell the
-way a regression gate must: a rank test on the raw samples and the ratio's
-own confidence interval.
+the studies' tables, printed one way everywhere: ``2.31×``, ``2.31× ~`` when
+the two confidence intervals overlap, and ``1.00× (base)`` on the row every
+other row is divided by (:data:`BASE`); exports take :attr:`Ratio.value`, a
+float. :func:`compare_samples` compares two runs of one cell the way a
+regression gate must: a rank test on the raw samples and the ratio's own
+confidence interval.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from stratabench.results.stats import Summary
 from stratabench.units import format_ratio
 
-__all__ = ["Ratio", "SampleTest", "ratio", "compare_samples"]
+__all__ = ["BASE", "Ratio", "SampleTest", "compare_samples", "ratio", "ratio_text"]
 
 
 @dataclass(frozen=True)
@@ -30,13 +33,22 @@ class Ratio:
     within_noise
         The two medians' confidence intervals overlap, so the data cannot
         tell the two apart.
+    base
+        This is the baseline row itself (``1.00× (base)``).
     """
 
     value: float
     within_noise: bool
+    base: bool = False
 
     def __str__(self) -> str:
+        if self.base:
+            return f"{format_ratio(self.value)} (base)"
         return format_ratio(self.value) + (" ~" if self.within_noise else "")
+
+
+BASE = Ratio(1.0, False, base=True)
+"""The one baseline marker: the row the others are divided by reads ``1.00× (base)``."""
 
 
 def ratio(numerator: Summary | None, denominator: Summary | None) -> Ratio | None:
@@ -44,6 +56,11 @@ def ratio(numerator: Summary | None, denominator: Summary | None) -> Ratio | Non
     if numerator is None or denominator is None or denominator.median == 0:
         return None
     return Ratio(numerator.median / denominator.median, numerator.overlaps(denominator))
+
+
+def ratio_text(value: Any) -> str:
+    """A ratio column's formatter: ``-`` for none, the ratio's own text otherwise."""
+    return "-" if value is None else str(value)
 
 
 #: Bootstrap resamples for a ratio's interval: enough for a stable 95% percentile

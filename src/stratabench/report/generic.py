@@ -1,4 +1,9 @@
-"""The generic table: every cell of a suite with the medians of its metrics."""
+"""The generic tables: every cell of a suite with the medians of its metrics, and its answer.
+
+The status column lists only exceptions (a failed or unavailable cell, a
+result that did not verify, a measurement flagged unstable); a cell that ran,
+verified and held steady leaves it empty, so a problem stands out.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,31 @@ from collections.abc import Sequence
 from typing import Any
 
 from stratabench.metrics import METRICS
+from stratabench.report.answer import Answer, Candidate, answer
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.units import format_count
 
-__all__ = ["generic_tables", "integrity_text", "status_text"]
+__all__ = ["cells_export_table", "generic_answer", "generic_tables", "integrity_text", "status_text", "unstable_of"]
+
+
+def unstable_of(result: CellResult) -> list[str]:
+    """The metrics the engine flagged unstable for this cell (none when the results predate the flag)."""
+    flags = getattr(result, "unstable", None) or result.notes.get("unstable") or ()
+    return [str(flag) for flag in flags] if isinstance(flags, (list, tuple)) else [str(flags)]
 
 
 def status_text(result: CellResult) -> str:
-    """``ok``, or the status and its one-line reason."""
-    return "ok" if result.ok else f"{result.status}: {result.error}"
+    """Empty for a cell that ran, verified and held steady; else what went wrong, in one line."""
+    problems = []
+    if not result.ok:
+        problems.append(f"{result.status}: {result.error}" if result.error else str(result.status))
+    elif result.integrity is not None and not result.integrity.ok:
+        problems.append("wrong data (hash differs)")
+    unstable = unstable_of(result)
+    if unstable:
+        problems.append(f"unstable: {', '.join(unstable)}")
+    return "; ".join(problems)
 
 
 def integrity_text(result: CellResult) -> str:
@@ -30,15 +50,16 @@ def _spread(value: Any) -> str:
 
 
 def generic_tables(results: Sequence[CellResult]) -> list[Table]:
-    """One table per suite: cell, loops, the median of every metric measured, status."""
+    """One table per suite: cell, loops, the median of every metric measured, spread, status."""
     tables = []
     for suite in dict.fromkeys(r.suite for r in results):
         cells = [r for r in results if r.suite == suite]
         measured = [name for name in METRICS if any(name in r.metrics for r in cells)]
-        columns = [Column("cell", "cell"), Column("loops", "loops", "right", format_count)]
-        columns += [Column(name, name, "right", METRICS[name].format) for name in measured]
-        columns += [Column("wall_spread", "wall ±", "right", _spread), Column("integrity", "integrity"),
-                    Column("status", "status")]
+        columns = [Column("cell", "cell"), Column("loops", "loops", "right", format_count, priority=3)]
+        columns += [Column(name, name.removesuffix("_ns").removesuffix("_bytes").replace("_", " "), "right",
+                           METRICS[name].format, priority=0 if name == "wall_ns" else 2)
+                    for name in measured]
+        columns += [Column("wall_spread", "time ±", "right", _spread, priority=1), Column("status", "status")]
         table = Table(f"{suite}: every cell (medians)", columns)
         for result in cells:
             row: dict[str, Any] = {"cell": result.cell, "loops": result.loops}
@@ -46,8 +67,44 @@ def generic_tables(results: Sequence[CellResult]) -> list[Table]:
             wall = result.summary("wall_ns")
             if wall is not None and wall.median and wall.n > 1:
                 row["wall_spread"] = 100 * (wall.ci_high - wall.ci_low) / 2 / wall.median
-            row["integrity"] = integrity_text(result)
             row["status"] = status_text(result)
             table.rows.append(row)
+        table.notes = ["time ±: half the width of the median's confidence interval, as a share of the median. "
+                       "status: empty when the cell ran, returned the expected data and held steady."]
         tables.append(table)
     return tables
+
+
+def generic_answer(suite: str, results: Sequence[CellResult]) -> Answer | None:
+    """An answer over every verified cell: the fastest, the smallest, the least retained memory."""
+    candidates = [Candidate(r.cell, r.summary("wall_ns"), r.median("size_bytes"), r.median("retained_bytes"))
+                  for r in results if r.suite == suite and r.ok]
+    if not candidates:
+        return None
+    return answer(suite, "which cell is best", candidates, memory="least memory retained")
+
+
+def cells_export_table(results: Sequence[CellResult]) -> Table:
+    """Every cell for machines: each metric's median, confidence interval and its level, n, in named units."""
+    measured = [name for name in METRICS if any(name in r.metrics for r in results)]
+    columns = [Column("suite", "suite"), Column("cell", "cell"), Column("language", "language"),
+               Column("status", "status"), Column("error", "error"), Column("verified", "verified"),
+               Column("unstable", "unstable"), Column("loops", "loops")]
+    for name in measured:
+        columns += [Column(f"{name}_{part}", f"{name} {part}") for part in ("median", "ci_low", "ci_high")]
+        columns += [Column(f"{name}_ci_level", f"{name} ci level"), Column(f"{name}_n", f"{name} n")]
+    table = Table("every cell, with confidence intervals", columns)
+    for result in results:
+        row: dict[str, Any] = {
+            "suite": result.suite, "cell": result.cell, "language": result.language, "status": result.status,
+            "error": result.error, "verified": None if result.integrity is None else result.integrity.ok,
+            "unstable": ",".join(unstable_of(result)) or None, "loops": result.loops,
+        }
+        for name in measured:
+            summary = result.summary(name)
+            if summary is not None:
+                row.update({f"{name}_median": summary.median, f"{name}_ci_low": summary.ci_low,
+                            f"{name}_ci_high": summary.ci_high, f"{name}_ci_level": summary.ci_level,
+                            f"{name}_n": summary.n})
+        table.rows.append(row)
+    return table

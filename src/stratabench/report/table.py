@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Column", "Table", "text"]
+__all__ = ["Column", "Table", "exported", "text"]
 
 
 def text(value: Any) -> str:
@@ -23,6 +23,17 @@ def text(value: Any) -> str:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    return str(value)
+
+
+def exported(value: Any) -> Any:
+    """A cell's value for CSV and JSON: numbers, strings, booleans and ``None`` as they are; a ratio
+    (anything with a float ``value``) as that float; anything else as its text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    number = getattr(value, "value", None)
+    if isinstance(number, (int, float)):
+        return float(number)
     return str(value)
 
 
@@ -40,12 +51,18 @@ class Column:
         ``right`` for numbers, ``left`` for names.
     format
         Turns one raw value into text for terminal and Markdown.
+    priority
+        ``0``: always shown (wrapped when the terminal is narrow). Higher
+        numbers are detail a narrow terminal leaves out first; the table
+        then says which columns it left out (every format but the terminal
+        keeps them all).
     """
 
     key: str
     header: str
     align: Literal["left", "right"] = "left"
     format: Callable[[Any], str] = text
+    priority: int = 0
 
 
 @dataclass
@@ -68,6 +85,27 @@ class Table:
     columns: Sequence[Column]
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    def exported(self) -> tuple[list[str], list[dict[str, Any]]]:
+        """Column keys and rows for machines: numbers stay numbers, a ratio is its float, and each ratio
+        column gains a ``KEY_within_noise`` column (whether the two intervals overlap)."""
+        keys: list[str] = []
+        noisy: set[str] = set()
+        for column in self.columns:
+            keys.append(column.key)
+            if any(hasattr(row.get(column.key), "within_noise") for row in self.rows):
+                keys.append(f"{column.key}_within_noise")
+                noisy.add(column.key)
+        rows = []
+        for row in self.rows:
+            out: dict[str, Any] = {}
+            for column in self.columns:
+                value = row.get(column.key)
+                if column.key in noisy:
+                    out[f"{column.key}_within_noise"] = getattr(value, "within_noise", None)
+                out[column.key] = exported(value)
+            rows.append({key: out.get(key) for key in keys})
+        return keys, rows
 
     def formatted(self) -> list[list[str]]:
         """Every row as display strings, in column order."""

@@ -124,7 +124,7 @@ def test_data_alone_runs_the_matrix_suite(capsys: pytest.CaptureFixture[str], tm
     records = tmp_path / "mine.jsonl"
     records.write_text('{"id": 1, "name": "a"}\n{"id": 2, "name": "b"}\n')
     target = tmp_path / "results.jsonl"
-    code, out, err = run(capsys, "run", "--data", str(records), "--codec", "json", "--in-process",
+    code, out, err = run(capsys, "run", "--data", str(records), "--codec", "json", "--compressor", "none", "--in-process",
                          "--samples", "1", "--min-time", "0.001", "-o", str(target))
     assert code == 0, err
     suites = {json.loads(line).get("suite") for line in target.read_text().splitlines()[1:]}
@@ -188,3 +188,39 @@ def test_a_command_whose_dependency_fails_to_import_is_an_error(
     assert code == 1
     assert err.startswith("error: the run command cannot be loaded: importing stratabench.cli.run failed with ")
     assert "stratabench.cli.arguments" in err
+
+
+def test_bare_command_welcomes_and_measures_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys)
+    assert code == 0 and not err
+    quick = [line.split("#")[0].strip() for line in out.splitlines() if line.startswith("  stratabench ")]
+    assert len(quick) == 3 and len(out.splitlines()) <= 12
+    from stratabench.cli.main import build_parser
+
+    for line in quick:
+        build_parser().parse_args(line.split()[1:])  # each quick command is a real one
+    assert not (tmp_path / "results").exists(), "a bare stratabench must not start a run"
+
+
+def test_version_and_python_dash_m() -> None:
+    from stratabench import __version__
+
+    done = subprocess.run([sys.executable, "-m", "stratabench", "--version"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == f"stratabench {__version__}"
+
+
+def test_run_prints_its_plan_and_takes_comma_lists(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "results.jsonl"
+    code, out, err = run(capsys, "run", "matrix", "--set", "matrix.dataset=comments", "--size", "5",
+                         "--codec", "json,pickle", "--compressor", "none", "--set", "matrix.stores=memory",
+                         "--set", "matrix.operations=get_many", "--in-process", "--samples", "1",
+                         "--min-time", "0.001", "-o", str(target))
+    assert code == 0, err
+    assert err.startswith("plan: 2 cells in 1 suite (matrix 2); about ")
+    codecs = {json.loads(line)["params"]["codec"] for line in target.read_text().splitlines()[1:]}
+    assert codecs == {"json", "pickle"}
+    assert out.index("where and when this was measured") < out.index("matrix: the answer") < out.index(
+        "matrix: 5 records")

@@ -6,6 +6,7 @@ import pytest
 
 from stratabench.report.compare import ratio
 from stratabench.report.formats import REPORTERS
+from stratabench.report.formats.terminal import TerminalReporter
 from stratabench.report.generic import generic_tables
 from stratabench.report.table import Column, Table
 from stratabench.results.format import load
@@ -29,13 +30,13 @@ def sample_table() -> Table:
 
 @pytest.mark.parametrize("name", ["terminal", "markdown", "csv", "json", "html"])
 def test_format_matches_golden(name: str) -> None:
-    reporter = REPORTERS.get(name)()
+    reporter = TerminalReporter(100) if name == "terminal" else REPORTERS.get(name)()
     assert_golden(f"report/sample.{name}.txt", reporter.render([sample_table()]))
 
 
 def test_generic_table_of_the_golden_results() -> None:
     results = load(GOLDEN / "results" / "v1.jsonl")
-    text = REPORTERS.get("terminal")().render(generic_tables(results.cells))
+    text = TerminalReporter(100).render(generic_tables(results.cells))
     assert_golden("report/generic.terminal.txt", text)
 
 
@@ -51,5 +52,5 @@ def test_ratio_flags_overlap() -> None:
     assert r is not None and r.value == pytest.approx(105 / 51) and not r.within_noise
     assert str(r) == "2.06×"
     same = ratio(slow, slow)
-    assert same is not None and same.within_noise and str(same) == "1× ~"
+    assert same is not None and same.within_noise and str(same) == "1.00× ~"
     assert ratio(slow, None) is None

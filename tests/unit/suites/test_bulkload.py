@@ -80,11 +80,11 @@ def test_conclusions_follow_the_numbers() -> None:
     results = [_go("embed", [1, 1, 1], [0, 0, 0]), _go("gob", [100, 101, 102], [50, 50, 50]),
                _go("json", [900, 910, 920], [300, 300, 300]), _go("msgp", [50, 51, 52], [20, 20, 20])]
     verdicts = {row["n"]: row["verdict"] for row in conclusions_table(results).rows}
-    assert verdicts == {1: "reproduced", 2: "reproduced", 3: "refuted", 4: "holds by construction"}
+    assert verdicts == {1: "reproduced", 2: "reproduced", 3: "refuted", 4: "true by design"}
     results[3] = _go("msgp", [200, 201, 202], [90, 90, 90])
     assert conclusions_table(results).rows[2]["verdict"] == "reproduced"
     results[3] = _go("msgp", [99, 101, 103], [90, 90, 90])
-    assert conclusions_table(results).rows[2]["verdict"] == "within noise"
+    assert conclusions_table(results).rows[2]["verdict"] == "too close to call"
     results[3] = _go("msgp", [99, 101, 103], [10, 10, 10])  # a tie on time, a clear loss on bytes
     assert conclusions_table(results).rows[2]["verdict"] == "refuted"
 

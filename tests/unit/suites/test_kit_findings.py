@@ -39,7 +39,7 @@ def test_each_table_prints_the_one_vocabulary_in_its_words() -> None:
     assert Finding("F1", "c", Verdict.DOES_NOT_HOLD, words=TARGET).verdict == "missed"
     assert Finding("1", "c", Verdict.DOES_NOT_HOLD, words={}).verdict == "does not hold"
     assert Finding("1", "c", Verdict.HOLDS, qualifier="build failed").verdict == "reproduced (build failed)"
-    assert Finding("1", "c", Verdict.NEEDS_SERVER, words=REPRODUCTION).verdict == "needs a server"
+    assert Finding("1", "c", Verdict.NEEDS_SERVER, words=REPRODUCTION).verdict == "not measured: needs a server"
 
 
 def test_the_index_finds_the_cell_with_these_parameters() -> None:
@@ -62,4 +62,4 @@ def test_the_two_tables_number_and_word_their_rows() -> None:
     assert table.rows == [{"id": "F1", "article": "3×", "verdict": "reproduced"}]
     assert table.notes == ["F1: because", "rule"]
     conclusions = conclusions_table("c", [Finding("", "a", Verdict.HOLDS, words={}), Finding("", "b", Verdict.BY_CONSTRUCTION)])
-    assert [(r["n"], r["verdict"]) for r in conclusions.rows] == [(1, "holds"), (2, "holds by construction")]
+    assert [(r["n"], r["verdict"]) for r in conclusions.rows] == [(1, "holds"), (2, "true by design")]

@@ -10,7 +10,8 @@ from stratabench.cli.main import main
 from stratabench.engine.cell import run_cell_in_process
 from stratabench.errors import DataError, UsageError
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.suites.matrix.suite import MatrixSuite
+from stratabench.suites.matrix.report import matrix_answer
+from stratabench.suites.matrix.suite import MatrixSuite, left_out
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 
@@ -40,7 +41,8 @@ def suite(**options: object) -> MatrixSuite:
 
 
 def test_every_operation_on_every_embedded_store_verifies(data: Path) -> None:
-    s = suite(data=str(data), codecs=("json", "msgpack"), compressors=("none", "zstd"))
+    s = suite(data=str(data), codecs=("json", "msgpack"), compressors=("none", "zstd"),
+              settings={"matrix.stores": "memory,sqlite"})
     cells = s.cells()
     assert len(cells) == 2 * 2 * 2 * 4
     results = [run_cell_in_process(cell, s.options) for cell in cells]
@@ -58,7 +60,27 @@ def test_the_table_names_the_file_and_the_fastest(data: Path) -> None:
     s = suite(data=str(data), codecs=("pickle",), compressors=("none",), settings={"matrix.operations": "get_many"})
     results = [run_cell_in_process(cell, s.options) for cell in s.cells()]
     text = REPORTERS.get("terminal")().render(s.tables(results, {}))
-    assert f"3 records from {data.name}" in text and "fastest get many:" in text
+    assert f"3 records from {data.name}" in text
+    found = matrix_answer(results, s.options)
+    assert found is not None and found.bests[0].label == "fastest read of every record"
+    fastest = min((r for r in results if r.ok), key=lambda r: r.median("wall_ns") or 0)
+    assert found.bests[0].winners[0].name == f"pickle on {fastest.params['store']}" or found.bests[0].tie
+
+
+def test_the_default_matrix_tries_everything_available_and_says_what_it_left_out(data: Path) -> None:
+    from stratabench.layers.codecs import CODECS
+    from stratabench.layers.compressors import COMPRESSORS
+
+    cells = suite(data=str(data), settings={"matrix.operations": "get_many"}).cells()
+    codecs = {c.params["codec"] for c in cells}
+    assert {"orjson", "msgspec.msgpack", "cbor2"} <= codecs and "embed" not in codecs
+    assert {c.params["compression"] for c in cells} == {i.name for i in COMPRESSORS if i.availability.ok}
+    assert {"memory", "sqlite", "lmdb", "file"} <= {c.params["store"] for c in cells}
+    lines = left_out(None, ["memory", "sqlite", "lmdb", "file"])
+    assert any(line.startswith("codec embed: ") for line in lines)
+    assert any(line.startswith("store redis: needs a server") for line in lines)
+    fits = {i.name for i in CODECS if i.availability.ok and not i.cls.not_for_values}
+    assert codecs <= fits and fits - codecs <= {"protobuf"}  # protobuf cannot declare a field of any type
 
 
 def test_a_codec_that_cannot_carry_the_records_is_unavailable_with_a_reason(tmp_path: Path) -> None:
@@ -71,8 +93,8 @@ def test_a_codec_that_cannot_carry_the_records_is_unavailable_with_a_reason(tmp_
 
 
 def test_a_named_dataset(tmp_path: Path) -> None:
-    s = suite(size=20, codecs=("cbor2",), compressors=("lz4",), settings={"matrix.dataset": "comments",
-                                                                          "matrix.operations": "get_one,delete"})
+    s = suite(size=20, codecs=("cbor2",), compressors=("lz4",), settings={
+        "matrix.dataset": "comments", "matrix.operations": "get_one,delete", "matrix.stores": "memory,sqlite"})
     results = [run_cell_in_process(cell, s.options) for cell in s.cells()]
     assert [r.cell for r in results] == ["get_one memory cbor2+lz4", "delete memory cbor2+lz4",
                                          "get_one sqlite cbor2+lz4", "delete sqlite cbor2+lz4"]

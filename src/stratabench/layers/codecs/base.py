@@ -245,6 +245,9 @@ class Codec(ABC):
     inexact_modes: ClassVar[tuple[str, ...]] = ()
     #: Field types the codec cannot represent, each with a one-line reason.
     unsupported_types: ClassVar[Mapping[str, str]] = {}
+    #: Why the codec is no codec for one value at a time (empty: it is), so suites that store values
+    #: (matrix) leave it out of their defaults and say why.
+    not_for_values: ClassVar[str] = ""
 
     def format(self, schema: Schema, mode: str | None = None, *, workdir: Path | None = None) -> Format:
         """Prepare encoding and decoding of ``schema`` records in ``mode``.

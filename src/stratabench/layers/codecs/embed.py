@@ -225,6 +225,7 @@ class EmbedCodec(Codec):
     """Records as a generated Python module: compile, cached and resident loads."""
 
     modes = ("compile", "cached", "resident")
+    not_for_values = "it generates and compiles a Python module per value: a whole-dataset load format"
 
     def _format(self, schema: Schema, mode: str, workdir: Path | None) -> Format:
         if workdir is None:

@@ -1,10 +1,10 @@
 """The entities suite's tables: the 2016 table beside ours, the steps, the targets, the findings.
 
-Tables (specs/entities.md §5.4, §6, §9):
+The study reproduced is evanj/datastore-performance (2016). Tables:
 
 1. **Get of 20, per store**, shaped like the published table: ``ndb.get``,
-   ``datastore`` and ``lazy`` in milliseconds per get of 20 entities (and the
-   store's bare multi-get, and ndb's bare decode beside its get, spec §8),
+   ``datastore`` and ``lazy`` per get of 20 entities (and the store's bare
+   multi-get, and ndb's bare decode beside its get),
    then ``ndb.get ÷ lazy`` and ``datastore ÷ lazy``. The published row is
    printed under ours where one exists (text schema, 100 properties); the
    ``db`` rows, which have no counterpart today, close the first table.
@@ -12,8 +12,8 @@ Tables (specs/entities.md §5.4, §6, §9):
    everything at once costs on top of each decode.
 3. **Decode steps** and 4. **encode steps**, per batch and per entity, with
    ratios against the raw protobuf parse and the raw serialize.
-5. **The lazy entity's targets** (spec §6), each met or missed.
-6. **Findings** (spec §9), each reproduced or refuted on this machine.
+5. **The lazy entity's targets**, each met or missed.
+6. **Findings** of the 2016 study, each reproduced or refuted on this machine.
 
 Ratios are of medians; ``~`` marks a ratio whose two confidence intervals
 overlap (the data cannot tell the two apart). The tables' ratios are of wall
@@ -34,16 +34,17 @@ from typing import Any
 
 from stratabench.datasets.entities import FLAVOURS, SCHEMAS, WIDTHS
 from stratabench.options import RunOptions
-from stratabench.report.compare import Ratio, ratio
+from stratabench.report.answer import Answer, Candidate, answer
+from stratabench.report.compare import BASE, Ratio, ratio, ratio_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, beyond, findings_table, said
 from stratabench.suites.kit.problems import problem_lines
-from stratabench.suites.kit.reports import study_report
+from stratabench.suites.kit.reports import study_answer, study_report
 from stratabench.units import format_ns
 
-__all__ = ["PUBLISHED", "EntitiesResults", "Target", "entities_report", "entities_tables", "findings", "targets"]
+__all__ = ["PUBLISHED", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
 
 #: The 2016 figures (ms per get of 20, App Engine F1, real RPC): class, N, library get, GetAsync, lazy get.
 PUBLISHED: tuple[tuple[str, int, float, float, float], ...] = (
@@ -57,12 +58,7 @@ CLASS_OF = {"model": "ndb.Model", "expando": "ndb.Expando", "dynamic": "ndb.Expa
 FLAVOUR_FREE = ("bytes", "message", "datastore")
 
 
-def _ms(value: Any) -> str:
-    return "-" if value is None else f"{value / 1e6:.3g}"
-
-
-def _ratio_text(value: Any) -> str:
-    return "-" if value is None else str(value)
+STUDY = "evanj/datastore-performance (2016)"
 
 
 def _wall(result: CellResult | None) -> Summary | None:
@@ -130,14 +126,17 @@ def _get_tables(c: EntitiesResults) -> list[Table]:
     tables = []
     for index, store in enumerate(c.stores):
         columns = [
-            Column("class", "model class"), Column("n", "N", "right"), Column("schema", "schema"),
-            Column("bytes", "multi-get ms", "right", _ms), Column("ndb_get", "ndb.get ms", "right", _ms),
-            Column("ndb_decode", "ndb.decode ms", "right", _ms), Column("datastore", "datastore ms", "right", _ms),
-            Column("lazy", "lazy ms", "right", _ms), Column("get_lazy", "ndb.get ÷ lazy", "right", _ratio_text),
-            Column("ds_lazy", "datastore ÷ lazy", "right", _ratio_text),
-            Column("decode_lazy", "ndb.decode ÷ lazy", "right", _ratio_text),
+            Column("class", "model class"), Column("n", "properties", "right"), Column("schema", "schema"),
+            Column("bytes", "multi-get", "right", format_ns, priority=2),
+            Column("ndb_get", "ndb.get", "right", format_ns),
+            Column("ndb_decode", "ndb.decode", "right", format_ns, priority=1),
+            Column("datastore", "datastore", "right", format_ns), Column("lazy", "lazy", "right", format_ns),
+            Column("get_lazy", "ndb.get ÷ lazy", "right", ratio_text),
+            Column("ds_lazy", "datastore ÷ lazy", "right", ratio_text, priority=1),
+            Column("decode_lazy", "ndb.decode ÷ lazy", "right", ratio_text, priority=2),
         ]
-        table = Table(f"entities on {store}: ms per get of 20 entities, read 0 (2016 study's table)", columns)
+        table = Table(f"entities on {store}: time per get of 20 entities, none of their properties read, beside "
+                      f"the table of {STUDY}", columns)
         published = {(cls, n): (get, getasync, lazy) for cls, n, get, getasync, lazy in PUBLISHED}
         for flavour in c.flavours:
             for n in c.widths:
@@ -158,7 +157,7 @@ def _get_tables(c: EntitiesResults) -> list[Table]:
                         table.rows.append({
                             "class": "  2016, App Engine", "n": n, "schema": "text",
                             "ndb_get": get * 1e6, "datastore": getasync * 1e6, "lazy": lazy_ms * 1e6,
-                            "get_lazy": f"{get / lazy_ms:.2g}×", "ds_lazy": f"{getasync / lazy_ms:.2g}×",
+                            "get_lazy": Ratio(get / lazy_ms, False), "ds_lazy": Ratio(getasync / lazy_ms, False),
                         })
                     for extra in ("ndb.get.bundled",):
                         bundled = c.get20(store, schema, n, flavour, extra)
@@ -171,15 +170,15 @@ def _get_tables(c: EntitiesResults) -> list[Table]:
                     table.rows.append({
                         "class": f"{cls} (2016; db is gone)", "n": n, "schema": "text",
                         "ndb_get": get * 1e6, "datastore": getasync * 1e6, "lazy": lazy_ms * 1e6,
-                        "get_lazy": f"{get / lazy_ms:.2g}×", "ds_lazy": f"{getasync / lazy_ms:.2g}×",
+                        "get_lazy": Ratio(get / lazy_ms, False), "ds_lazy": Ratio(getasync / lazy_ms, False),
                     })
         table.notes += [
             "ndb.get: ndb.get_multi(use_cache=False, use_datastore=False) through a global cache over this store "
             "(ndb's whole read path); ndb.decode: multi-get, then ndb's converter alone; datastore: multi-get, "
             "then bytes → google.cloud.datastore.Entity; lazy: multi-get, then stratabench's lazy entity.",
             "The 2016 rows include a real Datastore RPC (library get, datastore.GetAsync, lazy get); ours read "
-            "the same bytes from the store, with no RPC: compare ratios, not milliseconds. The optional RPC "
-            "path (spec §4.3, a Datastore v1 stand-in) is not implemented in this version.",
+            "the same bytes from the store, with no RPC: compare ratios, not milliseconds. This version measures "
+            "no RPC path of its own.",
             "multi-get, datastore and the raw parse do not depend on the flavour: measured on the model kind, "
             "shown on every flavour's row.  ~: the two medians' confidence intervals overlap.",
         ]
@@ -204,7 +203,7 @@ def _reads_table(c: EntitiesResults) -> Table | None:
         return None
     present = [(path, read, header) for path, read, header in _READ_COLUMNS
                if any(c.get20(store, s, n, f, path, read) for s in c.schemas for n in c.widths for f in c.flavours)]
-    columns = [Column("schema", "schema"), Column("n", "N", "right"), Column("flavour", "flavour")]
+    columns = [Column("schema", "schema"), Column("n", "properties", "right"), Column("flavour", "flavour")]
     columns += [Column(f"{path}/{read}", header, "right", format_ns) for path, read, header in present]
     table = Table(f"entities on {store}: get of 20 with read patterns (time per get)", columns)
     for schema in c.schemas:
@@ -252,7 +251,7 @@ def _step_columns(base: str) -> list[Column]:
     return [
         Column("schema", "schema"), Column("step", "step"), Column("flavour", "flavour"),
         Column("batch", "per batch of 20", "right", format_ns), Column("entity", "per entity", "right", format_ns),
-        Column("ratio", f"÷ {base}", "right", _ratio_text), Column("note", "note"),
+        Column("ratio", f"÷ {base}", "right", ratio_text), Column("note", "note"),
     ]
 
 
@@ -261,8 +260,8 @@ def _step_tables(c: EntitiesResults) -> list[Table]:
     if n is None:
         return []
     tables = []
-    decode = Table(f"entities: decode steps at {n} properties (spec §5.2)", _step_columns("raw parse"))
-    encode = Table(f"entities: encode steps at {n} properties (spec §5.3)", _step_columns("serialize"))
+    decode = Table(f"entities: decode steps at {n} properties", _step_columns("raw parse"))
+    encode = Table(f"entities: encode steps at {n} properties", _step_columns("serialize"))
     for schema in c.schemas:
         base = c.step("decode", schema, n, "model", "message")
         for step, label in _DECODE_LABELS.items():
@@ -299,7 +298,7 @@ def _step_row(schema: str, label: str, flavour: str, result: CellResult, base: C
     return {
         "schema": schema, "step": label, "flavour": flavour, "batch": batch,
         "entity": None if batch is None else batch / 20,
-        "ratio": ("1× (base)" if result is base else _r(result, base)),
+        "ratio": (BASE if result is base else _r(result, base)),
         "note": None if result.ok else f"{result.status}: {result.error}",
     }
 
@@ -314,7 +313,7 @@ class Target:
     Attributes
     ----------
     target
-        What is held to what, and the bound (spec §6).
+        What is held to what, and the bound.
     where
         Schema and width, and the flavour whose ratio is the worst.
     measured
@@ -322,7 +321,7 @@ class Target:
     verdict
         ``met``, ``missed`` or ``not measured``.
     probe
-        What the spec's feasibility probe measured.
+        What the prototype measured before the lazy entity was built (kept for the record; not printed).
     """
 
     target: str
@@ -335,17 +334,17 @@ class Target:
 _TARGETS: tuple[tuple[str, str, str, str, str, tuple[int, ...], str, float, str], ...] = (
     # label, numerator (path, read), denominator (path, read), widths, direction, bound, probe
     ("lazy read 0 ÷ raw parse ≤ 1.25×", "lazy", "0", "message", "0", (10, 100), "le", 1.25, "0.98–1.17×"),
-    ("lazy read 1 ÷ raw parse ≤ 1.2× at N=100", "lazy", "1", "message", "0", (100,), "le", 1.2, "1.06–1.07×"),
-    ("lazy read 1 ÷ raw parse ≤ 2× at N=10", "lazy", "1", "message", "0", (10,), "le", 2.0, "1.66–1.71×"),
+    ("lazy read 1 ÷ raw parse ≤ 1.2× at 100 properties", "lazy", "1", "message", "0", (100,), "le", 1.2, "1.06–1.07×"),
+    ("lazy read 1 ÷ raw parse ≤ 2× at 10 properties", "lazy", "1", "message", "0", (10,), "le", 2.0, "1.66–1.71×"),
     ("lazy read all ÷ datastore.Entity ≤ 1×", "lazy", "all", "datastore", "0", (10, 100), "le", 1.0, "0.47–0.78×"),
     ("materialize ÷ plain dict ≤ 1.2×", "lazy", "materialize", "message", "dict", (10, 100), "le", 1.2,
-     "not implemented"),
-    ("ndb.decode ÷ lazy read 0 ≥ 10× at N=100", "ndb.decode", "0", "lazy", "0", (100,), "ge", 10.0, "13–33×"),
+     "-"),
+    ("ndb.decode ÷ lazy read 0 ≥ 10× at 100 properties", "ndb.decode", "0", "lazy", "0", (100,), "ge", 10.0, "13–33×"),
 )
 
 
 def targets(results: Sequence[CellResult]) -> list[Target]:
-    """The lazy entity's targets (spec §6) on the memory store, worst flavour per schema and width."""
+    """The lazy entity's targets on the memory store, worst flavour per schema and width."""
     c = EntitiesResults(results)
     store = "memory"
     found = []
@@ -375,13 +374,12 @@ def targets(results: Sequence[CellResult]) -> list[Target]:
 
 
 def _targets_table(results: Sequence[CellResult]) -> Table:
-    table = Table("entities: the lazy entity's targets (spec §6), get of 20 from the memory store",
-                  [Column("target", "target"), Column("where", "schema/N (worst flavour)"),
-                   Column("measured", "measured", "right", _ratio_text), Column("verdict", "verdict"),
-                   Column("probe", "probe", "right")])
+    table = Table("entities: the lazy entity's own targets, get of 20 from the memory store",
+                  [Column("target", "target"), Column("where", "schema/properties (worst flavour)"),
+                   Column("measured", "measured", "right", ratio_text), Column("verdict", "verdict")])
     for target in targets(results):
         table.rows.append({"target": target.target, "where": target.where, "measured": target.measured,
-                           "verdict": target.verdict, "probe": target.probe})
+                           "verdict": target.verdict})
     table.notes.append("Every get includes the memory store's multi-get. Ratios of CPU time medians; the worst "
                        "flavour's ratio is shown. ~: the confidence intervals overlap.")
     return table
@@ -421,7 +419,7 @@ def _finding(fid: str, claim: str, published: str, probe: str, here: str, verdic
 
 
 def findings(results: Sequence[CellResult]) -> list[Finding]:
-    """Findings 1–6 of spec §9 on this run."""
+    """The 2016 study's findings 1–6 on this run."""
     c = EntitiesResults(results)
     out = []
     # 1. Decoding into models is the expensive part of a get.
@@ -431,7 +429,7 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
     out.append(_finding("1", "decoding wide entities into models is the expensive part of a get",
                        "library get ÷ lazy get 2.2–7.2× (with RPC)",
                        "ndb decode ÷ lazy 17–33×; get_multi ÷ lazy 12.6–18.9× (RPC)",
-                       f"N=100, memory: ndb.decode ÷ lazy {_span(decode)}; ndb.get ÷ lazy {_span(get)}", verdict))
+                       f"100 properties, memory store: ndb.decode ÷ lazy {_span(decode)}; ndb.get ÷ lazy {_span(get)}", verdict))
     # 2. The generic entity layer is itself slow.
     layer = _ratios(c, ("datastore", "0"), ("lazy", "0"))
     share = []
@@ -443,7 +441,7 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
             share.append(f"{schema} {100 * part / whole:.0f}%")
     out.append(_finding("2", "the generic entity layer (datastore.Entity) is itself slow",
                        "GetAsync ÷ lazy 1.9–3.4×", "datastore.Entity ÷ lazy 9–20×; about half of ndb's decode",
-                       f"N=100: datastore ÷ lazy {_span(layer)}; bytes → datastore.Entity is "
+                       f"100 properties: datastore ÷ lazy {_span(layer)}; bytes → datastore.Entity is "
                        f"{', '.join(share) or '-'} of bytes → ndb", _at_least(layer, 1.9)))
     # 3. Model vs Expando.
     declared = [r for r in (_rc(c.get20("memory", s, 100, "expando", "ndb.decode"),
@@ -458,7 +456,7 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
         verdict = Verdict.NOT_MEASURED
     out.append(_finding("3", "an Expando that declares its properties costs what a Model does; dynamic ones cost more",
                        "db Expando about 2× db Model; ndb none", "declared Expando within 6%; dynamic 1.9–3.3×",
-                       f"ndb.decode ÷ Model, N=100: declared Expando {_span(declared)}, dynamic {_span(dynamic)}",
+                       f"ndb.decode ÷ Model, 100 properties: declared Expando {_span(declared)}, dynamic {_span(dynamic)}",
                        verdict))
     # 4. Width scales the cost (but not the lazy entity's with few reads).
     growth: dict[str, list[float]] = {"ndb.decode": [], "datastore": [], "message": [], "lazy": []}
@@ -493,12 +491,39 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
 
 def _findings_table(results: Sequence[CellResult]) -> Table:
     return findings_table(
-        "entities: findings of the 2016 study (spec §9) on this machine", findings(results),
-        {"id": "#", "claim": "finding", "published": "2016", "probe": "probe", "here": "this run", "verdict": "verdict"},
+        f"entities: what {STUDY} found, checked on this machine", findings(results),
+        {"id": "#", "claim": "finding", "published": "2016", "here": "this run", "verdict": "verdict"},
         notes=["reproduced: the published direction beyond noise, and at least the published lower "
                "bound where one is given (finding 3: declared Expando within 15% of Model, dynamic at "
                "least 1.5×; finding 4: decodes grow at least 4× while lazy read 1 grows no more than "
                "1.25× the parse's growth; finding 5: at least 10×)."])
+
+
+#: The reads a reader would choose between for a get of 20 whose every property is used: (path, read, name).
+_ANSWER_PATHS = (("ndb.get", "0", "ndb.get (ndb's whole read path)"), ("datastore", "0", "datastore.Entity"),
+                 ("lazy", "all", "lazy entity, every property read"), ("lazy", "materialize", "lazy entity, materialized"),
+                 ("message", "dict", "raw parse + plain dict"))
+
+
+@study_answer("entities")
+def entities_answer(results: Sequence[CellResult], options: RunOptions) -> Answer | None:
+    """The fastest way to a usable get of 20 wide entities, judged with every property read (a decode that
+    reads nothing is not a choice a program can make), and its memory."""
+    c = EntitiesResults(results)
+    if not c.widths or not c.schemas or "memory" not in c.stores:
+        return None
+    n, schema = max(c.widths), c.schemas[0]
+    candidates = []
+    for path, read, name in _ANSWER_PATHS:
+        result = c.get20("memory", schema, n, "model", path, read)
+        if result is not None and result.ok:
+            candidates.append(Candidate(name, result.summary("wall_ns"), None, result.median("alloc_bytes")))
+    if not candidates:
+        return None
+    return answer("entities", f"how to decode a get of 20 entities of {n} {schema} properties",
+                  candidates, time="fastest to usable values", memory="least peak memory", lines=[
+                      "a lazy entity that reads only some properties costs about the parse alone: see the read "
+                      "patterns table."])
 
 
 @study_report("entities")

@@ -13,8 +13,31 @@ Wording. A verdict is printed in the words of the table it sits in: a
 reproduced study's findings say *reproduced* / *refuted*
 (:data:`REPRODUCTION`), a target says *met* / *missed* (:data:`TARGET`), a
 conclusion says *holds* / *does not hold* (the verdict's own words). The
-words are a mapping over the one vocabulary, so the rule that gives a verdict
-never depends on how it is printed.
+other verdicts read the same everywhere (:data:`READER`): *too close to
+call*, *not measured*, *not measured: needs a server*, *cannot be checked
+today*, *true by design*. The words are a mapping over the one vocabulary, so
+the rule that gives a verdict never depends on how it is printed.
+
+Written for a reader who has not read the studies. Every title, claim,
+figure and piece of evidence a report prints is read by someone who knows
+neither this project's files nor the study it checks, so:
+
+- name the study by its author or title and year (``t-yaegashi/goddbench
+  (Go, 2018)``, ``the 2011 App Engine caching article``), never by a word of
+  ours for it (no "seed", no "spec §", no "probe", no source paths);
+- each finding says what was claimed, by whom (the table's title or the
+  claim), and what this run saw (``here``); when the run could not measure
+  it, ``here`` stays empty and the verdict says why (:func:`findings_table`
+  blanks it);
+- judge only against a baseline that is a real operation: a ratio against a
+  load that does no work (a pointer return, a dict lookup) measures noise,
+  so say where the cost went instead, or compare with the nearest real
+  alternative;
+- units go in the cells (``1.2 ms``), never in a header; one name per
+  quantity (``loops``, ``properties``), never a bare ``N``.
+
+``tests/unit/report/test_reader_words.py`` renders every suite's report and
+fails on the words this rule forbids.
 """
 
 from __future__ import annotations
@@ -29,8 +52,10 @@ from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 
 __all__ = [
+    "READER",
     "REPRODUCTION",
     "TARGET",
+    "UNMEASURED",
     "Finding",
     "ResultIndex",
     "Verdict",
@@ -71,6 +96,18 @@ class Verdict(StrEnum):
 
 Words = Mapping[Verdict, str]
 """How a table prints verdicts; a verdict missing from the mapping is printed as its own word."""
+
+READER: Words = {
+    Verdict.WITHIN_NOISE: "too close to call",
+    Verdict.NOT_MEASURED: "not measured",
+    Verdict.NEEDS_SERVER: "not measured: needs a server",
+    Verdict.NOT_REPRODUCIBLE: "cannot be checked today",
+    Verdict.BY_CONSTRUCTION: "true by design",
+}
+"""How every table prints the verdicts that are not a yes or a no; a table's own words come first."""
+
+UNMEASURED = frozenset({Verdict.NOT_MEASURED, Verdict.NEEDS_SERVER, Verdict.NOT_REPRODUCIBLE})
+"""Verdicts of a claim this run could not measure: their ``here`` column stays empty."""
 
 REPRODUCTION: Words = {Verdict.HOLDS: "reproduced", Verdict.DOES_NOT_HOLD: "refuted"}
 """The findings of a study we reproduce: *reproduced* or *refuted*."""
@@ -151,7 +188,7 @@ class Finding:
 
 def said(verdict: Verdict, words: Words, qualifier: str = "") -> str:
     """``verdict`` in a table's ``words``, with ``qualifier`` in brackets after it when given."""
-    word = words.get(verdict, verdict.value)
+    word = words.get(verdict) or READER.get(verdict, verdict.value)
     return f"{word} ({qualifier})" if qualifier else word
 
 
@@ -213,8 +250,9 @@ def findings_table(title: str, found: Sequence[Finding], headers: Mapping[str, s
     key = {name: (keys or {}).get(name, name) for name in order}
     table = Table(title, [Column(key[name], headers[name]) for name in order])
     for finding in found:
+        here = "" if finding.judged in UNMEASURED else finding.here
         values = {"id": finding.id, "claim": finding.claim, "published": finding.published, "probe": finding.probe,
-                  "here": finding.here, "verdict": finding.verdict}
+                  "here": here, "verdict": finding.verdict}
         table.rows.append({key[name]: values[name] for name in order})
     table.notes = [f"{f.id}: {f.evidence}" for f in found] if evidence_notes else []
     table.notes += list(notes)

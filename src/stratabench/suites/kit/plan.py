@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import psutil
 
+from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import Plan, Progress
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.options import RunOptions
@@ -11,7 +17,8 @@ from stratabench.suites import SUITES
 from stratabench.suites.kit.suite import Suite
 from stratabench.units import format_bytes
 
-__all__ = ["WORKING_COPIES", "check_size_fits", "plan_run", "suite_names"]
+__all__ = ["WORKING_COPIES", "CellKey", "cell_key", "check_size_fits", "describe_plan", "estimate_seconds", "plan_run",
+           "previous_durations", "suite_names"]
 
 
 def suite_names(options: RunOptions) -> list[str]:
@@ -80,3 +87,64 @@ def plan_run(options: RunOptions, progress: Progress) -> Plan:
             raise error.with_context(f"suite {name}") from None
         plan.suites.append((suite, cells))
     return plan
+
+
+#: A Python cell's fixed cost besides its samples: the worker's start, imports, calibration, the memory pass.
+CELL_OVERHEAD_S = 0.8
+#: An external (Go) cell without a previous duration: its share of the adapter's build and run.
+EXTERNAL_CELL_S = 2.0
+
+
+CellKey = tuple[str, str, str]
+"""A cell as a previous run knows it: suite, name and parameters (another ``--size`` is another cell)."""
+
+
+def cell_key(suite: str, name: str, params: Mapping[str, Any]) -> CellKey:
+    return (suite, name, json.dumps(params, sort_keys=True, default=str))
+
+
+def previous_durations(directory: Path, newest: int = 5) -> dict[CellKey, float]:
+    """Each cell's duration in the newest results files of ``directory`` (the newest file wins)."""
+    from stratabench.errors import StratabenchError
+    from stratabench.results.format import load
+
+    files = sorted(directory.glob("*.jsonl"), key=lambda path: path.stat().st_mtime)[-newest:]
+    durations: dict[CellKey, float] = {}
+    for path in files:
+        try:
+            results = load(path)
+        except (StratabenchError, OSError):
+            continue  # an unreadable old file only makes the estimate rougher
+        for cell in results.cells:
+            if cell.duration_s:
+                durations[cell_key(cell.suite, cell.cell, cell.params)] = cell.duration_s
+    return durations
+
+
+def estimate_seconds(cell: CellSpec, options: RunOptions, previous: Mapping[CellKey, float]) -> float:
+    """How long one cell should take: its previous duration, else from the sampling options.
+
+    The fallback is an upper bound for suites that sample for less than
+    ``--min-time``: warm-ups and samples at ``--min-time`` each, two more
+    for calibration, and :data:`CELL_OVERHEAD_S`.
+    """
+    known = previous.get(cell_key(cell.suite, cell.name, cell.params))
+    if known is not None:
+        return known
+    if cell.language != "python":
+        return EXTERNAL_CELL_S
+    engine = options.engine
+    sampling = (engine.samples + engine.warmups + 2) * engine.min_sample_ns / 1e9
+    return CELL_OVERHEAD_S + sampling
+
+
+def describe_plan(plan: Plan, estimates: Mapping[tuple[str, str], float], measured: int) -> str:
+    """``measuring 309 cells in 4 suites (bulkload 40, …): about 6 min (from …)``."""
+    counts = ", ".join(f"{cells[0].suite} {len(cells)}" for _, cells in plan.suites if cells)
+    suites = "1 suite" if len(plan.suites) == 1 else f"{len(plan.suites)} suites"
+    total = sum(estimates.values())
+    minutes = f"about {total / 60:.0f} min" if total >= 90 else f"about {max(1, round(total)):.0f} s"
+    basis = (f"{measured} of {plan.total} cells from a previous run's durations" if measured
+             else "from --samples and --min-time; no previous run to go by")
+    cells = "1 cell" if plan.total == 1 else f"{plan.total} cells"
+    return f"plan: {cells} in {suites} ({counts}); {minutes} ({basis})"

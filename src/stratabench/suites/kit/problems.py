@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from stratabench.report.generic import unstable_of
 from stratabench.results.records import CellResult
 
 __all__ = ["problem_lines", "status_summary"]
@@ -29,11 +30,15 @@ def problem_lines(results: Iterable[CellResult]) -> list[str]:
 
 
 def status_summary(cells: Mapping[str, CellResult], operations: Iterable[str]) -> str:
-    """``ok``, one status shared by every operation, or ``op status`` for each that is not ok."""
+    """Empty when every operation ran; else one status shared by all, or ``op status`` for each that did not.
+
+    A status column lists only exceptions, so a problem stands out.
+    """
     present = [(op, cells[op]) for op in operations if op in cells]
     bad = [(op, result) for op, result in present if not result.ok]
+    unsteady = "; ".join(f"{op} unstable" for op, result in present if result.ok and unstable_of(result))
     if not bad:
-        return "ok"
+        return unsteady
     if len(bad) == len(present) and len({result.status for _, result in bad}) == 1:
         return bad[0][1].status
     return "; ".join(f"{op} {result.status}" for op, result in bad)

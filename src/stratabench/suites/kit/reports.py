@@ -1,27 +1,38 @@
-"""Each study's report, registered by its package; the run's tables looked up here.
+"""Each study's report and answer, registered by its package; the run's report built here.
 
 A study declares its report once with ``@study_report("NAME")`` on a
-function of (results, run options) → tables. The generic report code
-(:mod:`stratabench.report.render`) receives the lookup and never names a
-suite; a suite with no registered report gets the generic table.
+function of (results, run options) → tables, and its answer with
+``@study_answer("NAME")`` on a function of (results, run options) →
+:class:`~stratabench.report.answer.Answer` (or ``None``). The generic report
+code (:mod:`stratabench.report`) never names a suite; a suite with no
+registered report gets the generic table, one with no registered answer the
+generic answer over its cells.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from stratabench.options import RunOptions
+from stratabench.report.answer import Answer
+from stratabench.report.document import Detail, Report, Section
+from stratabench.report.generic import generic_answer, generic_tables
 from stratabench.report.render import render_results
 from stratabench.report.table import Table
 from stratabench.results.records import CellResult
 
-__all__ = ["StudyReport", "report_of", "run_tables", "study_report"]
+__all__ = ["StudyAnswer", "StudyReport", "answer_of", "report_of", "run_report", "run_tables", "study_answer",
+           "study_report"]
 
 StudyReport = Callable[[Sequence[CellResult], RunOptions], list[Table]]
 """A study's tables from its cells' results and the run's options."""
 
+StudyAnswer = Callable[[Sequence[CellResult], RunOptions], Answer | None]
+"""A study's answer from its cells' results and the run's options."""
+
 _REPORTS: dict[str, StudyReport] = {}
+_ANSWERS: dict[str, StudyAnswer] = {}
 
 
 def study_report(suite: str) -> Callable[[StudyReport], StudyReport]:
@@ -34,16 +45,33 @@ def study_report(suite: str) -> Callable[[StudyReport], StudyReport]:
     return register
 
 
-def report_of(suite: str) -> StudyReport | None:
-    """The registered report of ``suite``, or ``None`` (its package is imported to find it)."""
+def study_answer(suite: str) -> Callable[[StudyAnswer], StudyAnswer]:
+    """Register the decorated function as the answer ``suite`` opens with."""
+
+    def register(function: StudyAnswer) -> StudyAnswer:
+        _ANSWERS[suite] = function
+        return function
+
+    return register
+
+
+def _known(suite: str) -> bool:
     from stratabench.suites import SUITES
 
-    if suite in SUITES:  # discovering the suites imports every study package, and so its report
-        return _REPORTS.get(suite)
-    return None
+    return suite in SUITES  # discovering the suites imports every study package, and so its report
 
 
-def run_tables(results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
+def report_of(suite: str) -> StudyReport | None:
+    """The registered report of ``suite``, or ``None`` (its package is imported to find it)."""
+    return _REPORTS.get(suite) if _known(suite) else None
+
+
+def answer_of(suite: str) -> StudyAnswer | None:
+    """The registered answer of ``suite``, or ``None``."""
+    return _ANSWERS.get(suite) if _known(suite) else None
+
+
+def run_tables(results: Sequence[CellResult], header: Mapping[str, Any]) -> list[Table]:
     """Every table of a run, suite by suite, each study's own where it declares one."""
     options = RunOptions.from_json(header.get("options") or {})
 
@@ -52,3 +80,19 @@ def run_tables(results: Sequence[CellResult], header: dict[str, Any]) -> list[Ta
         return None if report is None else report(cells, options)
 
     return render_results(results, tables_of)
+
+
+def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail: Detail = "tables") -> Report:
+    """The run's report: provenance, then per suite its answer, its tables and every cell."""
+    options = RunOptions.from_json(header.get("options") or {})
+    report = Report(header, detail=detail, results=list(results))
+    for suite in dict.fromkeys(result.suite for result in results):
+        cells = [result for result in results if result.suite == suite]
+        own, answering = report_of(suite), answer_of(suite)
+        report.sections.append(Section(
+            suite,
+            answering(cells, options) if answering is not None else generic_answer(suite, cells),
+            generic_tables(cells) if own is None else own(cells, options),
+            [] if own is None else generic_tables(cells),
+        ))
+    return report

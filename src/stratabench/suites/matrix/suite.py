@@ -9,9 +9,11 @@ How a user asks "which of these is fastest for my records on my servers?":
   :mod:`stratabench.datasets.userfile`, never written), or a registered
   dataset (``--set matrix.dataset=comments``); ``--size N`` keeps the first
   N records.
-- **Codecs** (``--codec``, default json, pickle, msgpack), **compressors**
-  (``--compressor``, default none and zlib), **stores**: ``memory://`` and
-  an SQLite file in the cell's directory, plus every ``--store`` URL.
+- **Codecs** (``--codec``), **compressors** (``--compressor``) and
+  **stores**: by default every one available here that fits (:func:`left_out`
+  says which were not, and why): the embedded stores (memory, SQLite, LMDB,
+  files) in the cell's directory, plus every ``--store`` URL. Server stores
+  need a URL (``--store``) or ``--services local``.
 - **Operations,** each on every record, one record per key:
   ``put`` (encode, compress and store all records, in one batch where the
   store batches), ``get_one`` (read and decode one record, cycling through
@@ -50,11 +52,52 @@ from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import cell_namespace, real_url
 from stratabench.suites.kit.suite import Suite
 
-__all__ = ["DEFAULT_CODECS", "DEFAULT_COMPRESSIONS", "OPERATIONS", "MatrixSuite", "Records", "load"]
+__all__ = ["OPERATIONS", "MatrixSuite", "Records", "default_layers", "left_out", "load"]
 
-DEFAULT_CODECS = ("json", "pickle", "msgpack")
-DEFAULT_COMPRESSIONS = ("none", "zlib")
 OPERATIONS = ("put", "get_one", "get_many", "delete")
+
+
+def default_layers(schema: Schema | None = None) -> tuple[list[str], list[str], list[str]]:
+    """Every codec, compressor and embedded store that can run here (and, given a schema, represent it)."""
+    from stratabench.layers.codecs import CODECS
+    from stratabench.layers.compressors import COMPRESSORS
+    from stratabench.layers.stores import STORES
+
+    codecs = [info.name for info in CODECS if _codec_problem(info, schema) is None]
+    compressors = [info.name for info in COMPRESSORS if info.availability.ok]
+    stores = [info.name for info in STORES if info.availability.ok and not getattr(info.cls, "service", None)]
+    return codecs, compressors, stores
+
+
+def _codec_problem(info: Any, schema: Schema | None) -> str | None:
+    if not info.availability.ok:
+        return str(info.availability.reason)
+    if getattr(info.cls, "not_for_values", ""):
+        return str(info.cls.not_for_values)
+    unsupported = getattr(info.cls, "unsupported_types", {})
+    for field in schema.fields if schema is not None else ():
+        if field.type in unsupported:
+            return f"field {field.name}: {unsupported[field.type]}"
+    return None
+
+
+def left_out(schema: Schema | None, used_stores: Sequence[str]) -> list[str]:
+    """One line per codec, compressor or store the default matrix leaves out, and why."""
+    from stratabench.layers.codecs import CODECS
+    from stratabench.layers.compressors import COMPRESSORS
+    from stratabench.layers.stores import STORES
+
+    lines = [f"codec {info.name}: {problem}" for info in CODECS
+             if (problem := _codec_problem(info, schema)) is not None]
+    lines += [f"compressor {info.name}: {info.availability.reason}" for info in COMPRESSORS if not info.availability.ok]
+    for info in STORES:
+        if info.name in used_stores:
+            continue
+        service = getattr(info.cls, "service", None)
+        why = (f"needs a server: --services local, or --store URL" if service and info.availability.ok
+               else str(info.availability.reason))
+        lines.append(f"store {info.name}: {why}")
+    return lines
 
 
 @dataclass(frozen=True)
@@ -119,6 +162,8 @@ class MatrixSuite(Suite):
     settings = (
         Setting("matrix.dataset", "", "a registered dataset instead of --data, e.g. comments or bulkload"),
         Setting("matrix.operations", "", f"operations; default all: {','.join(OPERATIONS)}", "list"),
+        Setting("matrix.stores", "", "embedded stores; default every one available here (memory, sqlite, lmdb, "
+                "file); --store URLs are added", "list"),
         Setting("matrix.calibration_slowdown", "0", "FOR CALIBRATING compare ONLY: make each timed call this "
                 "fraction slower (0.1: 10%) by spinning after it, so a known slowdown can be injected; never set "
                 "it in a real measurement", "number", minimum=0, maximum=10),
@@ -143,7 +188,13 @@ class MatrixSuite(Suite):
         """(label, store name, redacted URL or '' for the embedded defaults)."""
         from stratabench.layers.stores.base import parse_store_url, store_for_scheme
 
-        stores = [("memory", "memory", ""), ("sqlite", "sqlite", "")]
+        embedded = default_layers()[2]
+        chosen = self.config.items("matrix.stores")
+        unknown = [name for name in chosen if name not in embedded]
+        if unknown:
+            raise UsageError(f"matrix.stores: {', '.join(unknown)} is no embedded store available here; use "
+                             f"{', '.join(embedded)}, or a server's URL with --store")
+        stores = [(name, name, "") for name in (chosen or embedded)]
         for url in self.options.stores:
             kind = store_for_scheme(parse_store_url(url).scheme)
             count = sum(1 for _, other, _ in stores if other == kind)
@@ -156,8 +207,9 @@ class MatrixSuite(Suite):
 
         data = self._data()
         records = load(data, self.options.size, self.options.seed)  # a malformed file stops the run here
-        codecs = list(self.options.codecs or DEFAULT_CODECS)
-        compressions = list(self.options.compressors or DEFAULT_COMPRESSIONS)
+        codecs_here, compressors_here, _ = default_layers(records.schema)
+        codecs = list(self.options.codecs or codecs_here)
+        compressions = list(self.options.compressors or compressors_here)
         for name in codecs:
             CODECS.info(name)
         for name in compressions:
@@ -187,8 +239,11 @@ class MatrixSuite(Suite):
         rows, schema = records.rows, records.schema
         expected = records.hash_rows(rows)
         pipeline = make_pipeline(p["codec"], p["compression"], schema, self.options, workdir)
-        default = "memory://" if p["kind"] == "memory" else f"sqlite://{workdir}/matrix.db"
-        url = real_url(self.options, p["url"]) if p["url"] else default
+        from stratabench.layers.stores import STORES
+
+        url = real_url(self.options, p["url"]) if p["url"] else STORES.get(p["kind"]).scratch_url(workdir)
+        if url is None:
+            raise UsageError(f"store {p['kind']} needs a server: pass its URL with --store")
         store = open_store(url, namespace=cell_namespace(self.options, "matrix", cell.name), options=self.options)
         try:
             operation = _operation(p["operation"], store, pipeline.dumps, pipeline.loads, rows, schema,

@@ -31,7 +31,7 @@ SQLITE_TARGET = 10.0
 """Our target: per-node SQLite beats json-file on "create an item cached" at N = 100,000 by this factor."""
 
 KNOWN_DIFFERENCES = (
-    "There is no YANG and no libyang: the tree model and validation pass of spec §2 replace them; Python adds "
+    "There is no YANG and no libyang: this project's own tree model and validation pass replace them; Python adds "
     "constant costs to every path, so ratios shrink where the core dominates.",
     "Single process, in-process version counter and cache; sysrepo uses shared memory across processes.",
     "Subscribers are threads under one GIL (sysrepo's are native threads); payloads still cross as bytes.",
@@ -79,7 +79,7 @@ def reference_table(means: _Means, backends: list[str], n: int, state: str, trie
         columns.append(Column(f"{backend}:s", f"{backend} (s)", "right", _seconds))
         if backend != "json-file":
             columns.append(Column(f"{backend}:vs", f"{backend} vs json-file", "left"))
-    table = Table(f"treestore: N = {n:,}, tries {tries}, mean seconds (state: {state})", columns)
+    table = Table(f"treestore: {n:,} list entries, tries {tries}, mean seconds (state: {state})", columns)
     for test in TESTS:
         row: dict[str, Any] = {"n": test.number, "test": test.name}
         base = means.mean("json-file", n, test.number, state)
@@ -102,7 +102,7 @@ def matrix_table(means: _Means, backends: list[str], n: int, state: str) -> Tabl
         columns.append(Column(f"{backend}:medians", "medians"))
         if backend in ("mongodb", "redis") and n in PUBLISHED:
             columns.append(Column(f"{backend}:published", "published"))
-    table = Table(f"treestore: ratio to json-file at N = {n:,}, ours beside the published (state: {state})", columns)
+    table = Table(f"treestore: ratio to json-file at {n:,} list entries, ours beside the published (state: {state})", columns)
     for test in TESTS:
         row: dict[str, Any] = {"test": test.name}
         base_cell = means.cell("json-file", n, test.number, state)
@@ -121,7 +121,7 @@ def matrix_table(means: _Means, backends: list[str], n: int, state: str) -> Tabl
         table.rows.append(row)
     table.notes = ["medians: t / t(json-file) of medians, '~' when their 95% intervals overlap. In the sysrepo "
                    "state mode tests 12-15 and 19-22 change data on try 1 only, so their medians are the no-op "
-                   "tries (spec §7.3): the means are the reproduction."]
+                   "tries, as in sysrepo's own test program: the means are the reproduction."]
     if "redis" in others:
         table.notes.append("redis here is the core-command layout, the reference ran Redis Stack with RediSearch.")
     if "mongodb" in others:
@@ -150,7 +150,7 @@ def claims_table(means: _Means, backends: list[str], sizes: list[int], state: st
         evidence += f"; published: {reference[judged.number].evidence}"
         found.append(Finding(str(judged.number), judged.claim, _verdict(judged, network_present), evidence=evidence,
                              words={}))
-    return conclusions_table(f"treestore: the claims of the reference (spec §9.1), judged at N = {n:,} "
+    return conclusions_table(f"treestore: the claims of sysrepo's study, judged at {n:,} list entries "
                              f"on means (state: {state})", found,
                              notes=["Each claim is judged by the same rule on this run and on the published "
                                     "means; 'published' is what that rule finds in the reference's figures."])
@@ -160,22 +160,22 @@ def target_table(means: _Means) -> Table:
     n = 100_000
     sqlite, json_file = means.mean("sqlite", n, 17), means.mean("json-file", n, 17)
     if sqlite is None or json_file is None:
-        verdict, here = Verdict.NOT_MEASURED, "needs N = 100,000 (--set treestore.grid=full)"
+        verdict, here = Verdict.NOT_MEASURED, "needs 100,000 list entries (--set treestore.grid=full)"
     else:
         factor = json_file / sqlite
         verdict = Verdict.HOLDS if factor >= SQLITE_TARGET else Verdict.DOES_NOT_HOLD
         here = f"{factor:.2f}× ({json_file:.6f} s vs {sqlite:.6f} s)"
-    finding = Finding("T1", f"sqlite beats json-file on 'create an item cached' at N = 100,000 by "
+    finding = Finding("T1", f"sqlite beats json-file on 'create an item cached' at 100,000 list entries by "
                             f"≥ {SQLITE_TARGET:g}×", verdict, here=here, words=TARGET)
     return findings_table("treestore: target", [finding], {"id": "#", "claim": "target", "here": "here",
                                                            "verdict": "verdict"},
-                          notes=["Both sides copy the cached tree and validate all N entries (spec §4.2); only "
+                          notes=["Both sides copy the cached tree and validate every entry; only "
                                  "json-file then rewrites the file, so the factor is bounded by "
-                                 "(copy + validate + write) / (copy + validate + one row) (the seed's (x+y)/(c+y))."])
+                                 "(copy + validate + write) / (copy + validate + one row)."])
 
 
 def differences_table(results: Sequence[CellResult]) -> Table:
-    table = Table("treestore: known differences from the reference (spec §10)", [Column("difference", "difference")])
+    table = Table("treestore: known differences from sysrepo's study", [Column("difference", "difference")])
     table.rows = [{"difference": line} for line in KNOWN_DIFFERENCES]
     seen: dict[str, str] = {}
     for result in results:
@@ -203,7 +203,7 @@ def state_table(means: _Means, backends: list[str], sizes: list[int]) -> Table:
                 if a is not None and b is not None and max(a, b) > 2 * min(a, b):
                     table.rows.append({"test": test.name, "backend": backend, "n": n, "sysrepo": a, "fresh": b})
     table.notes = ["Listed when one mean is more than twice the other: the tests whose later tries are no-ops in "
-                   "the sysrepo mode (spec §7.3)."]
+                   "the sysrepo mode."]
     return table
 
 

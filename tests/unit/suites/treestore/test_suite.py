@@ -64,9 +64,9 @@ def test_a_small_run_measures_every_cell_and_reports_the_studys_tables(tmp_path:
         assert len(result.metrics["wall_ns"].samples) == result.params["tries"]
         assert result.notes["transport_codec"].startswith(("orjson", "json"))
     titles = [table.title for table in treestore_tables(results, run.options)]
-    assert titles[0] == "treestore: N = 20, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
+    assert titles[0] == "treestore: 20 list entries, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
     tables = treestore_tables(results, run.options)
     assert len(tables[0].rows) == 22 and tables[0].rows[2]["sqlite:vs"].endswith(("faster", "slower", "×"))
     claims = next(table for table in tables if "claims" in table.title)
     assert [row["n"] for row in claims.rows] == list(range(1, 8))
-    assert claims.rows[1]["verdict"] == "needs a server"  # claim 2 is about network backends only
+    assert claims.rows[1]["verdict"] == "not measured: needs a server"  # claim 2 is about network backends only

@@ -1,0 +1,233 @@
+"""The answer a suite opens with: the best on time, on size and on memory, the trade-off, how sure.
+
+A study's report turns its cells into :class:`Candidate` objects (one per
+thing a reader could choose: a format, a cache tier, a codec × store) and
+:func:`answer` picks the best on each aspect, says when the best is a tie,
+and finds the Pareto frontier of time against size. The :class:`Answer` is
+data: the terminal, Markdown and HTML formats lay it out, the JSON export
+keeps its numbers.
+
+A tie is a tie: when the runner-up's confidence interval overlaps the
+winner's, the data cannot tell them apart and :class:`Best` lists both.
+Sizes and memory figures tie within 1%: a reader would not choose on less.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from stratabench.report.table import Column, Table
+from stratabench.results.stats import Summary
+from stratabench.units import format_bytes, format_ns, format_ratio
+
+__all__ = ["Answer", "Best", "Candidate", "answer", "best_of", "frontier"]
+
+Aspect = Literal["time", "size", "memory"]
+_CLOSE = 0.01
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One choice a reader could make, with what it costs.
+
+    Attributes
+    ----------
+    name
+        How the reader knows it (``orjson + zstd on lmdb``).
+    time
+        Its time per operation (the suite says which operation).
+    size
+        Bytes it stores or encodes to.
+    memory
+        Bytes of memory it uses (the suite says which measure).
+    """
+
+    name: str
+    time: Summary | None = None
+    size: float | None = None
+    memory: float | None = None
+
+    def value(self, aspect: Aspect) -> float | None:
+        if aspect == "time":
+            return None if self.time is None else self.time.median
+        return self.size if aspect == "size" else self.memory
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best candidate on one aspect.
+
+    Attributes
+    ----------
+    aspect
+        ``time``, ``size`` or ``memory``.
+    label
+        What "best" means here, for the reader (``fastest read of every record``).
+    winners
+        The best candidate, and every other the data cannot tell apart from it (a tie).
+    runner_up
+        The best candidate clearly behind the winners, if any.
+    ci_level
+        For time: the confidence level of the intervals compared.
+    """
+
+    aspect: Aspect
+    label: str
+    winners: tuple[Candidate, ...]
+    runner_up: Candidate | None
+    ci_level: float | None = None
+
+    @property
+    def tie(self) -> bool:
+        return len(self.winners) > 1
+
+    @property
+    def value(self) -> float | None:
+        return self.winners[0].value(self.aspect)
+
+    @property
+    def margin(self) -> float | None:
+        """How far behind the runner-up is: its value ÷ the winner's (above 1)."""
+        if self.runner_up is None:
+            return None
+        best, next_best = self.value, self.runner_up.value(self.aspect)
+        return None if not best or next_best is None else next_best / best
+
+    def formatted(self, candidate: Candidate) -> str:
+        value = candidate.value(self.aspect)
+        return format_ns(value) if self.aspect == "time" else format_bytes(value)
+
+    @property
+    def how_sure(self) -> str:
+        """``tie: …``, ``clear: …``, or ``only one measured``."""
+        level = f"{self.ci_level:.0%} " if self.ci_level else ""
+        if self.tie:
+            others = self.winners[1:]
+            names = ", ".join(c.name for c in others[:2]) + (f" and {len(others) - 2} more" if len(others) > 2 else "")
+            why = f"{level}intervals overlap" if self.aspect == "time" else "within 1%"
+            return f"tie with {names} ({why})"
+        if self.runner_up is None:
+            return "only one measured"
+        margin = self.margin
+        gap = "" if margin is None else f": next best {format_ratio(margin)}"
+        apart = f" ({level}intervals apart)" if self.aspect == "time" else ""
+        return f"clear{gap}{apart}"
+
+
+@dataclass
+class Answer:
+    """What a suite says first.
+
+    Attributes
+    ----------
+    suite
+        The suite's name.
+    question
+        The question it answers, in the reader's words.
+    bests
+        The best on each aspect measured.
+    frontier
+        The Pareto frontier of time against size: every candidate that no
+        other beats on both, fastest first.
+    lines
+        Anything else the reader must know to use the answer (a cost that
+        moved elsewhere, a choice left out and why).
+    """
+
+    suite: str
+    question: str
+    bests: list[Best] = field(default_factory=list)
+    frontier: list[Candidate] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def table(self) -> Table:
+        """The answer as a small table with its frontier and lines as notes."""
+        table = Table(f"{self.suite}: the answer ({self.question})", [
+            Column("aspect", "best for"), Column("best", "best"), Column("value", "measured", "right"),
+            Column("next", "next best"), Column("sure", "how sure")])
+        for best in self.bests:
+            table.rows.append({
+                "aspect": best.label, "best": best.winners[0].name, "value": best.formatted(best.winners[0]),
+                "next": "-" if best.runner_up is None else
+                f"{best.runner_up.name} ({best.formatted(best.runner_up)})",
+                "sure": best.how_sure,
+            })
+        if len(self.frontier) > 1:
+            steps = " → ".join(f"{c.name} ({format_ns(c.value('time'))}, {format_bytes(c.size)})"
+                               for c in self.frontier)
+            table.notes.append(f"trade-off, fastest to smallest (none of these is beaten on both): {steps}")
+        elif len(self.frontier) == 1:
+            table.notes.append(f"no trade-off: {self.frontier[0].name} is both the fastest and the smallest")
+        table.notes += self.lines
+        return table
+
+    def to_json(self) -> dict[str, Any]:
+        """The answer's numbers for machines: values in ns and bytes, ties and margins as they are."""
+        def candidate(c: Candidate) -> dict[str, Any]:
+            return {"name": c.name, "time_ns": None if c.time is None else c.time.median,
+                    "time_ci_low_ns": None if c.time is None else c.time.ci_low,
+                    "time_ci_high_ns": None if c.time is None else c.time.ci_high,
+                    "time_ci_level": None if c.time is None else c.time.ci_level,
+                    "size_bytes": c.size, "memory_bytes": c.memory}
+
+        return {
+            "suite": self.suite, "question": self.question,
+            "bests": [{"aspect": b.aspect, "label": b.label, "tie": b.tie,
+                       "winners": [candidate(c) for c in b.winners],
+                       "runner_up": None if b.runner_up is None else candidate(b.runner_up),
+                       "margin_ratio": b.margin} for b in self.bests],
+            "frontier": [candidate(c) for c in self.frontier],
+            "lines": self.lines,
+        }
+
+
+def best_of(aspect: Aspect, label: str, candidates: Sequence[Candidate]) -> Best | None:
+    """The best candidate on ``aspect`` with every candidate tied with it, or ``None`` if none measures it."""
+    measured = sorted((c for c in candidates if c.value(aspect) is not None), key=lambda c: c.value(aspect) or 0.0)
+    if not measured:
+        return None
+    winner = measured[0]
+    same: Callable[[Candidate], bool]
+    if aspect == "time":
+        assert winner.time is not None
+        time = winner.time
+        same = lambda c: c.time is not None and c.time.overlaps(time)  # noqa: E731
+    else:
+        limit = (winner.value(aspect) or 0) * (1 + _CLOSE)
+        same = lambda c: (c.value(aspect) or 0) <= limit  # noqa: E731
+    winners = tuple([winner] + [c for c in measured[1:] if same(c)])
+    rest = [c for c in measured[1:] if c not in winners]
+    return Best(aspect, label, winners, rest[0] if rest else None,
+                winner.time.ci_level if aspect == "time" and winner.time else None)
+
+
+def frontier(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates no other beats on both time and size, fastest first."""
+    both = [c for c in candidates if c.time is not None and c.size is not None]
+    kept: list[Candidate] = []
+    for c in sorted(both, key=lambda c: (c.value("time"), c.size)):
+        if not kept or (c.size or 0) < (kept[-1].size or 0):
+            kept.append(c)
+    return kept
+
+
+def answer(suite: str, question: str, candidates: Sequence[Candidate], *, time: str = "fastest",
+           size: str = "smallest", memory: str = "least memory", lines: Sequence[str] = ()) -> Answer:
+    """The best on every aspect the candidates measure, and the time-vs-size frontier.
+
+    Parameters
+    ----------
+    time, size, memory
+        What "best" means on each aspect, for the reader.
+    lines
+        Sentences the reader needs beside the answer.
+    """
+    result = Answer(suite, question, lines=list(lines))
+    for aspect, label in (("time", time), ("size", size), ("memory", memory)):
+        best = best_of(aspect, label, candidates)  # type: ignore[arg-type]
+        if best is not None:
+            result.bests.append(best)
+    result.frontier = frontier(candidates)
+    return result

@@ -1,0 +1,105 @@
+"""Where and when a run was measured: the facts every report format shows first.
+
+The results header records the environment (:mod:`stratabench.results.environment`);
+:func:`provenance` turns it into labelled lines a reader can check at a glance:
+the machine, its load at the start and end of the run, the CPU frequency
+governor where the system exposes it, the interpreters and packages, the
+source revision and the date. Facts a header does not have are left out, so
+older results files still render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from stratabench.report.table import Column, Table
+from stratabench.units import format_bytes
+
+__all__ = ["provenance", "provenance_table"]
+
+#: The layer packages worth naming in one line; every version stays in the results file.
+_KEY_PACKAGES = ("stratabench", "orjson", "msgspec", "msgpack", "cbor2", "protobuf", "zstandard", "lz4", "lmdb",
+                 "redis", "pymemcache", "psycopg", "pymysql", "pymongo", "google-cloud-ndb")
+
+
+def _first(sources: Sequence[Mapping[str, Any]], *names: str) -> Any:
+    for source in sources:
+        for name in names:
+            if source.get(name) not in (None, "", [], {}):
+                return source[name]
+    return None
+
+
+def _load(value: Any) -> str | None:
+    """``0.52 0.61 0.70`` from a list of three, or one number, or a mapping of the three windows."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        value = [value[key] for key in ("1m", "5m", "15m", "1", "5", "15") if key in value] or list(value.values())
+    if isinstance(value, (list, tuple)):
+        return " ".join(f"{float(v):.2f}" for v in value)
+    try:
+        return f"{float(value):.2f}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, text) facts about the run, in reading order: machine, load, software, revision, date."""
+    env: Mapping[str, Any] = header.get("environment") or {}
+    sources = [header, env]
+    facts: list[tuple[str, str]] = []
+    started = header.get("started")
+    if started:
+        facts.append(("date", str(started).replace("T", " ")))
+    cpu = env.get("cpu")
+    if cpu:
+        cores = env.get("cpu_count")
+        memory = env.get("memory_bytes")
+        facts.append(("machine", ", ".join(part for part in (
+            str(cpu), f"{cores} cores" if cores else "", f"{format_bytes(memory)} memory" if memory else "",
+            str(env.get("os") or "")) if part)))
+    start = _load(_first(sources, "load_average_start", "load_start", "loadavg_start"))
+    end = _load(_first(sources, "load_average_end", "load_end", "loadavg_end"))
+    either = _first(sources, "load_average", "loadavg")
+    if isinstance(either, Mapping) and ("start" in either or "end" in either):
+        start, end = start or _load(either.get("start")), end or _load(either.get("end"))
+    elif either is not None:
+        start = start or _load(either)
+    if start or end:
+        facts.append(("load average", f"{start or '-'} at the start, {end or '-'} at the end (1, 5, 15 min)"
+                      if end else f"{start} at the start (1, 5, 15 min)"))
+    governor = _first(sources, "cpu_governor", "governor", "scaling_governor")
+    if governor:
+        facts.append(("CPU governor", governor if isinstance(governor, str) else ", ".join(map(str, governor))))
+    python = env.get("python") or {}
+    software = []
+    if python.get("version"):
+        software.append(f"{python.get('implementation', 'Python')} {python['version']}")
+    go = _first(sources, "go", "go_version")
+    if go:
+        software.append(str(go) if str(go).startswith("go") else f"Go {go}")
+    if env.get("protobuf_backend"):
+        software.append(f"protobuf backend {env['protobuf_backend']}")
+    if software:
+        facts.append(("software", ", ".join(software)))
+    packages = env.get("packages") or {}
+    if packages:
+        named = [f"{name} {packages[name]}" for name in _KEY_PACKAGES if name in packages]
+        rest = len(packages) - len(named)
+        facts.append(("packages", ", ".join(named) + (f" (+{rest} more in the results file)" if rest > 0 else "")))
+    revision = env.get("git_revision")
+    if revision:
+        facts.append(("revision", str(revision)[:12] + (" (uncommitted changes)" if str(revision).endswith("-dirty")
+                                                         else "")))
+    if header.get("run_id"):
+        facts.append(("run", str(header["run_id"])))
+    return facts
+
+
+def provenance_table(header: Mapping[str, Any]) -> Table:
+    """The facts as a two-column table, titled for the top of a report."""
+    table = Table("where and when this was measured", [Column("fact", "fact"), Column("value", "value")])
+    table.rows = [{"fact": label, "value": text} for label, text in provenance(header)]
+    return table
