@@ -11,7 +11,7 @@ from stratabench.cli.arguments import add_format_argument
 from stratabench.errors import OutputError
 from stratabench.report.formats import REPORTERS
 from stratabench.results.format import load
-from stratabench.suites.kit.reports import run_tables
+from stratabench.suites.kit.reports import run_report
 
 __all__ = ["add_parser"]
 
@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     reporter = REPORTERS.get(args.format)()
     results = load(args.file)
-    text = reporter.render(run_tables(results.cells, results.header))
+    text = reporter.render_report(run_report(results.cells, results.header))
     if args.output is None:
         sys.stdout.write(text)
         return 0

@@ -29,7 +29,7 @@ from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites.kit.plan import plan_run
-from stratabench.suites.kit.reports import run_tables
+from stratabench.suites.kit.reports import run_report
 
 __all__ = ["add_parser", "new_run_id", "run"]
 
@@ -145,7 +145,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
             except KeyboardInterrupt:
                 print(f"interrupted: the cells measured so far are in {output}", file=sys.stderr)
                 return 130
-    sys.stdout.write(reporter.render(run_tables(results, header)))
+    sys.stdout.write(reporter.render_report(run_report(results, header)))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)
     if failed:
