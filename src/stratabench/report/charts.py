@@ -320,8 +320,8 @@ def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, grou
         ax.tick_params(axis="y", length=0)
         if len(cut) > 1:
             low, high_median = format_ns(medians[band[0]]), format_ns(medians[band[-1]])
-            span = low if low == high_median else f"{low} to {high_median}"
-            ax.set_title(f"band {number + 1} of {len(cut)}: {span}, linear from zero", loc="left", color="#36404a")
+            extent = low if low == high_median else f"{low} to {high_median}"
+            ax.set_title(f"band {number + 1} of {len(cut)}: {extent}, linear from zero", loc="left", color="#36404a")
     axes[-1].set_xlabel("median time per operation; whiskers: confidence interval of the median")
     if len(cut) > 1:
         span = max(medians) / min(medians)
