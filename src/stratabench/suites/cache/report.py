@@ -48,7 +48,7 @@ from stratabench.suites.kit.findings import (
     judge,
 )
 from stratabench.suites.kit.problems import problem_lines, status_summary
-from stratabench.suites.kit.reports import study_report
+from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
 from stratabench.units import format_bytes, format_ns
 
 __all__ = ["ARTICLE_CELLS", "START_SERVERS", "CacheResults", "cache_tables", "findings"]
@@ -615,6 +615,9 @@ def _conclusion_memory(c: CacheResults) -> tuple[Verdict, str]:
     if held is not None:
         parts.append(f"the list holds {_FMT_BYTES(held)} ({held / BUDGET_BYTES:.1%} of 50 MB)")
     return Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD, "; ".join(parts)
+
+
+study_charts("cache", ChartPlan(group="operation"))  # a get and a set answer different questions: a chart each
 
 
 @study_report("cache")

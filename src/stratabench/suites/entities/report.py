@@ -40,7 +40,7 @@ from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, beyond, findings_table, said
 from stratabench.suites.kit.problems import problem_lines
-from stratabench.suites.kit.reports import study_report
+from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
 from stratabench.units import format_ns
 
 __all__ = ["PUBLISHED", "EntitiesResults", "Target", "entities_report", "entities_tables", "findings", "targets"]
@@ -499,6 +499,10 @@ def _findings_table(results: Sequence[CellResult]) -> Table:
                "bound where one is given (finding 3: declared Expando within 15% of Model, dynamic at "
                "least 1.5×; finding 4: decodes grow at least 4× while lazy read 1 grows no more than "
                "1.25× the parse's growth; finding 5: at least 10×)."])
+
+
+# The study sweeps the properties per entity; a chart per cell family (get20, decode, encode).
+study_charts("entities", ChartPlan(sweep="n_props", group="cell"))
 
 
 @study_report("entities")

@@ -20,7 +20,7 @@ from stratabench.report.generic import generic_tables
 from stratabench.report.table import Table
 from stratabench.results.records import CellResult
 
-__all__ = ["StudyReport", "report_of", "run_report", "run_tables", "study_charts", "study_report"]
+__all__ = ["ChartPlan", "StudyReport", "report_of", "run_report", "run_tables", "study_charts", "study_report"]
 
 StudyReport = Callable[[Sequence[CellResult], RunOptions], list[Table]]
 """A study's tables from its cells' results and the run's options."""

@@ -10,11 +10,14 @@ from stratabench.options import RunOptions
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.problems import problem_lines, status_summary
-from stratabench.suites.kit.reports import study_report
+from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
 from stratabench.suites.matrix.suite import OPERATIONS
 from stratabench.units import format_bytes, format_ns
 
 __all__ = ["matrix_tables"]
+
+
+study_charts("matrix", ChartPlan(group="operation"))  # one chart per operation, stores side by side
 
 
 @study_report("matrix")
