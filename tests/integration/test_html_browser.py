@@ -61,17 +61,18 @@ def browser() -> Iterator[Any]:
     if not os.path.exists(CHROMIUM) or driver_path is None:
         unavailable("no headless chromium: scripts/install-servers.sh installs chromium-headless-shell "
                     "and chromium-driver")
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not look for a browser online
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never look for a browser online
+        driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 def _measured(cells: list[CellResult], *metrics: str) -> list[CellResult]:

@@ -54,7 +54,8 @@ _FAILED = "#c62828"
 _FRONTIER = "#d9730d"
 _WHISKER = "#1d2329"
 _WIDTH_IN = 7.5
-_ROW_IN = 0.2
+_HALF_WIDTH_IN = 5.6  # two side by side on the page
+_ROW_IN = 0.165
 
 _RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
@@ -108,6 +109,9 @@ class Chart:
     marks
         Kind → how many countable marks the SVG holds (``bar``, ``whisker``,
         ``point``, ``frontier``, ``failed``, ``line``).
+    wide
+        Drawn for the page's width; ``False``: for half of it, beside its neighbour
+        (the time charts of a suite's groups).
     """
 
     id: str
@@ -115,6 +119,7 @@ class Chart:
     caption: str
     svg: str
     marks: dict[str, int] = field(default_factory=dict)
+    wide: bool = True
 
 
 def pareto_frontier(points: Sequence[tuple[float, float]]) -> list[int]:
@@ -209,23 +214,25 @@ def _svg(figure: Figure, chart_id: str) -> str:
     return text.strip()
 
 
-def _figure(height_in: float) -> Figure:
+def _figure(height_in: float, width_in: float = _WIDTH_IN) -> Figure:
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(_WIDTH_IN, height_in), layout="constrained")
+    return Figure(figsize=(width_in, height_in), layout="constrained")
 
 
-def _tradeoff_chart(suite: str, results: Sequence[CellResult], suffix: str) -> Chart | None:
-    cells = _measured(results, "wall_ns", "size_bytes")
-    if len(cells) < 2:
-        return None
-    chart_id = f"{_slug(suite)}-tradeoff"
-    marks = _Marks(chart_id)
+def _groups(results: Sequence[CellResult], group: str | None) -> list[tuple[str, list[CellResult]]]:
+    """(value, cells) for each value of the ``group`` parameter, in run order; one unnamed group without."""
+    if group is None:
+        return [("", list(results))]
+    values = dict.fromkeys(str(r.params.get(group)) for r in results)
+    return [(value, [r for r in results if str(r.params.get(group)) == value]) for value in values]
+
+
+def _tradeoff_panel(ax: Axes, cells: Sequence[CellResult], marks: _Marks) -> list[CellResult]:
+    """One panel of time against size; returns its frontier."""
     points = [(float(c.median("wall_ns") or 0), float(c.median("size_bytes") or 0)) for c in cells]
     ok = [i for i, c in enumerate(cells) if c.ok]
     frontier = [ok[i] for i in pareto_frontier([points[i] for i in ok])]
-    figure = _figure(3.6)
-    ax = figure.add_subplot()
     for index, (cell, (x, y)) in enumerate(zip(cells, points)):
         color = _FRONTIER if index in frontier else _OK if cell.ok else _FAILED
         (point,) = ax.plot([x], [y], linestyle="none", marker="o" if cell.ok else "X", color=color,
@@ -233,24 +240,49 @@ def _tradeoff_chart(suite: str, results: Sequence[CellResult], suffix: str) -> C
         marks.tag(point, "point")
         if not cell.ok:
             label = ax.annotate(f"{cell.cell} (failed)", (x, y), xytext=(5, -9), textcoords="offset points",
-                                color=_FAILED, fontsize=7.5)
+                                color=_FAILED, fontsize=7)
             marks.tag(label, "failed")
     if frontier:
-        (line,) = ax.plot([points[i][0] for i in frontier], [points[i][1] for i in frontier],
-                          color=_FRONTIER, linewidth=1.2, drawstyle="steps-post", zorder=1)
-        line.set_gid(f"{chart_id}-frontier-line")
-        for rank, index in enumerate(frontier):
-            label = ax.annotate(cells[index].cell, points[index], xytext=(5, 4 if rank % 2 == 0 else -10),
-                                textcoords="offset points", color="#7a3e00", fontsize=7.5)
+        ax.plot([points[i][0] for i in frontier], [points[i][1] for i in frontier],
+                color=_FRONTIER, linewidth=1.2, drawstyle="steps-post", zorder=1)
+        # Numbers, not names, beside the points: names collide; the caption names each number.
+        for rank, index in enumerate(frontier, 1):
+            label = ax.annotate(str(rank), points[index], xytext=(3, 3), textcoords="offset points",
+                                color="#7a3e00", fontsize=7.5, fontweight="bold")
             marks.tag(label, "frontier")
     x_log = _scale(ax, "x", [p[0] for p in points], format_ns)
     y_log = _scale(ax, "y", [p[1] for p in points], format_bytes)
     ax.set_xlabel("median time per operation" + (" (log scale)" if x_log else ""))
     ax.set_ylabel("size" + (" (log scale)" if y_log else ""))
-    ax.set_title("lower left is better; orange: the Pareto frontier (nothing is both faster and smaller)",
-                 loc="left", color="#36404a")
-    caption = (f"{len(cells)} cells; {len(frontier)} on the frontier: "
-               f"{', '.join(cells[i].cell for i in frontier)}." + _left_out(results, len(cells)))
+    return [cells[i] for i in frontier]
+
+
+def _tradeoff_chart(suite: str, results: Sequence[CellResult], group: str | None, suffix: str) -> Chart | None:
+    panels = [(value, cells) for value, members in _groups(results, group)
+              if len(cells := _measured(members, "wall_ns", "size_bytes")) >= 2]
+    if not panels:
+        return None
+    chart_id = f"{_slug(suite)}-tradeoff"
+    marks = _Marks(chart_id)
+    columns = 1 if len(panels) == 1 else 2
+    rows = -(-len(panels) // columns)
+    figure = _figure(0.4 + (3.2 if columns == 1 else 2.6) * rows)
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    fronts = []
+    for ax, (value, cells) in zip(axes, panels):
+        frontier = _tradeoff_panel(ax, cells, marks)
+        if value:
+            ax.set_title(f"{group} {value}", loc="left", fontweight="bold")
+        fronts.append((value, frontier))
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    figure.suptitle("lower left is better; orange: the Pareto frontier (nothing else is both faster and smaller)",
+                    x=0.01, ha="left", fontsize=8.5, color="#36404a")
+    shown = sum(len(cells) for _, cells in panels)
+    caption = f"{shown} cells; on the frontier, fastest first: " + "; ".join(
+        (f"{value}: " if value else "") + ", ".join(f"{rank} {cell.cell}" for rank, cell in enumerate(frontier, 1))
+        for value, frontier in fronts)
+    caption += "." + _left_out(results, shown)
     return Chart(chart_id, f"{suite}: time against size{suffix}", caption, _svg(figure, chart_id), marks.counts)
 
 
@@ -262,13 +294,13 @@ def _names(cells: Sequence[CellResult], sweep: str) -> list[str]:
     return [f"{c.cell} ({sweep} {c.params.get(sweep)})" if counts[c.cell] > 1 else c.cell for c in cells]
 
 
-def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, group: str | None,
+def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, group: str,
                 suffix: str) -> Chart | None:
     measured = _measured(results, "wall_ns")
     unmeasured_failures = [r for r in results if r.status == "failed" and r.median("wall_ns") is None]
     if not measured:
         return None
-    title = f"{suite}: time per operation" + (f", {group}" if group is not None else "")
+    title = f"{suite}{' ' + group if group else ''}: time per operation"
     chart_id = _slug(title)
     title += suffix
     marks = _Marks(chart_id)
@@ -278,7 +310,7 @@ def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, grou
     heights = [len(band) for band in cut]
     if unmeasured_failures:
         heights[-1] += len(unmeasured_failures)
-    figure = _figure(0.45 + 0.55 * len(cut) + _ROW_IN * rows)
+    figure = _figure(0.45 + 0.5 * len(cut) + _ROW_IN * rows, _WIDTH_IN if not group else _HALF_WIDTH_IN)
     axes = figure.subplots(len(cut), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for number, (ax, band) in enumerate(zip(axes, cut)):
         cells = [measured[i] for i in band]
@@ -336,11 +368,12 @@ def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, grou
     if failed:
         caption += f" {failed} failed, in red."
     caption += _left_out(results, len(measured) + len(unmeasured_failures))
-    return Chart(chart_id, title, caption, _svg(figure, chart_id), marks.counts)
+    return Chart(chart_id, title, caption, _svg(figure, chart_id), marks.counts, wide=not group)
 
 
 def _series_label(params: dict[str, Any], varying: Sequence[str]) -> str:
-    return " ".join(str(params[key]) for key in varying if key in params) or "all"
+    words = dict.fromkeys(str(params[key]) for key in varying if key in params)  # "memory memory" once
+    return " ".join(words) or "all"
 
 
 def _sweeps(results: Sequence[CellResult], plan: ChartPlan) -> list[list[CellResult]]:
@@ -376,7 +409,7 @@ def _growth_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan) ->
     varying = [key for key in keys if len({repr(c.params.get(key)) for m in lines for c in m}) > 1]
     chart_id = f"{_slug(suite)}-growth"
     marks = _Marks(chart_id)
-    figure = _figure(3.4 + 0.16 * max(0, len(lines) - 6))
+    figure = _figure(3.4 + (0.13 * -(-len(lines) // 3) if len(lines) > 12 else 0))
     ax = figure.add_subplot()
     colors = [f"C{i % 10}" for i in range(len(lines))]
     styles = ("-", "--", ":")  # beyond ten lines the colours repeat, the dashes tell them apart
@@ -401,8 +434,10 @@ def _growth_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan) ->
     y_log = _scale(ax, "y", times, format_ns)
     ax.set_xlabel(plan.sweep + (" (log scale)" if x_log else ""))
     ax.set_ylabel("median time per operation" + (" (log scale)" if y_log else ""))
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=2 if len(lines) > 14 else 1,
-              frameon=False)
+    if len(lines) <= 12:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    else:  # many lines: the legend below, in columns, so the plot keeps its width
+        figure.legend(fontsize=6.5, loc="outside lower center", ncol=3, frameon=False)
     points = sum(len(m) for m in lines)
     caption = (f"{len(lines)} cell{'s' if len(lines) != 1 else ''} measured at several values of "
                f"{plan.sweep}, {points} points.")
@@ -420,13 +455,8 @@ def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | No
     suffix = f" (largest {plan.sweep} of each cell)" if swept else ""
     charts: list[Chart | None] = []
     with matplotlib.rc_context(_RC):
-        charts.append(_tradeoff_chart(suite, largest, suffix))
+        charts.append(_tradeoff_chart(suite, largest, plan.group, suffix))
         charts.append(_growth_chart(suite, results, plan))
-        if plan.group is None:
-            charts.append(_time_chart(suite, largest, plan, None, suffix))
-        else:
-            values = dict.fromkeys(str(r.params.get(plan.group)) for r in largest)
-            for value in values:
-                members = [r for r in largest if str(r.params.get(plan.group)) == value]
-                charts.append(_time_chart(suite, members, plan, f"{plan.group} {value}", suffix))
+        for value, members in _groups(largest, plan.group):
+            charts.append(_time_chart(suite, members, plan, value, suffix))
     return [chart for chart in charts if chart is not None]

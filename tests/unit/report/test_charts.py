@@ -42,7 +42,7 @@ def test_time_and_size_give_a_tradeoff_and_bars_on_one_linear_axis() -> None:
     assert tradeoff.id == "demo-tradeoff" and time.id == "demo-time-per-operation"
     assert tradeoff.marks == {"point": 4, "failed": 1, "frontier": 2}  # a and b; c is beaten by b
     assert _marks(tradeoff.svg, tradeoff.id, "point") == 4 and _marks(tradeoff.svg, tradeoff.id, "frontier") == 2
-    assert "a, b." in tradeoff.caption and "2 cells without these measurements left out" in tradeoff.caption
+    assert "fastest first: 1 a, 2 b." in tradeoff.caption and "2 cells without these measurements left out" in tradeoff.caption
     assert time.marks == {"bar": 4, "whisker": 4, "failed": 2}  # e failed before measuring: marked, no bar
     assert _marks(time.svg, time.id, "bar") == 4 and _marks(time.svg, time.id, "failed") == 2
     assert "Axis broken" not in time.svg and "1 cell without these measurements left out" in time.caption
@@ -72,8 +72,8 @@ def test_a_study_can_sweep_another_parameter_and_group_its_bars() -> None:
     cells = [_cell(f"get {width}", width * 10.0, family=family, n_props=width, codec="x")
              for family in ("get", "put") for width in (10, 100)]
     charts = suite_charts("demo", cells, ChartPlan(sweep="n_props", group="family"))
-    assert [chart.id for chart in charts] == ["demo-growth", "demo-time-per-operation-family-get",
-                                              "demo-time-per-operation-family-put"]
+    assert [chart.id for chart in charts] == ["demo-growth", "demo-get-time-per-operation",
+                                              "demo-put-time-per-operation"]
     assert charts[0].marks["line"] == 2 and charts[1].marks["bar"] == 1
 
 

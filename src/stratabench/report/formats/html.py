@@ -53,6 +53,8 @@ nav.contents h2 { border: 0; margin: 0 0 .2rem; padding: 0; font-size: 1rem; }
 nav.contents ol { margin: 0; padding-left: 1.3rem; columns: 2 22rem; }
 nav.contents ol ol { columns: 1; font-size: .92rem; }
 figure { margin: .8rem 0 1.2rem; max-width: 54rem; }
+div.pair { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 32rem), 1fr)); gap: 0 1.5rem; }
+div.pair figure { max-width: none; }
 figure svg { width: 100%; height: auto; display: block; }
 figcaption { color: #36404a; font-size: .9rem; margin-top: .2rem; }
 .scroll { overflow-x: auto; }
@@ -132,8 +134,9 @@ def _table(table: Table, anchor: str) -> str:
 
 def _figure(chart: Chart) -> str:
     marks = " ".join(f'data-{kind}="{count}"' for kind, count in sorted(chart.marks.items()))
+    css = "chart" if chart.wide else "chart narrow"
     return "\n".join([
-        f'<figure class="chart" id="{chart.id}" {marks}>'.replace(" >", ">"),
+        f'<figure class="{css}" id="{chart.id}" {marks}>'.replace(" >", ">"),
         f"<h3>{html.escape(chart.title)}</h3>",
         chart.svg,
         f"<figcaption>{html.escape(chart.caption)}</figcaption>",
@@ -158,6 +161,22 @@ def _contents(entries: Sequence[tuple[str, str, Sequence[tuple[str, str]]]]) -> 
     return f'<nav class="contents"><h2>Contents</h2><ol>{"".join(items)}</ol></nav>'
 
 
+def _paired(pieces: Sequence[str]) -> list[str]:
+    """The pieces, with each run of narrow figures in one grid, side by side."""
+    out: list[str] = []
+    run: list[str] = []
+    for piece in [*pieces, ""]:
+        if piece.startswith('<figure class="chart narrow"'):
+            run.append(piece)
+            continue
+        if run:
+            out.append('<div class="pair">\n' + "\n".join(run) + "\n</div>")
+            run = []
+        if piece:
+            out.append(piece)
+    return out
+
+
 def _page(facts: Sequence[tuple[str, str]], parts: Sequence[tuple[str, str, list[tuple[str, str, str]]]]) -> str:
     """The page from the environment and parts: (anchor, heading, [(anchor, title, html)])."""
     body = []
@@ -165,7 +184,7 @@ def _page(facts: Sequence[tuple[str, str]], parts: Sequence[tuple[str, str, list
         body.append(f'<section class="suite" id="{anchor}">')
         if heading:
             body.append(f"<h2>{html.escape(heading)}</h2>")
-        body += [piece for _, _, piece in pieces]
+        body += _paired([piece for _, _, piece in pieces])
         body.append("</section>")
     contents = [(anchor, heading, [(a, t) for a, t, _ in pieces]) for anchor, heading, pieces in parts]
     if len(parts) == 1 and not parts[0][1]:
