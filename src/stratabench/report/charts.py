@@ -303,6 +303,8 @@ def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, grou
     title = f"{suite}{' ' + group if group else ''}: time per operation"
     chart_id = _slug(title)
     title += suffix
+    from matplotlib.ticker import MaxNLocator
+
     marks = _Marks(chart_id)
     medians = [float(c.median("wall_ns") or 0) for c in measured]
     cut = bands(medians)
@@ -347,6 +349,7 @@ def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, grou
                 tick.set_color(_FAILED)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_xlim(0, (high or 1) * 1.12)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if not group else 4))  # labels that never touch
         ax.xaxis.set_major_formatter(_tick_formatter(format_ns))
         ax.grid(axis="y", visible=False)
         ax.tick_params(axis="y", length=0)
@@ -354,7 +357,7 @@ def _time_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, grou
             low, high_median = format_ns(medians[band[0]]), format_ns(medians[band[-1]])
             extent = low if low == high_median else f"{low} to {high_median}"
             ax.set_title(f"band {number + 1} of {len(cut)}: {extent}, linear from zero", loc="left", color="#36404a")
-    axes[-1].set_xlabel("median time per operation; whiskers: confidence interval of the median")
+    axes[-1].set_xlabel("median time per operation; whiskers: its confidence interval")
     if len(cut) > 1:
         span = max(medians) / min(medians)
         figure.suptitle(f"Axis broken: medians span {span:,.0f}×, so each band has its own linear scale",
