@@ -57,6 +57,6 @@ class Report:
         """Every section's tables, in reading order."""
         return [table for section in self.sections for table in section.tables]
 
-    def cells(self, section: Section) -> list[CellResult]:
+    def results_of(self, section: Section) -> list[CellResult]:
         """The results of one section's suite."""
         return [result for result in self.results if result.suite == section.suite]

@@ -227,7 +227,7 @@ class HtmlReporter(Reporter):
         for section in report.sections:
             anchor = _slug(f"suite {section.suite}", taken)
             pieces = []
-            for chart in suite_charts(section.suite, report.cells(section), section.charts):
+            for chart in suite_charts(section.suite, report.results_of(section), section.charts):
                 taken.add(chart.id)
                 pieces.append((chart.id, chart.title, _figure(chart)))
             for table in section.tables:
