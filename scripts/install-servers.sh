@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages whose server binaries `stratabench services`
-# starts privately: redis-server, memcached, postgresql, mariadb-server.
+# starts privately: redis-server, memcached, postgresql, mariadb-server;
+# and the headless browser the HTML report's test drives through Selenium:
+# chromium-headless-shell and chromium-driver (Selenium's own browser
+# download is never used: it needs the network).
 #
 # Idempotent: installs only what is missing and does nothing when all are
 # present. The system services these packages ship are never left running:
@@ -12,7 +15,7 @@
 # Usage: scripts/install-servers.sh        (as root, or with sudo available)
 set -euo pipefail
 
-packages=(redis-server memcached postgresql mariadb-server)
+packages=(redis-server memcached postgresql mariadb-server chromium-headless-shell chromium-driver)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 
 from stratabench.errors import UsageError
 from stratabench.report.answer import Answer
+from stratabench.report.charts import ChartPlan
 from stratabench.report.provenance import provenance, provenance_table
 from stratabench.report.table import Table
 from stratabench.results.records import CellResult
@@ -51,12 +52,15 @@ class Section:
         Its own tables (the study's, or the generic table).
     cells
         Every cell with its loops, spread and status (shown with ``full``).
+    charts
+        How the suite wants its cells charted (the study declares it through the kit).
     """
 
     suite: str
     answer: Answer | None
     tables: list[Table] = field(default_factory=list)
     cells: list[Table] = field(default_factory=list)
+    charts: ChartPlan = field(default_factory=ChartPlan)
 
 
 @dataclass
@@ -88,3 +92,7 @@ class Report:
             if self.detail == "full":
                 tables += section.cells
         return tables
+
+    def results_of(self, section: Section) -> list[CellResult]:
+        """The results of one section's suite."""
+        return [result for result in self.results if result.suite == section.suite]

@@ -1,71 +1,75 @@
-"""A self-contained HTML page: every table, with bars charting times and sizes.
+"""A self-contained HTML page: where it was measured, charts per suite, then the tables.
 
-The page needs nothing but itself: the CSS is inline, there is no
+The page needs nothing but itself: the CSS is inline, the charts are inline
+SVG drawn by matplotlib (:mod:`stratabench.report.charts`), there is no
 JavaScript, and nothing is fetched (no fonts, scripts or images), so it
-opens offline and prints. Each table gets a heading, the columns' formatted
-text and its notes; in every column of durations or byte sizes a bar
-behind each number shows it against the column's largest value, linear
-from zero, or on a log scale when the values span more than two orders of
-magnitude. Rows that failed or lost data are marked.
+opens offline and prints. It opens with the environment and date from the
+results header and a list of contents; each suite then shows its charts
+(time against size with the Pareto frontier, growth where a size is swept,
+time per cell with confidence intervals) and its tables. A long table is
+folded into a ``<details>`` element the reader opens. Rows that failed or
+lost data are marked in the tables as in the charts.
 
-A column is charted only when its formatter is :func:`~stratabench.units.format_ns`
-or :func:`~stratabench.units.format_bytes` (what :class:`~stratabench.metrics.Metric`
-hands out for ``ns`` and ``bytes`` metrics), so counts, loop numbers and
-ratios get no bars, and neither does a column with its own formatter
-(milliseconds printed by a suite's helper, say). The page cannot sort or
-filter (that would need JavaScript), and it has no run metadata of its own:
-the reporter sees only tables, and suites put the environment in their notes.
+Rendered from bare tables (``render``, as ``compare`` does) the page has
+no environment and no charts: only the tables and their contents.
 """
 
 from __future__ import annotations
 
 import html
-import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from stratabench.report.charts import Chart, suite_charts
+from stratabench.report.document import Report
 from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.base import Reporter
 from stratabench.report.table import Column, Table
-from stratabench.units import format_bytes, format_ns
 
 __all__ = ["HtmlReporter"]
-
-# Beyond two orders of magnitude the smallest bar of a linear scale is under
-# 1% of the column, a pixel or nothing, which hides exactly the fast rows.
-_LOG_ABOVE = 100.0
 
 # Text longer than this (an error message, a finding) gets a minimum width, so
 # a table too wide for the window does not squeeze it into a tall sliver.
 _PROSE = 40
 
+#: A table with more rows than this is folded: the page stays short, the rows one click away.
+FOLD_ROWS = 12
+
 _FAILED_STATUS = re.compile(r"\bfailed\b", re.IGNORECASE)
 
 _STYLE = """
 html { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-body { color: #1d2329; background: #fff; margin: 0 auto; padding: 1.25rem 1.5rem 3rem; max-width: 100rem; }
-header { border-bottom: 2px solid #1d2329; margin-bottom: 1.5rem; }
-h1 { font-size: 1.8rem; margin: 0 0 .4rem; }
-h2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; break-after: avoid; }
+body { color: #1d2329; background: #fff; margin: 0 auto; padding: 1.25rem 1.5rem 3rem; max-width: 72rem; }
+header { border-bottom: 2px solid #1d2329; margin-bottom: 1rem; padding-bottom: .5rem; }
+h1 { font-size: 1.7rem; margin: 0 0 .4rem; }
+h2 { font-size: 1.35rem; margin: 2rem 0 .5rem; padding-top: .5rem; border-top: 1px solid #dde1e5; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; break-after: avoid; }
+dl.environment { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; margin: .4rem 0; }
+dl.environment dt { font-weight: 600; color: #36404a; }
+dl.environment dd { margin: 0; }
+nav.contents { background: #f4f6f8; padding: .5rem 1rem; border-radius: 4px; }
+nav.contents h2 { border: 0; margin: 0 0 .2rem; padding: 0; font-size: 1rem; }
+nav.contents ol { margin: 0; padding-left: 1.3rem; columns: 2 22rem; }
+nav.contents ol ol { columns: 1; font-size: .92rem; }
+figure { margin: .8rem 0 1.2rem; max-width: 54rem; }
+div.pair { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 32rem), 1fr)); gap: 0 1.5rem; }
+div.pair figure { max-width: none; }
+figure svg { width: 100%; height: auto; display: block; }
+figcaption { color: #36404a; font-size: .9rem; margin-top: .2rem; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: .25rem .45rem; border-bottom: 1px solid #dde1e5; vertical-align: top; }
+th, td { padding: .2rem .45rem; border-bottom: 1px solid #dde1e5; vertical-align: top; }
 th { text-align: left; font-weight: 600; border-bottom: 2px solid #9aa4ae; vertical-align: bottom; }
 .right { text-align: right; }
 td.right { white-space: nowrap; }
 td.prose { min-width: 16rem; }
 tbody tr:hover { background: #f4f6f8; }
-td.chart { position: relative; min-width: 4.5rem; }
-td.chart .bar { position: absolute; left: 0; top: .3rem; height: 1.25em; background: #c9dcf2; }
-td.chart .value { position: relative; }
-th .scale { font-weight: 400; font-size: .75rem; color: #5c6670; margin-left: .3rem; }
 tr.failed td { background: #fdeaea; }
 tr.failed td:first-child { box-shadow: inset 4px 0 0 #c62828; }
 td.flag { color: #b71c1c; font-weight: 700; }
-.legend { color: #5c6670; font-size: .9rem; margin: .4rem 0 0; }
-ul.notes { margin: .5rem 0 0; padding-left: 1.2rem; color: #36404a; max-width: 75rem; }
+details > summary { cursor: pointer; color: #1f4f8a; margin: .3rem 0; }
+ul.notes { margin: .5rem 0 0; padding-left: 1.2rem; color: #36404a; max-width: 60rem; }
 ul.notes li { margin: .15rem 0; }
 * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 @page { size: landscape; margin: 1cm; }
@@ -79,41 +83,14 @@ ul.notes li { margin: .15rem 0; }
 """
 
 
-@dataclass(frozen=True)
-class _Scale:
-    """How one column's values become bar widths: its smallest and largest positive values."""
-
-    smallest: float
-    high: float
-    log: bool
-
-    def width(self, value: float) -> float:
-        """The bar's width in percent of the cell; 0 draws no bar."""
-        if value <= 0:
-            return 0.0
-        if not self.log:
-            return 100 * value / self.high
-        # The floor sits one decade below the smallest value, so its bar shows.
-        floor = math.log10(self.smallest) - 1
-        return 100 * (math.log10(value) - floor) / (math.log10(self.high) - floor)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def _scale(table: Table, column: Column) -> _Scale | None:
-    """The column's scale, or ``None`` when it is not charted."""
-    if column.format not in (format_ns, format_bytes):
-        return None
-    numbers = [n for n in (_number(row.get(column.key)) for row in table.rows) if n is not None]
-    positive = [n for n in numbers if n > 0]
-    if len(numbers) < 2 or not positive:
-        return None
-    high, smallest = max(positive), min(positive)
-    return _Scale(smallest, high, log=high / smallest > _LOG_ABOVE)
+def _slug(text: str, taken: set[str]) -> str:
+    """An id for ``text``, unique among ``taken`` (which it joins)."""
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "part"
+    slug, number = base, 2
+    while slug in taken:
+        slug, number = f"{base}-{number}", number + 1
+    taken.add(slug)
+    return slug
 
 
 def _failing(key: str, value: Any) -> bool:
@@ -123,53 +100,30 @@ def _failing(key: str, value: Any) -> bool:
     return key == "status" and isinstance(value, str) and _FAILED_STATUS.search(value) is not None
 
 
-def _legend(table: Table, scales: dict[str, _Scale]) -> str:
-    logs = [
-        f"{column.header} ({column.format(scales[column.key].smallest)} to {column.format(scales[column.key].high)})"
-        for column in table.columns if column.key in scales and scales[column.key].log
-    ]
-    text = "Bars compare the rows of each column: shorter is faster or smaller. Linear from zero"
-    text += f", except a log scale in {'; '.join(logs)}." if logs else "."
-    return f'<p class="legend">{html.escape(text)}</p>'
-
-
-def _cell(column: Column, value: Any, text: str, scale: _Scale | None) -> tuple[str, bool]:
+def _cell(column: Column, value: Any, text: str) -> tuple[str, bool]:
     """One ``<td>``, and whether it says the row failed."""
     failing = _failing(column.key, value)
     classes = [column.align] + (["flag"] if failing else []) + (["prose"] if len(text) > _PROSE else [])
-    content = html.escape(text)
-    if scale is not None:
-        classes.append("chart")
-        number = _number(value)
-        width = 0.0 if number is None else scale.width(number)
-        bar = f'<span class="bar" style="width:{width:.1f}%"></span>' if width > 0 else ""
-        content = f'{bar}<span class="value">{content}</span>'
-    return f'<td class="{" ".join(classes)}">{content}</td>', failing
+    return f'<td class="{" ".join(classes)}">{html.escape(text)}</td>', failing
 
 
-def _table(table: Table) -> str:
-    scales = {c.key: s for c in table.columns if (s := _scale(table, c)) is not None}
-    head = []
-    for column in table.columns:
-        scale = scales.get(column.key)
-        tag = '<span class="scale">log</span>' if scale is not None and scale.log else ""
-        head.append(f'<th class="{column.align}">{html.escape(column.header)}{tag}</th>')
+def _table(table: Table, anchor: str) -> str:
+    head = "".join(f'<th class="{c.align}">{html.escape(c.header)}</th>' for c in table.columns)
     body = []
     for row, texts in zip(table.rows, table.formatted()):
-        cells = [_cell(c, row.get(c.key), text, scales.get(c.key)) for c, text in zip(table.columns, texts)]
+        cells = [_cell(c, row.get(c.key), text) for c, text in zip(table.columns, texts)]
         row_class = ' class="failed"' if any(failing for _, failing in cells) else ""
         body.append(f"<tr{row_class}>{''.join(td for td, _ in cells)}</tr>")
-    parts = [
-        "<section>",
-        f"<h2>{html.escape(table.title)}</h2>",
+    grid = "\n".join([
         '<div class="scroll"><table>',
-        f"<thead><tr>{''.join(head)}</tr></thead>",
+        f"<thead><tr>{head}</tr></thead>",
         "<tbody>",
         *body,
         "</tbody></table></div>",
-    ]
-    if scales:
-        parts.append(_legend(table, scales))
+    ])
+    if len(table.rows) > FOLD_ROWS:
+        grid = f"<details><summary>show all {len(table.rows)} rows</summary>\n{grid}\n</details>"
+    parts = [f'<section class="table" id="{anchor}">', f"<h3>{html.escape(table.title)}</h3>", grid]
     if table.notes:
         parts.append('<ul class="notes">')
         parts += [f"<li>{html.escape(note)}</li>" for note in table.notes]
@@ -178,25 +132,106 @@ def _table(table: Table) -> str:
     return "\n".join(parts)
 
 
+def _figure(chart: Chart) -> str:
+    marks = " ".join(f'data-{kind}="{count}"' for kind, count in sorted(chart.marks.items()))
+    css = "chart" if chart.wide else "chart narrow"
+    return "\n".join([
+        f'<figure class="{css}" id="{chart.id}" {marks}>'.replace(" >", ">"),
+        f"<h3>{html.escape(chart.title)}</h3>",
+        chart.svg,
+        f"<figcaption>{html.escape(chart.caption)}</figcaption>",
+        "</figure>",
+    ])
+
+
+def _environment(facts: Sequence[tuple[str, str]]) -> str:
+    if not facts:
+        return ""
+    rows = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in facts)
+    return f'<dl class="environment">{rows}</dl>'
+
+
+def _contents(entries: Sequence[tuple[str, str, Sequence[tuple[str, str]]]]) -> str:
+    """``<nav>`` listing each part (anchor, title) with its charts and tables beneath."""
+    items = []
+    for anchor, title, children in entries:
+        inner = "".join(f'<li><a href="#{a}">{html.escape(t)}</a></li>' for a, t in children)
+        items.append(f'<li><a href="#{anchor}">{html.escape(title)}</a>' + (f"<ol>{inner}</ol>" if inner else "")
+                     + "</li>")
+    return f'<nav class="contents"><h2>Contents</h2><ol>{"".join(items)}</ol></nav>'
+
+
+def _paired(pieces: Sequence[str]) -> list[str]:
+    """The pieces, with each run of narrow figures in one grid, side by side."""
+    out: list[str] = []
+    run: list[str] = []
+    for piece in [*pieces, ""]:
+        if piece.startswith('<figure class="chart narrow"'):
+            run.append(piece)
+            continue
+        if run:
+            out.append('<div class="pair">\n' + "\n".join(run) + "\n</div>")
+            run = []
+        if piece:
+            out.append(piece)
+    return out
+
+
+def _page(facts: Sequence[tuple[str, str]], parts: Sequence[tuple[str, str, list[tuple[str, str, str]]]]) -> str:
+    """The page from the environment and parts: (anchor, heading, [(anchor, title, html)])."""
+    body = []
+    for anchor, heading, pieces in parts:
+        body.append(f'<section class="suite" id="{anchor}">')
+        if heading:
+            body.append(f"<h2>{html.escape(heading)}</h2>")
+        body += _paired([piece for _, _, piece in pieces])
+        body.append("</section>")
+    contents = [(anchor, heading, [(a, t) for a, t, _ in pieces]) for anchor, heading, pieces in parts]
+    if len(parts) == 1 and not parts[0][1]:
+        contents = [(a, t, []) for a, t, _ in parts[0][2]]
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>stratabench report</title>",
+        f"<style>{_STYLE}</style>",
+        "</head>",
+        "<body>",
+        "<header><h1>stratabench report</h1>",
+        _environment(facts),
+        "</header>",
+        _contents(contents),
+        "<main>",
+        *body,
+        "</main>",
+        "</body>",
+        "</html>",
+    ]) + "\n"
+
+
 @REPORTERS.register("html")
 class HtmlReporter(Reporter):
-    """One HTML page holding every table, bars in time and size columns, nothing external."""
+    """One HTML page: environment, contents, charts and tables per suite, nothing external."""
 
     def render(self, tables: Sequence[Table]) -> str:
-        return "\n".join([
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            "<title>stratabench report</title>",
-            f"<style>{_STYLE}</style>",
-            "</head>",
-            "<body>",
-            "<header><h1>stratabench report</h1></header>",
-            "<main>",
-            *(_table(table) for table in tables),
-            "</main>",
-            "</body>",
-            "</html>",
-        ]) + "\n"
+        taken: set[str] = set()
+        pieces = [(anchor, table.title, _table(table, anchor))
+                  for table in tables for anchor in [_slug(table.title, taken)]]
+        return _page([], [("tables", "", pieces)])
+
+    def render_report(self, report: Report) -> str:
+        taken: set[str] = set()
+        parts = []
+        for section in report.sections:
+            anchor = _slug(f"suite {section.suite}", taken)
+            pieces = []
+            for chart in suite_charts(section.suite, report.results_of(section), section.charts):
+                taken.add(chart.id)
+                pieces.append((chart.id, chart.title, _figure(chart)))
+            for table in section.tables:
+                table_anchor = _slug(table.title, taken)
+                pieces.append((table_anchor, table.title, _table(table, table_anchor)))
+            parts.append((anchor, section.suite, pieces))
+        return _page(report.provenance, parts)

@@ -49,7 +49,7 @@ from stratabench.suites.kit.findings import (
     judge,
 )
 from stratabench.suites.kit.problems import problem_lines, status_summary
-from stratabench.suites.kit.reports import study_answer, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_report
 from stratabench.units import format_bytes, format_ns
 
 __all__ = ["ARTICLE_CELLS", "START_SERVERS", "CacheResults", "cache_answer", "cache_tables", "findings"]
@@ -666,6 +666,9 @@ def cache_answer(results: Sequence[CellResult], options: RunOptions) -> Answer |
         found.lines.append(f"not measured: {', '.join(missing)} (no server in this run); add them with "
                            "--services local")
     return found
+
+
+study_charts("cache", ChartPlan(group="operation"))  # a get and a set answer different questions: a chart each
 
 
 @study_report("cache")

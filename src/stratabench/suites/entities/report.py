@@ -41,7 +41,7 @@ from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, beyond, findings_table, said
 from stratabench.suites.kit.problems import problem_lines
-from stratabench.suites.kit.reports import study_answer, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_report
 from stratabench.units import format_ns
 
 __all__ = ["PUBLISHED", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
@@ -524,6 +524,10 @@ def entities_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
                   candidates, time="fastest to usable values", memory="least peak memory", lines=[
                       "a lazy entity that reads only some properties costs about the parse alone: see the read "
                       "patterns table."])
+
+
+# The study sweeps the properties per entity; a chart per cell family (get20, decode, encode).
+study_charts("entities", ChartPlan(sweep="n_props", group="cell"))
 
 
 @study_report("entities")

@@ -3,10 +3,12 @@
 A study declares its report once with ``@study_report("NAME")`` on a
 function of (results, run options) → tables, and its answer with
 ``@study_answer("NAME")`` on a function of (results, run options) →
-:class:`~stratabench.report.answer.Answer` (or ``None``). The generic report
-code (:mod:`stratabench.report`) never names a suite; a suite with no
-registered report gets the generic table, one with no registered answer the
-generic answer over its cells.
+:class:`~stratabench.report.answer.Answer` (or ``None``). It may also declare
+how the HTML page charts its cells, ``study_charts("NAME", ChartPlan(...))``
+(the parameter a growth plot sweeps, one time chart per operation...). The
+generic report code (:mod:`stratabench.report`) never names a suite; a suite
+with no registered report gets the generic table, one with no registered
+answer the generic answer over its cells.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from typing import Any
 
 from stratabench.options import RunOptions
 from stratabench.report.answer import Answer
+from stratabench.report.charts import ChartPlan
 from stratabench.report.document import Detail, Report, Section
 from stratabench.report.generic import generic_answer, generic_tables
-from stratabench.report.render import render_results
 from stratabench.report.table import Table
 from stratabench.results.records import CellResult
 
-__all__ = ["StudyAnswer", "StudyReport", "answer_of", "report_of", "run_report", "run_tables", "study_answer",
-           "study_report"]
+__all__ = ["ChartPlan", "StudyAnswer", "StudyReport", "answer_of", "report_of", "run_report",
+           "study_answer", "study_charts", "study_report"]
 
 StudyReport = Callable[[Sequence[CellResult], RunOptions], list[Table]]
 """A study's tables from its cells' results and the run's options."""
@@ -33,6 +35,7 @@ StudyAnswer = Callable[[Sequence[CellResult], RunOptions], Answer | None]
 
 _REPORTS: dict[str, StudyReport] = {}
 _ANSWERS: dict[str, StudyAnswer] = {}
+_CHARTS: dict[str, ChartPlan] = {}
 
 
 def study_report(suite: str) -> Callable[[StudyReport], StudyReport]:
@@ -55,6 +58,11 @@ def study_answer(suite: str) -> Callable[[StudyAnswer], StudyAnswer]:
     return register
 
 
+def study_charts(suite: str, plan: ChartPlan) -> None:
+    """Declare how the HTML report charts ``suite``'s cells (the default plan suits most suites)."""
+    _CHARTS[suite] = plan
+
+
 def _known(suite: str) -> bool:
     from stratabench.suites import SUITES
 
@@ -71,19 +79,8 @@ def answer_of(suite: str) -> StudyAnswer | None:
     return _ANSWERS.get(suite) if _known(suite) else None
 
 
-def run_tables(results: Sequence[CellResult], header: Mapping[str, Any]) -> list[Table]:
-    """Every table of a run, suite by suite, each study's own where it declares one."""
-    options = RunOptions.from_json(header.get("options") or {})
-
-    def tables_of(suite: str, cells: Sequence[CellResult]) -> list[Table] | None:
-        report = report_of(suite)
-        return None if report is None else report(cells, options)
-
-    return render_results(results, tables_of)
-
-
 def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail: Detail = "tables") -> Report:
-    """The run's report: provenance, then per suite its answer, its tables and every cell."""
+    """The run's report: provenance, then per suite its answer, its tables, every cell and its chart plan."""
     options = RunOptions.from_json(header.get("options") or {})
     report = Report(header, detail=detail, results=list(results))
     for suite in dict.fromkeys(result.suite for result in results):
@@ -94,5 +91,6 @@ def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail:
             answering(cells, options) if answering is not None else generic_answer(suite, cells),
             generic_tables(cells) if own is None else own(cells, options),
             [] if own is None else generic_tables(cells),
+            _CHARTS.get(suite, ChartPlan()),
         ))
     return report

@@ -10,7 +10,7 @@ from stratabench.report.answer import Answer, Candidate, answer, best_of
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.problems import problem_lines, status_summary
-from stratabench.suites.kit.reports import study_answer, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_report
 from stratabench.suites.matrix.suite import OPERATIONS, left_out
 from stratabench.units import format_bytes, format_ns
 
@@ -60,6 +60,9 @@ def matrix_answer(results: Sequence[CellResult], options: RunOptions) -> Answer 
         if best is not None:
             found.bests.insert(-1, best)
     return found
+
+
+study_charts("matrix", ChartPlan(group="operation"))  # one chart per operation, stores side by side
 
 
 @study_report("matrix")

@@ -1,4 +1,4 @@
-"""The HTML report: self-contained, escaped, bars only where times and sizes are."""
+"""The HTML report: self-contained, escaped, failures marked, long tables folded, a page per run."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import re
 from html.parser import HTMLParser
 
 from stratabench.report.formats import REPORTERS
+from stratabench.report.formats.html import FOLD_ROWS
 from stratabench.report.generic import generic_tables
 from stratabench.report.table import Column, Table
 from stratabench.results.format import load
 from stratabench.units import format_bytes, format_count, format_ns, format_ratio
-from tests.golden_files import GOLDEN
+from stratabench.suites.kit.reports import run_report
+from tests.golden_files import GOLDEN, assert_golden
 
 
 class _Cells(HTMLParser):
@@ -33,10 +35,6 @@ class _Cells(HTMLParser):
             self.heads.append("")
         elif tag == "td":
             self._cell = [found.get("class") or "", None, ""]
-        elif tag == "span" and found.get("class") == "bar" and self._cell is not None:
-            width = re.fullmatch(r"width:([\d.]+)%", found.get("style") or "")
-            assert width is not None, found
-            self._cell[1] = float(width.group(1))
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "thead":
@@ -95,48 +93,11 @@ def test_page_is_self_contained() -> None:
 def test_everything_from_the_tables_is_escaped() -> None:
     text = _render(_mixed_table())
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
-    assert "<h2>mixed &lt;b&gt;columns&lt;/b&gt;</h2>" in text
+    assert "<h3>mixed &lt;b&gt;columns&lt;/b&gt;</h3>" in text
     assert "b &amp; c" in text
     assert "<li>a note with &lt;tags&gt; &amp; &quot;quotes&quot;</li>" in text
     first = _parse(text).rows[0][1][0]
     assert first[2] == "<script>alert(1)</script>"
-
-
-def test_bars_only_in_time_and_size_columns() -> None:
-    parsed = _parse(_render(_mixed_table()))
-    assert parsed.heads == ["name", "N", "ns/op", "size", "vs json", "plain", "status"]
-    widths = [[width for _, width, _ in cells] for _, cells in parsed.rows]
-    # Linear from zero: the largest value fills its cell; None and 0 draw no bar.
-    assert [row[2] for row in widths] == [100.0, 50.0, None]
-    assert [row[3] for row in widths] == [100.0, 50.0, None]
-    for index in (0, 1, 4, 5, 6):
-        assert all(row[index] is None for row in widths), parsed.heads[index]
-    assert all("chart" in parsed.rows[0][1][i][0] for i in (2, 3))
-    assert "chart" not in parsed.rows[0][1][1][0]
-
-
-def test_a_column_with_fewer_than_two_numbers_is_not_charted() -> None:
-    table = Table("t", [Column("a", "a", "right", format_ns), Column("b", "b", "right", format_bytes)])
-    # A bool is not a number, even though Python says it is an int; nor is NaN.
-    table.rows = [{"a": 5.0, "b": True}, {"a": None, "b": 10}, {"a": float("nan"), "b": None}]
-    text = _render(table)
-    assert 'class="bar"' not in text and "Bars compare" not in text
-
-
-def test_wide_ranges_use_a_log_scale_and_say_so() -> None:
-    table = Table("t", [Column("name", "name"), Column("wall_ns", "ns/op", "right", format_ns),
-                        Column("size_bytes", "size", "right", format_bytes)])
-    table.rows = [{"name": "fast", "wall_ns": 0.7, "size_bytes": 100},
-                  {"name": "mid", "wall_ns": 2.5e4, "size_bytes": 200},
-                  {"name": "slow", "wall_ns": 2.5e9, "size_bytes": 150}]
-    text = _render(table)
-    parsed = _parse(text)
-    assert parsed.heads[1] == "ns/oplog" and parsed.heads[2] == "size"
-    fast, mid, slow = (cells[1][1] for _, cells in parsed.rows)
-    assert fast is not None and mid is not None and slow == 100.0
-    assert 0 < fast < mid < slow
-    assert "log scale in ns/op (0.700 ns to 2.500 s)" in text
-    assert [cells[2][1] for _, cells in parsed.rows] == [50.0, 100.0, 75.0]
 
 
 def test_failed_and_corrupt_rows_are_marked() -> None:
@@ -148,3 +109,73 @@ def test_failed_and_corrupt_rows_are_marked() -> None:
     assert [css for css, _ in parsed.rows] == ["failed", "failed", ""]
     flagged = [[cell[2] for cell in cells if "flag" in cell[0].split()] for _, cells in parsed.rows]
     assert flagged == [["FAIL"], ["failed: server went away"], []]
+
+
+def test_a_long_table_is_folded_and_a_short_one_is_not() -> None:
+    short = Table("short", [Column("n", "n")], [{"n": n} for n in range(FOLD_ROWS)])
+    long = Table("long", [Column("n", "n")], [{"n": n} for n in range(FOLD_ROWS + 1)])
+    text = _render(short, long)
+    short_part, long_part = text.split('<section class="table" id="long">')
+    assert "<details>" not in short_part
+    assert f"<details><summary>show all {FOLD_ROWS + 1} rows</summary>" in long_part
+    assert len(_parse(text).rows) == 2 * FOLD_ROWS + 1  # folded rows are still in the page
+
+
+class _Page(HTMLParser):
+    """Ids, contents links, figures (id → data attributes) and environment labels of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.links: list[str] = []
+        self.figures: dict[str, dict[str, str]] = {}
+        self.facts: list[str] = []
+        self._in_nav = self._in_dt = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {key: value or "" for key, value in attrs}
+        if "id" in found:
+            self.ids.append(found["id"])
+        if tag == "nav":
+            self._in_nav = True
+        elif tag == "a" and self._in_nav:
+            self.links.append(found["href"])
+        elif tag == "figure":
+            self.figures[found["id"]] = {k[5:]: v for k, v in found.items() if k.startswith("data-")}
+        self._in_dt = tag == "dt"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "nav":
+            self._in_nav = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_dt:
+            self.facts.append(data)
+            self._in_dt = False
+
+
+def _golden_page() -> str:
+    results = load(GOLDEN / "results" / "v1.jsonl")
+    return str(REPORTERS.get("html")().render_report(run_report(results.cells, results.header)))
+
+
+def test_a_run_page_has_its_environment_contents_and_charts() -> None:
+    text = _golden_page()
+    page = _Page()
+    page.feed(text)
+    assert page.facts[:3] == ["date", "machine", "software"]
+    assert "Example CPU, 2 cores, Linux 6" in text and "2026-11-21 06:00:00+00:00" in text
+    assert page.links and all(link.startswith("#") and link[1:] in page.ids for link in page.links)
+    assert len(page.ids) == len(set(page.ids)), "ids are unique across the page and its charts"
+    # Two bulkload cells, neither with a size and one failed: no trade-off to draw, one time chart.
+    assert page.figures == {"bulkload-time-per-operation": {"bar": "2", "whisker": "2", "failed": "1"}}
+    for kind, count in (("bar", 2), ("whisker", 2), ("failed", 1)):
+        assert len(re.findall(rf'<g id="bulkload-time-per-operation-mark-{kind}-\d+"', text)) == count
+    for external in ("http://www.w3.org/1999/xlink", "http://www.w3.org/2000/svg"):
+        text = text.replace(external, "")  # SVG's namespace names, never fetched
+    for external in ("http://", "https://", "url(http", "@import", "<script", "<link", "<img"):
+        assert external not in text.lower(), external
+
+
+def test_the_run_page_matches_its_golden_file() -> None:
+    assert_golden("report/v1.html.txt", _golden_page())

@@ -1,0 +1,89 @@
+"""The charts of a suite: which are drawn, what they mark, and SVG that is stable and shares a page."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from stratabench.report.charts import ChartPlan, bands, pareto_frontier, suite_charts
+from stratabench.results.records import CellResult, MetricResult
+
+
+def _cell(name: str, wall: float | None, size_bytes: float | None = None, status: str = "ok",
+          **params: Any) -> CellResult:
+    metrics = {}
+    if wall is not None:
+        metrics["wall_ns"] = MetricResult.of([wall * 0.95, wall, wall * 1.1, wall, wall * 1.02])
+    if size_bytes is not None:
+        metrics["size_bytes"] = MetricResult.of([size_bytes])
+    return CellResult("demo", name, {"codec": name, **params}, "python", status,  # type: ignore[arg-type]
+                      None if status == "ok" else "broken", 10, metrics)
+
+
+def _marks(svg: str, chart: str, kind: str) -> int:
+    return len(re.findall(rf'<g id="{chart}-mark-{kind}-\d+"', svg))
+
+
+def test_the_pareto_frontier_keeps_what_nothing_beats_on_both() -> None:
+    points = [(1.0, 9.0), (2.0, 5.0), (3.0, 6.0), (4.0, 1.0), (5.0, 1.0), (2.5, 5.0)]
+    assert pareto_frontier(points) == [0, 1, 3]
+
+
+def test_bands_cut_where_a_value_outgrows_its_band() -> None:
+    assert bands([5.0, 1.0, 29.0, 31.0, 900.0], ratio=30) == [[1, 0, 2], [3, 4]]
+    assert bands([1.0, 2.0, 3.0]) == [[0, 1, 2]]
+
+
+def test_time_and_size_give_a_tradeoff_and_bars_on_one_linear_axis() -> None:
+    cells = [_cell("a", 100.0, 900.0), _cell("b", 200.0, 300.0), _cell("c", 300.0, 600.0),
+             _cell("d", 150.0, 1000.0, "failed"), _cell("e", None, None, "failed"),
+             _cell("f", None, None, "unavailable")]
+    tradeoff, time = suite_charts("demo", cells)
+    assert tradeoff.id == "demo-tradeoff" and time.id == "demo-time-per-operation"
+    assert tradeoff.marks == {"point": 4, "failed": 1, "frontier": 2}  # a and b; c is beaten by b
+    assert _marks(tradeoff.svg, tradeoff.id, "point") == 4 and _marks(tradeoff.svg, tradeoff.id, "frontier") == 2
+    assert "fastest first: 1 a, 2 b." in tradeoff.caption and "2 cells without these measurements left out" in tradeoff.caption
+    assert time.marks == {"bar": 4, "whisker": 4, "failed": 2}  # e failed before measuring: marked, no bar
+    assert _marks(time.svg, time.id, "bar") == 4 and _marks(time.svg, time.id, "failed") == 2
+    assert "Axis broken" not in time.svg and "1 cell without these measurements left out" in time.caption
+
+
+def test_medians_orders_of_magnitude_apart_break_the_axis_and_say_so() -> None:
+    cells = [_cell("pointer", 0.7), _cell("decode", 2e6), _cell("parse", 3e6)]
+    (time,) = suite_charts("demo", cells)
+    assert "Axis broken: medians span 4,285,714×" in time.svg
+    assert "band 1 of 2: 0.700 ns, linear from zero" in time.svg
+    assert "band 2 of 2: 2 ms to 3 ms, linear from zero" in time.svg
+    assert time.marks["bar"] == 3
+
+
+def test_a_swept_size_gives_a_growth_plot_and_the_rest_compares_the_largest() -> None:
+    cells = [_cell(name, wall * size, wall * size * 10, size=size)
+             for name, wall in (("json", 3.0), ("pickle", 1.0)) for size in (100, 1000, 100000)]
+    cells.append(_cell("once", 5.0, 50.0, size=100))
+    tradeoff, growth, time = suite_charts("demo", cells)
+    assert growth.id == "demo-growth" and growth.marks == {"line": 2, "point": 6}
+    assert '<g id="demo-growth-mark-line-0">' in growth.svg and "size (log scale)" in growth.svg
+    assert tradeoff.marks["point"] == 3 and time.marks["bar"] == 3  # json, pickle at 100000, and once
+    assert "largest size of each cell" in time.title
+
+
+def test_a_study_can_sweep_another_parameter_and_group_its_bars() -> None:
+    cells = [_cell(f"get {width}", width * 10.0, family=family, n_props=width, codec="x")
+             for family in ("get", "put") for width in (10, 100)]
+    charts = suite_charts("demo", cells, ChartPlan(sweep="n_props", group="family"))
+    assert [chart.id for chart in charts] == ["demo-growth", "demo-get-time-per-operation",
+                                              "demo-put-time-per-operation"]
+    assert charts[0].marks["line"] == 2 and charts[1].marks["bar"] == 1
+
+
+def test_the_svg_is_stable_and_its_ids_are_its_own() -> None:
+    cells = [_cell("a", 100.0, 900.0), _cell("b", 200.0, 300.0)]
+    first, again = suite_charts("demo", cells), suite_charts("demo", cells)
+    assert [c.svg for c in first] == [c.svg for c in again]
+    for chart in first:
+        assert chart.svg.startswith("<svg") and "<metadata>" not in chart.svg and "<text" in chart.svg
+        ids = re.findall(r'\bid="([^"]+)"', chart.svg)
+        assert ids and all(i.startswith(chart.id + "-") for i in ids)
+        references = re.findall(r'(?:url\(#|href="#)([^)"]+)', chart.svg)
+        assert set(references) <= set(ids)
