@@ -53,7 +53,7 @@ def test_medians_orders_of_magnitude_apart_break_the_axis_and_say_so() -> None:
     (time,) = suite_charts("demo", cells)
     assert "Axis broken: medians span 4,285,714×" in time.svg
     assert "band 1 of 2: 0.700 ns, linear from zero" in time.svg
-    assert "band 2 of 2: 2 ms to 3 ms, linear from zero" in time.svg
+    assert "band 2 of 2: 2.00 ms to 3.00 ms, linear from zero" in time.svg
     assert time.marks["bar"] == 3
 
 

@@ -227,10 +227,16 @@ class HtmlReporter(Reporter):
         for section in report.sections:
             anchor = _slug(f"suite {section.suite}", taken)
             pieces = []
+            # The answer first, as in every format; then the charts; then as much detail as asked for.
+            answer = [section.answer.table()] if section.answer is not None else []
+            for table in answer:
+                table_anchor = _slug(table.title, taken)
+                pieces.append((table_anchor, table.title, _table(table, table_anchor)))
             for chart in suite_charts(section.suite, report.results_of(section), section.charts):
                 taken.add(chart.id)
                 pieces.append((chart.id, chart.title, _figure(chart)))
-            for table in section.tables:
+            detail = [] if report.detail == "summary" else section.tables
+            for table in detail + (section.cells if report.detail == "full" else []):
                 table_anchor = _slug(table.title, taken)
                 pieces.append((table_anchor, table.title, _table(table, table_anchor)))
             parts.append((anchor, section.suite, pieces))
