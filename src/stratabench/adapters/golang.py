@@ -14,7 +14,10 @@ Binaries live in ``<repo>/.build/go/<name>``, or in the directory named by
 the ``STRATABENCH_GO_BIN_DIR`` environment variable. Building needs the Go
 toolchain (1.24 or later) on ``PATH``; running a built binary does not,
 except for the ``embed`` bulkload format, which compiles Go source at run
-time.
+time. Builds are named by content (:mod:`stratabench.build_cache`): a
+program is rebuilt when the module's sources or the Go version changed
+since its build (:func:`ensure_built`), and the embed asset's build is kept
+in the cache directory under its own key (:func:`embed_cache_dir`).
 
 Its two errors belong to the project's tree: a missing toolchain or binary
 is an :class:`~stratabench.errors.UnavailableError` (the cells say so and
@@ -36,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from stratabench.build_cache import cache_root, content_key
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.json_lines import BadLine, json_objects
 
@@ -47,6 +51,8 @@ __all__ = [
     "GoUnavailableError",
     "binary_path",
     "build",
+    "embed_cache_dir",
+    "ensure_built",
     "export",
     "go_available",
     "info",
@@ -88,15 +94,54 @@ def binary_path(name: str = "stratabench-go") -> Path:
     return base / name
 
 
-def _go_version(go: str) -> tuple[int, ...] | None:
+def _go_version_text(go: str) -> str | None:
+    """``go env GOVERSION``: ``go1.24.2``; ``None`` when it fails."""
     try:
-        out = subprocess.run(
+        return subprocess.run(
             [go, "env", "GOVERSION"], capture_output=True, text=True, timeout=60, check=True
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.match(r"go(\d+)\.(\d+)", out)
+
+
+def _go_version(go: str) -> tuple[int, ...] | None:
+    m = re.match(r"go(\d+)\.(\d+)", _go_version_text(go) or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _source_key(*parts: str) -> str:
+    """The content key of the Go module's sources, the Go toolchain's version and ``parts``."""
+    go = shutil.which("go")
+    version = (_go_version_text(go) if go else None) or "no go"
+    sources = [path for path in GO_DIR.rglob("*") if path.is_file() and (path.suffix == ".go" or path.name in ("go.mod", "go.sum"))]
+    return content_key((version, *parts), sources, root=GO_DIR)
+
+
+def embed_cache_dir(size: int, seed: int) -> Path:
+    """Where the bulkload embed asset's build of ``size`` records from ``seed`` is cached (may not exist yet)."""
+    return cache_root() / "go-embed" / _source_key(f"size={size}", f"seed={seed}")
+
+
+def ensure_built(names: Iterable[str] = ("stratabench-go",), *, rebuild: bool = False) -> None:
+    """Build each program whose binary is missing or was built from other sources or another Go.
+
+    The binary's content key is kept beside it (``NAME.key``); ``rebuild``
+    builds anyway. Without Go, an existing binary is used as it is.
+    """
+    stale = []
+    for name in names:
+        binary = binary_path(name)
+        stamp = binary.with_name(binary.name + ".key")
+        if not binary.exists() or rebuild:
+            stale.append(name)
+        elif go_available()[0] and (not stamp.exists() or stamp.read_text().strip() != _source_key()):
+            stale.append(name)
+    if stale:
+        build(stale)
+        key = _source_key()
+        for name in stale:
+            binary = binary_path(name)
+            binary.with_name(binary.name + ".key").write_text(key + "\n")
 
 
 def go_available() -> tuple[bool, str]:
@@ -236,6 +281,7 @@ def run_bulkload(
     timeout: float | None = None,
     embed_max_rss: str | None = None,
     embed_timeout: str | None = None,
+    embed_cache: str | os.PathLike[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run ``stratabench-go bulkload`` and yield each cell as it finishes.
 
@@ -260,6 +306,10 @@ def run_bulkload(
     embed_max_rss, embed_timeout
         Limits of the embed cell's compilation (``8GiB``, ``10m``);
         ``None`` keeps the program's defaults.
+    embed_cache
+        The directory of the embed program's cached build
+        (:func:`embed_cache_dir`): reused with its recorded build costs when
+        complete, else filled by this run's build. ``None`` builds every time.
 
     Raises
     ------
@@ -282,6 +332,8 @@ def run_bulkload(
         args += ["--embed-max-rss", embed_max_rss]
     if embed_timeout is not None:
         args += ["--embed-timeout", embed_timeout]
+    if embed_cache is not None:
+        args += ["--embed-cache", str(embed_cache)]
     cmd = [str(_binary()), *args]
     stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
     # A session of its own, so that killing its process group also ends the

@@ -25,7 +25,7 @@ from stratabench.errors import UsageError
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.formats import REPORTERS
-from stratabench.results.environment import environment
+from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites.kit.plan import plan_run
@@ -60,6 +60,9 @@ def add_parser(subparsers: Any) -> None:
                       help="a plugin setting, e.g. sqlite.journal_mode=wal (repeatable; "
                       "'stratabench list settings' shows them all)")
     add_engine_arguments(parser)
+    parser.add_argument("--rebuild", action="store_true",
+                        help="build the Go programs and the embed asset anew instead of reusing the build cache "
+                        "($STRATABENCH_CACHE_DIR, else ~/.cache/stratabench)")
     output = parser.add_argument_group("output")
     output.add_argument("-o", "--output", metavar="FILE",
                         help="results file (default: results/RUN_ID.jsonl); an existing file is refused")
@@ -109,6 +112,7 @@ def handle(args: argparse.Namespace) -> int:
         settings=settings,
         run_id=run_id,
         engine=engine_options(args),
+        rebuild=args.rebuild,
     )
     if options.data is not None and not Path(options.data).is_file():
         raise UsageError(f"--data {options.data}: no such file")
@@ -142,6 +146,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
             try:
                 results = execute(plan, options, writer, progress)
+                writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                              {"load_average_end": load_average()})
             except KeyboardInterrupt:
                 print(f"interrupted: the cells measured so far are in {output}", file=sys.stderr)
                 return 130
