@@ -13,6 +13,7 @@ from stratabench.engine.operation import CellSpec
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.metrics import METRICS
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.stats import instability
 
 __all__ = ["run_go_cells"]
 
@@ -75,4 +76,6 @@ def _go_result(spec: CellSpec, line: dict[str, Any], want: str, notes: dict[str,
         status="failed" if error else "ok", error=error, loops=line.get("loops"),
         metrics=metrics, integrity=integrity,
         notes={**notes, **{k: v for k, v in (line.get("extra") or {}).items() if k not in METRICS}},
+        # A fixed count of samples: no target to miss, but the spread still tells.
+        flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
     )
