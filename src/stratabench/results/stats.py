@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "UNSTABLE_CV",
     "UNSTABLE_EXTREME",
+    "WIDE_INTERVAL",
     "Summary",
     "floor_samples",
     "instability",
@@ -30,6 +31,10 @@ CONFIDENCE = 0.95
 
 #: A cell whose stdev is more than this fraction of its mean is flagged unstable (pyperf warns at 10%).
 UNSTABLE_CV = 0.10
+
+#: A cell whose median's interval is wider than this (relative half-width) is flagged, whatever
+#: its sampling aimed at: a fixed count of samples (``--samples``, the Go cells) can leave it so.
+WIDE_INTERVAL = 0.05
 
 #: A cell with a sample this far from its median (a fraction: min below 1 - x, max above 1 + x times
 #: the median) is flagged: its min..max spread is far beyond the median's interval (pyperf warns at 50%).
@@ -153,6 +158,11 @@ def instability(summary: Summary, *, target: float | None = None, target_missed:
                 budget_s: float | None = None) -> list[str]:
     """Why a cell's samples do not make a trustworthy median, one line each with its figures; empty if none.
 
+    Four reasons: adaptive sampling missed its ``target``; the interval is
+    wider than :data:`WIDE_INTERVAL` (a fixed count); the stdev is over
+    :data:`UNSTABLE_CV` of the mean; a sample lies more than
+    :data:`UNSTABLE_EXTREME` away from the median.
+
     Parameters
     ----------
     summary
@@ -170,6 +180,9 @@ def instability(summary: Summary, *, target: float | None = None, target_missed:
         spent = f"; {budget_s:g} s budget spent" if budget_s is not None else ""
         flags.append(f"target not met: half-width {_percent(summary.relative_half_width)} > "
                      f"{_percent(target)} after {summary.n} samples{spent}")
+    elif summary.relative_half_width > WIDE_INTERVAL:
+        flags.append(f"wide interval: half-width {_percent(summary.relative_half_width)} of the median "
+                     f"(> {_percent(WIDE_INTERVAL)}) from {summary.n} samples")
     if summary.stdev is not None and summary.mean > 0 and summary.stdev / summary.mean > UNSTABLE_CV:
         flags.append(f"stdev {_percent(summary.stdev / summary.mean)} of the mean (> {_percent(UNSTABLE_CV)})")
     if summary.median > 0 and summary.n > 1:

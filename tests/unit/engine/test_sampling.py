@@ -111,7 +111,7 @@ def test_a_printed_level_never_claims_more_than_the_interval_covers(n: int) -> N
     ("samples", "flagged"),
     [
         ([100.0, 101.0, 99.0, 100.0, 100.5, 99.5], []),
-        ([100.0, 130.0, 80.0, 100.0, 120.0, 85.0], ["stdev"]),
+        ([100.0, 130.0, 80.0, 100.0, 120.0, 85.0], ["wide", "stdev"]),
         ([100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 400.0],
          ["stdev", "min..max"]),
     ],
@@ -121,3 +121,9 @@ def test_instability_names_each_reason_with_its_figure(samples: list[float], fla
     assert [flag.split()[0] for flag in flags] == flagged
     for flag in flags:
         assert "%" in flag  # each carries its figure
+
+
+def test_a_fixed_count_with_a_wide_interval_is_flagged_with_its_width() -> None:
+    assert instability(summarize([100.0, 112.0, 104.0])) == [
+        "wide interval: half-width 5.8% of the median (> 5.0%) from 3 samples"]
+    assert instability(summarize([100.0, 104.0, 102.0])) == []
