@@ -9,12 +9,30 @@ concerns before it is shown.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = ["MASK", "password_of", "redact", "scrub"]
 
 MASK = "***"
 """What stands in for a password."""
+
+# What looks like a credential in text that does not parse as a URL
+# (``redis://:hunter2@[::1``): ``[scheme://]user:PASSWORD@``, the password
+# running to the last ``@`` before a path, as in a URL's netloc.
+_LOOSE_USERINFO = re.compile(r"(?P<user>(?:[A-Za-z][A-Za-z0-9+.-]*://)?[^\s/?#:@]*):(?P<password>[^\s/?#]*)@")
+_LOOSE_PASSWORD_PARAMETER = re.compile(r"(?i)(?P<key>\bpassword=)(?P<password>[^&\s#]*)")
+
+
+def _mask_loosely(text: str) -> str:
+    text = _LOOSE_USERINFO.sub(lambda m: f"{m['user']}:{MASK}@" if m["password"] else m[0], text)
+    return _LOOSE_PASSWORD_PARAMETER.sub(lambda m: f"{m['key']}{MASK}" if m["password"] else m[0], text)
+
+
+def _loose_passwords(text: str) -> list[str]:
+    found = [m["password"] for m in _LOOSE_USERINFO.finditer(text)]
+    found += [m["password"] for m in _LOOSE_PASSWORD_PARAMETER.finditer(text)]
+    return [password for password in found if password and password != MASK]
 
 
 def _split_netloc(netloc: str) -> tuple[str | None, str | None, str]:
@@ -31,7 +49,9 @@ def redact(url: str) -> str:
 
     The user name, host, port, path and query stay, so the URL still says
     which server it is. Query parameters named ``password`` (libpq style)
-    are masked too. Text that is not a URL comes back unchanged.
+    are masked too. Text that does not parse as a URL is still searched for
+    what looks like a credential (``user:PASSWORD@``, ``password=``), which
+    is masked: a typo in a URL must not print its password.
 
     Examples
     --------
@@ -41,7 +61,7 @@ def redact(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return url
+        return _mask_loosely(url)
     user, password, hostport = _split_netloc(parts.netloc)
     netloc = parts.netloc
     if password is not None:
@@ -54,16 +74,17 @@ def redact(url: str) -> str:
             pairs.append(f"{key}={MASK}" if eq and key.lower() == "password" else pair)
         query = "&".join(pairs)
     if netloc == parts.netloc and query == parts.query:
-        return url
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        return _mask_loosely(url)
+    return _mask_loosely(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
 
 
 def password_of(url: str) -> str | None:
-    """The password carried by ``url`` (decoded), or ``None``."""
+    """The password carried by ``url`` (decoded), or ``None``; also of text that is not a URL."""
     try:
         parts = urlsplit(url)
     except ValueError:
-        return None
+        loose = _loose_passwords(url)
+        return unquote(loose[0]) if loose else None
     _, password, _ = _split_netloc(parts.netloc)
     if password:
         return unquote(password)
@@ -71,7 +92,8 @@ def password_of(url: str) -> str | None:
         key, eq, value = pair.partition("=")
         if eq and key.lower() == "password" and value:
             return unquote(value)
-    return None
+    loose = _loose_passwords(url)
+    return unquote(loose[0]) if loose else None
 
 
 def scrub(text: str, *urls: str) -> str:
@@ -85,10 +107,12 @@ def scrub(text: str, *urls: str) -> str:
         if not url:
             continue
         text = text.replace(url, redact(url))
+        secrets = set(_loose_passwords(url))
         password = password_of(url)
         if password:
-            raw = urlsplit(url).netloc.rpartition("@")[0].partition(":")[2]
-            for secret in sorted({password, raw}, key=len, reverse=True):
-                if secret:
-                    text = text.replace(secret, MASK)
-    return text
+            secrets.add(password)
+        secrets.update(unquote(secret) for secret in list(secrets))
+        for secret in sorted(secrets, key=len, reverse=True):
+            if secret:
+                text = text.replace(secret, MASK)
+    return _mask_loosely(text)

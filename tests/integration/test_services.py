@@ -52,7 +52,7 @@ def test_up_status_down(own_state: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert services_cli.run("up", ["redis", "memcached"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in lines] == [["redis", "up"], ["memcached", "up"]]
-    assert "redis://127.0.0.1:" in lines[0] and "pid " in lines[0]
+    assert "redis://:***@127.0.0.1:" in lines[0] and "pid " in lines[0]
     recorded = {service.name: service for service in state.load()}
     assert set(recorded) == {"redis", "memcached"}
     assert oct(own_state.stat().st_mode & 0o777) == "0o600"

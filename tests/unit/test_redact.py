@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stratabench.redact import MASK, password_of, redact, scrub
@@ -38,3 +40,38 @@ def test_scrub_removes_raw_and_encoded_password() -> None:
     assert "p@ss" not in cleaned and "p%40ss" not in cleaned
     assert cleaned.count(MASK) >= 3
     assert scrub("nothing secret", "redis://h/0") == "nothing secret"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "redis://:hunter2@[::1",  # unbalanced IPv6 bracket: urlsplit raises
+        "redis://:hunter2@[::1]:6379/0",
+        "redis://u:hunter2@[fe80::1%25eth0",
+        "mysql://bench:hunter2@host:notaport/db",
+        "postgresql://[::1/db?password=hunter2",
+        "user:hunter2@host",  # no scheme at all
+        "see redis://:hunter2@[::1 and mysql://u:hunter2@h/db",
+    ],
+)
+def test_unparseable_text_never_shows_its_password(text: str) -> None:
+    shown = redact(text)
+    assert "hunter2" not in shown and MASK in shown
+    assert password_of(text) == "hunter2"
+    assert "hunter2" not in scrub(f"driver says: {text} refused hunter2", text)
+
+
+def test_cli_never_prints_the_password_of_a_malformed_url(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from stratabench.cli.main import main
+
+    data = tmp_path / "records.jsonl"
+    data.write_text('{"id": 1}\n')
+    for url in ("redis://:hunter2@[::1", "redis://:hunter2@127.0.0.1:notaport/0"):
+        assert main(["run", "--data", str(data), "--store", url, "-o", str(tmp_path / "r.jsonl"), "--overwrite"]) != 0
+        out, err = capsys.readouterr()
+        assert "hunter2" not in out + err and err.startswith("error: ")
+        results = tmp_path / "r.jsonl"
+        assert not results.exists() or "hunter2" not in results.read_text()
+        assert main(["clean", "--store", url]) == 2
+        out, err = capsys.readouterr()
+        assert "hunter2" not in out + err and err.startswith("error: malformed store URL")

@@ -121,6 +121,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	maxRSS := fs.String("embed-max-rss", "8GiB", "stop the embed compile when a process exceeds this resident size")
 	timeout := fs.Duration("embed-timeout", 10*time.Minute, "stop the embed compile after this long")
 	embedCache := fs.String("embed-cache", "", "directory of the embed program's cached build: reused when complete, else filled")
+	lifeline := fs.Bool("exit-with-stdin", false, "stop (and stop the embed compile) when stdin closes: the parent has ended")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -169,6 +170,9 @@ func runBulkload(args []string, stdout io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *lifeline {
+		ctx = exitWithStdin(ctx, os.Stdin, lifelineGrace, os.Exit)
+	}
 	cfg := format.Config{
 		Seed: *seed, Size: *size, Workdir: *workdir,
 		Count: *count, Benchtime: *benchtime,
@@ -195,6 +199,27 @@ func runBulkload(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// lifelineGrace is how long a cancelled bulkload may take to stop its
+// compile and return before the process exits anyway.
+const lifelineGrace = time.Second
+
+// exitWithStdin returns a context cancelled when stdin reaches its end or
+// fails. The parent holds the pipe's other end, so the kernel closes it
+// when the parent dies, even by SIGKILL, while this program runs in a
+// session of its own that the parent's process group signal never reaches.
+// Cancelling stops the embed compile (runLimited kills its process tree);
+// if the program has not returned after grace, exit ends it.
+func exitWithStdin(ctx context.Context, stdin io.Reader, grace time.Duration, exit func(int)) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		io.Copy(io.Discard, stdin)
+		cancel()
+		time.Sleep(grace)
+		exit(3)
+	}()
+	return ctx
 }
 
 func runInfo(args []string, stdout io.Writer) error {

@@ -3,15 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestInfo(t *testing.T) {
@@ -123,5 +126,30 @@ func TestUsageErrors(t *testing.T) {
 		if out.Len() != 0 {
 			t.Errorf("%v: printed %q on stdout", args, out.String())
 		}
+	}
+}
+
+func TestExitWithStdinCancelsThenExits(t *testing.T) {
+	reader, writer := io.Pipe()
+	exited := make(chan int, 1)
+	ctx := exitWithStdin(context.Background(), reader, 50*time.Millisecond, func(code int) { exited <- code })
+	select {
+	case <-ctx.Done():
+		t.Fatal("cancelled while stdin is open")
+	case <-time.After(100 * time.Millisecond):
+	}
+	writer.Close() // the parent has died
+	select {
+	case <-ctx.Done():
+	case <-time.After(2 * time.Second):
+		t.Fatal("not cancelled after stdin closed")
+	}
+	select {
+	case code := <-exited:
+		if code != 3 {
+			t.Fatalf("exit code %d, want 3", code)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("did not exit after the grace period")
 	}
 }

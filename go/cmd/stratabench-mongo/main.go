@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -27,6 +26,8 @@ import (
 	"syscall"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+
+	"stratabench.dev/go/internal/loopback"
 )
 
 type usageError struct{ msg string }
@@ -66,8 +67,8 @@ func parseArgs(args []string) (options, error) {
 	}
 	var o options
 	var err error
-	if o.listen, err = loopback(*listen); err != nil {
-		return options{}, err
+	if o.listen, err = loopback.Addr(*listen); err != nil {
+		return options{}, usageError{fmt.Sprintf("--listen %q: %v", *listen, err)}
 	}
 	if *dir == "" {
 		return options{}, usageError{"--dir is required: the directory for the SQLite databases"}
@@ -79,23 +80,6 @@ func parseArgs(args []string) (options, error) {
 		return options{}, usageError{fmt.Sprintf("--log-level %q: want debug, info, warn or error", *level)}
 	}
 	return o, nil
-}
-
-// loopback checks that addr is host:port with a loopback host and returns
-// it with "localhost" spelled 127.0.0.1. Test servers must never be
-// reachable from other machines.
-func loopback(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", usageError{fmt.Sprintf("--listen %q: want host:port, like 127.0.0.1:27017", addr)}
-	}
-	if host == "localhost" {
-		host = "127.0.0.1"
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return "", usageError{fmt.Sprintf("--listen %q: refusing a non-loopback address; use 127.0.0.1:PORT", addr)}
-	}
-	return net.JoinHostPort(host, port), nil
 }
 
 func run(args []string, stdout, stderr io.Writer) error {

@@ -42,6 +42,7 @@ from typing import IO, Any
 from stratabench.build_cache import cache_root, content_key
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.json_lines import BadLine, json_objects
+from stratabench.lifeline import parent_death_signal
 
 __all__ = [
     "BIN_DIR_ENV",
@@ -197,7 +198,11 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
         out = binary_path(name)
         out.parent.mkdir(parents=True, exist_ok=True)
         cmd = ["go", "build", "-o", str(out), f"./cmd/{name}"]
-        proc = subprocess.run(cmd, cwd=GO_DIR, capture_output=quiet, text=True, check=False)
+        # The build dies with its caller: a killed run must not leave `go` compiling.
+        proc = subprocess.run(
+            cmd, cwd=GO_DIR, capture_output=quiet, text=True, check=False,
+            preexec_fn=parent_death_signal(),  # noqa: PLW1509
+        )
         if proc.returncode != 0:
             detail = _tail(proc.stderr) if quiet else "see the output above"
             raise GoRunError(f"`{' '.join(cmd)}` in {GO_DIR} failed ({proc.returncode}): {detail}")
@@ -327,6 +332,7 @@ def run_bulkload(
         "--variants", _join(variants),
         "--benchtime", benchtime,
         "--count", str(count),
+        "--exit-with-stdin",
     ]  # fmt: skip
     if embed_max_rss is not None:
         args += ["--embed-max-rss", embed_max_rss]
@@ -337,11 +343,14 @@ def run_bulkload(
     cmd = [str(_binary()), *args]
     stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
     # A session of its own, so that killing its process group also ends the
-    # compilers an embed cell started.
+    # compilers an embed cell started. That session is out of reach of a
+    # signal to ours, so its stdin is a pipe we hold: when this process ends,
+    # however it ends, the pipe closes and --exit-with-stdin stops it.
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     # stderr is drained on the side so that a chatty program cannot block
     # on a full pipe while we wait for its next stdout line.
     drainer = threading.Thread(target=_drain, args=(proc.stderr, stderr_tail), daemon=True)
@@ -377,5 +386,6 @@ def run_bulkload(
             _kill_group(proc)
             proc.wait()
         drainer.join(timeout=5)
+        proc.stdin.close()
         proc.stdout.close()
         proc.stderr.close()

@@ -13,12 +13,13 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from stratabench.cli.signals import interrupt_description, interrupted_exit_code, stop_signals_interrupt
 from stratabench.errors import StratabenchError
 
 __all__ = ["build_parser", "entry_point", "main"]
 
 #: Sub-command modules, in the order ``--help`` lists them.
-COMMANDS = ("run", "list", "report", "compare", "dataset", "timeit", "services")
+COMMANDS = ("run", "list", "report", "compare", "dataset", "timeit", "services", "clean")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,14 +55,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command is None:
             args = parser.parse_args(["run", *(argv or [])])
-        code: int = args.handler(args)
+        with stop_signals_interrupt():
+            code: int = args.handler(args)
         return code
     except StratabenchError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return error.exit_code
-    except KeyboardInterrupt:
-        print("interrupted: results measured so far are kept", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        print(f"{interrupt_description(interrupt)}: results measured so far are kept", file=sys.stderr)
+        return interrupted_exit_code(interrupt)
     except BrokenPipeError:
         return 141
 

@@ -20,6 +20,7 @@ from stratabench.cli.arguments import (
     positive_int,
 )
 from stratabench.cli.progress import make_progress
+from stratabench.cli.signals import interrupt_description, interrupted_exit_code
 from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.options import RunOptions
@@ -28,8 +29,10 @@ from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
+from stratabench.scratch import run_scratch
 from stratabench.suites.kit.plan import plan_run
 from stratabench.suites.kit.reports import run_tables
+
 
 __all__ = ["add_parser", "new_run_id", "run"]
 
@@ -135,7 +138,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
     as unavailable and do not fail the run), 1 when a cell failed.
     """
     progress = make_progress(quiet)
-    with _services(services) as running:
+    # Scratch first, so the servers' directories are inside the run's root too.
+    with run_scratch(options.run_id), _services(services) as running:
         if running:
             urls = tuple(service.url for service in running.values())
             options = dataclasses.replace(options, stores=options.stores + urls)
@@ -148,9 +152,10 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 results = execute(plan, options, writer, progress)
                 writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                               {"load_average_end": load_average()})
-            except KeyboardInterrupt:
-                print(f"interrupted: the cells measured so far are in {output}", file=sys.stderr)
-                return 130
+            except KeyboardInterrupt as interrupt:
+                print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
+                      file=sys.stderr)
+                return interrupted_exit_code(interrupt)
     sys.stdout.write(reporter.render(run_tables(results, header)))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)

@@ -4,7 +4,7 @@ Starts Redis, memcached, PostgreSQL, MariaDB and a MongoDB-compatible
 server on free loopback ports in temporary directories, shows them, and
 stops them by their own process ids. One line per service::
 
-    redis       up           redis://127.0.0.1:41234/0   pid 1234
+    redis       up           redis://:***@127.0.0.1:41234/0   pid 1234
 
 URLs are shown with passwords masked. ``--show-passwords`` prints them
 whole, for pasting into ``--store``; ``stratabench run`` finds the servers
@@ -26,6 +26,22 @@ __all__ = ["add_parser", "format_status", "handle", "run"]
 ACTIONS = ("up", "status", "down")
 
 
+#: The range of ``--timeout``: long enough for initdb on a slow disk, short enough to notice a hang.
+TIMEOUT_RANGE_S = (0.5, 3600.0)
+
+
+def start_timeout(text: str) -> float:
+    """argparse type of ``--timeout``: finite seconds within :data:`TIMEOUT_RANGE_S`."""
+    low, high = TIMEOUT_RANGE_S
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not low <= value <= high:  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give {low:g} to {high:g} seconds")
+    return value
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "services",
@@ -33,14 +49,23 @@ def add_parser(subparsers: Any) -> None:
         description="Start private servers on free loopback ports in temporary directories (up), show them "
         "(status), or stop them by their own process ids (down). With no NAME, every service.",
     )
-    parser.add_argument("action", choices=ACTIONS, help="up, status or down")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="redis, memcached, postgresql, mariadb, mongodb")
-    parser.add_argument("--json", action="store_true", help="machine-readable output (passwords masked)")
-    parser.add_argument(
-        "--show-passwords", action="store_true", help="print URLs with their passwords, to pass them as --store"
-    )
-    parser.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds each server may take to start")
-    parser.set_defaults(handler=handle)
+    # One sub-parser per action, so that options may come before or after the
+    # names (`services up --timeout 5 redis`): with the action and the names as
+    # two positionals of one parser, argparse stops reading names at an option.
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    helps = {"up": "start servers", "status": "show servers", "down": "stop servers"}
+    for action in ACTIONS:
+        sub = actions.add_parser(action, help=helps[action], description=f"{helps[action].capitalize()}.")
+        sub.add_argument("names", nargs="*", metavar="NAME", help="redis, memcached, postgresql, mariadb, mongodb")
+        sub.add_argument("--json", action="store_true", help="machine-readable output (passwords masked)")
+        sub.add_argument(
+            "--show-passwords", action="store_true", help="print URLs with their passwords, to pass them as --store"
+        )
+        if action == "up":
+            low, high = TIMEOUT_RANGE_S
+            sub.add_argument("--timeout", type=start_timeout, default=None, metavar="S",
+                             help=f"seconds each server may take to start ({low:g} to {high:g})")
+        sub.set_defaults(handler=handle, timeout=None)
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -44,7 +44,8 @@ def cached(key: str, build: Callable[[], T]) -> T:
         with path.open("rb") as file:
             value: T = pickle.load(file)
             return value
-    # ImportError: a pickle of classes that have since moved (an older stratabench).
+    # ImportError: a pickle written by another version of stratabench (another
+    # checkout shares the cache) may name modules this one does not have.
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, ImportError):
         pass
     value = build()

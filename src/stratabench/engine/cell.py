@@ -1,9 +1,10 @@
 """Running one cell: in this process, or in a fresh worker process.
 
 Parent and worker talk through a narrow channel, as in pyperf: the parent
-writes the cell spec and run options to a request file and starts
-``python -m stratabench.engine.worker REQUEST RESULT``; the worker writes one
-result record to the result file. Anything else the worker prints is
+starts ``python -m stratabench.engine.worker - RESULT`` and writes the cell
+spec and run options to its stdin (a pipe, not a file, because store URLs
+may carry passwords); the worker writes one result record to the result
+file. Anything else the worker prints is
 diagnostics, shown only when the worker dies without a result.
 
 During a run the worker is not a new interpreter but a child forked from a
@@ -29,6 +30,7 @@ from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec, builder_of
 from stratabench.engine.zygote import Zygotes, ZygoteError
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
+from stratabench.lifeline import parent_death_signal
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
 from stratabench.results.records import CellResult, Status
@@ -97,15 +99,16 @@ def run_cell_in_worker(spec: CellSpec, options: RunOptions) -> CellResult:
     """Run one cell in a fresh Python process and read back its result."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
-        request = Path(tmp) / "request.json"
         result_path = Path(tmp) / "result.json"
-        request.write_text(json.dumps({"cell": spec.to_json(), "options": options.to_json()}))
+        # The request goes through a pipe, never a file: its store URLs may carry passwords.
+        request = json.dumps({"cell": spec.to_json(), "options": options.to_json()})
         env = {**os.environ, **spec.env}
         try:
             process = subprocess.run(
-                [sys.executable, "-m", "stratabench.engine.worker", str(request), str(result_path)],
+                [sys.executable, "-m", "stratabench.engine.worker", "-", str(result_path)],
                 env=env,
-                stdin=subprocess.DEVNULL,
+                input=request,
+                preexec_fn=parent_death_signal(),  # noqa: PLW1509 -- a worker must not outlive a killed run
                 capture_output=True,
                 text=True,
                 timeout=options.engine.cell_timeout_s,
@@ -165,9 +168,10 @@ def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None
 
 
 def worker_main(argv: list[str]) -> int:
-    """Entry point of the worker process: ``REQUEST RESULT``."""
+    """Entry point of the worker process: ``REQUEST RESULT``, ``-`` reading the request from stdin."""
     request_path, result_path = argv
-    return serve_request(json.loads(Path(request_path).read_text()), result_path)
+    return serve_request(json.loads(sys.stdin.read() if request_path == "-" else Path(request_path).read_text()),
+                         result_path)
 
 
 def serve_request(request: dict[str, Any], result_path: str) -> int:

@@ -1,4 +1,4 @@
-"""``python -m stratabench.engine.worker REQUEST RESULT``: measure one cell."""
+"""``python -m stratabench.engine.worker REQUEST RESULT``: measure one cell (``-``: the request on stdin)."""
 
 from __future__ import annotations
 

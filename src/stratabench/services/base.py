@@ -12,6 +12,13 @@ Stopping goes by those process ids only, and only while each process still
 runs the recorded executable and was started at the recorded time, so a
 recycled pid is never signalled. Nothing is stopped by name.
 
+A server sees a cleaned environment (:meth:`Service.environment`: ``PATH``,
+``HOME`` and ``TMPDIR`` pointing at its directory, ``LANG``), never the
+caller's, which may hold secrets. Its directory is 0700. Servers of a run
+(``run --services local``) also get a parent-death signal
+(:mod:`stratabench.lifeline`), so that a run killed with SIGKILL does not
+leave them behind; the servers of ``services up`` are meant to outlive it.
+
 When running as root, servers that refuse root (PostgreSQL, MariaDB,
 memcached) and the others alike run as the unprivileged user ``nobody``:
 the temporary directory is handed to that user, and the process is started
@@ -35,6 +42,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from stratabench.errors import ServiceError, UnavailableError
+from stratabench.lifeline import parent_death_signal, popen_tied
 from stratabench.redact import redact, scrub
 from stratabench.registry import Availability
 from stratabench.services.ports import LOOPBACK, free_port
@@ -217,6 +225,12 @@ def _wait_gone(processes: Sequence[Any], timeout: float) -> bool:
         time.sleep(0.05)
 
 
+def _private_directories(root: Path) -> None:
+    """Make ``root`` and every directory below it 0700: data, sockets and passwords are the server's alone."""
+    for directory, _, _ in os.walk(root):
+        os.chmod(directory, 0o700)
+
+
 def log_tail(path: Path, *, lines: int = 3, width: int = 400) -> str:
     """The last non-empty lines of a log, joined into one line."""
     try:
@@ -281,6 +295,20 @@ class Service(ABC):
 
     def prepare(self) -> None:
         """Make what the server needs in :attr:`workdir` before it starts."""
+
+    def environment(self) -> dict[str, str]:
+        """The whole environment of the server and its setup commands.
+
+        Only what a server needs, so that the caller's variables (cloud
+        credentials, tokens) never reach a process that logs its
+        environment or runs as another user.
+        """
+        return {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(self.workdir),
+            "TMPDIR": str(self.workdir),
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+        }
 
     @abstractmethod
     def command(self) -> list[str]:
@@ -371,6 +399,8 @@ class Service(ABC):
                 capture_output=True,
                 timeout=timeout,
                 check=False,
+                env=self.environment(),
+                preexec_fn=parent_death_signal(),  # noqa: PLW1509 -- setup must not outlive a killed caller
                 **self._popen_user(),
             )
         except subprocess.TimeoutExpired:
@@ -393,7 +423,8 @@ class Service(ABC):
             return ""
         try:
             done = subprocess.run(
-                [executable, *self.version_args], capture_output=True, timeout=10, check=False
+                [executable, *self.version_args], capture_output=True, timeout=10, check=False,
+                env=self.environment(),
             )
         except (OSError, subprocess.SubprocessError):
             return ""
@@ -429,7 +460,8 @@ class Service(ABC):
             try:
                 self.give(self.workdir)
                 self.prepare()
-                process = self._launch()
+                _private_directories(self.workdir)
+                process = self._launch(tied=owner_pid is not None)
                 self._wait_ready(process, timeout)
             except ServiceError as exc:
                 retry = "in use" in log_tail(self.log_path, lines=20).lower() and attempt + 1 < _PORT_RETRIES
@@ -460,13 +492,15 @@ class Service(ABC):
             )
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _launch(self) -> subprocess.Popen[bytes]:
+    def _launch(self, *, tied: bool) -> subprocess.Popen[bytes]:
+        """Start the server; ``tied``: it gets SIGKILL when this process ends."""
         command = self.command()
         log = open(self.log_path, "ab")  # noqa: SIM115 -- the child keeps it; we close our copy below
         try:
-            process = subprocess.Popen(
+            process = (popen_tied if tied else subprocess.Popen)(
                 command,
                 cwd=self.workdir,
+                env=self.environment(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

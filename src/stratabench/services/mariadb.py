@@ -45,7 +45,7 @@ class MariadbService(Service):
         # A temporary directory of its own: at start MariaDB deletes the
         # temporary tables it finds in its tmpdir, which in a shared /tmp
         # are those of other instances starting at the same time.
-        (self.workdir / "tmp").mkdir()
+        (self.workdir / "tmp").mkdir(mode=0o700)
         self.give(self.workdir / "tmp")
         self.run_setup([
             self._installer(),

@@ -2,8 +2,11 @@
 
 Needs the ``redis-server`` binary (Debian package ``redis-server``). The
 instance keeps everything in memory (no RDB snapshots, no AOF), listens on
-127.0.0.1 only, with protected mode on and no password, and logs to its
-temporary directory. Its URL is ``redis://127.0.0.1:PORT/0``.
+127.0.0.1 only, with protected mode on and a fresh random password
+(``requirepass``, in a 0600 configuration file rather than on the command
+line, where ``ps`` would show it), and logs to its temporary directory. Its
+URL is ``redis://:PASSWORD@127.0.0.1:PORT/0``; only its redacted form is
+ever shown.
 """
 
 from __future__ import annotations
@@ -26,9 +29,13 @@ class RedisService(Service):
     def executable(self) -> str:
         return self.find_binary(["redis-server"])
 
+    def prepare(self) -> None:
+        self.write_private("redis.conf", f"requirepass {self.password}\n")
+
     def command(self) -> list[str]:
         return [
             self.executable(),
+            str(self.workdir / "redis.conf"),
             "--port", str(self.port),
             "--bind", LOOPBACK,
             "--protected-mode", "yes",
@@ -40,9 +47,15 @@ class RedisService(Service):
         ]  # fmt: skip
 
     def url(self) -> str:
-        return f"redis://{LOOPBACK}:{self.port}/0"
+        return f"redis://:{self.password}@{LOOPBACK}:{self.port}/0"
 
     def ready(self) -> bool:
         with socket.create_connection((LOOPBACK, self.port), timeout=1.0) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
+            sock.sendall(f"AUTH {self.password}\r\nPING\r\n".encode())
+            reply = b""
+            while reply.count(b"\r\n") < 2:
+                chunk = sock.recv(64)
+                if not chunk:
+                    return False
+                reply += chunk
+            return reply == b"+OK\r\n+PONG\r\n"

@@ -56,6 +56,10 @@ def _read(path: Path) -> list[RunningService]:
 def _locked(path: Path, *, write: bool) -> Iterator[None]:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # mkdir's mode does not apply to a directory that already exists (the
+        # dataset cache may have made ~/.cache/stratabench first, 0755).
+        if path.parent.stat().st_uid == os.geteuid():
+            os.chmod(path.parent, 0o700)
         lock = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         raise ServiceError(f"cannot use the services state file {path}: {exc}; set {STATE_ENV} to a writable path") from None

@@ -227,3 +227,47 @@ def test_rebuild_drops_the_cached_embed_build(built: Path, monkeypatch: pytest.M
     assert kept[0].ok and entry.exists()
     rebuilt = list(run_go_cells(cells, tmp_path, size=10, seed=100, count=1, benchtime="1x", rebuild=True))
     assert rebuilt[0].ok and not entry.exists()
+
+
+@pytest.mark.slow
+def test_the_program_and_its_go_build_end_when_the_caller_is_killed(built: Path, tmp_path: Path) -> None:
+    # stratabench-go runs in a session of its own, out of reach of a signal
+    # to the caller's group: the pipe on its stdin is what tells it.
+    import sys
+    import textwrap
+    import time
+
+    import psutil
+
+    script = textwrap.dedent(f"""
+        from stratabench.adapters import golang
+        for cell in golang.run_bulkload(seed=100, size=20000, workdir={str(tmp_path)!r}, formats="embed",
+                                        variants="warm", benchtime="1x", count=1):
+            pass
+    """)
+    caller = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        tree: list[psutil.Process] = []
+        while not any(p.name() == "go" for p in tree):  # the embed cell's `go build` is running
+            assert caller.poll() is None and time.monotonic() < deadline, "no go build started"
+            time.sleep(0.05)
+            try:
+                tree = psutil.Process(caller.pid).children(recursive=True)
+            except psutil.NoSuchProcess:
+                tree = []
+        caller.kill()
+        caller.wait()
+        time.sleep(2)
+        left = []
+        for process in tree:
+            try:
+                if process.status() != psutil.STATUS_ZOMBIE:
+                    left.append(f"{process.pid} {process.name()}")
+            except psutil.NoSuchProcess:
+                pass
+        assert left == [], f"alive 2 s after the caller was killed: {left}"
+    finally:
+        if caller.poll() is None:
+            caller.kill()
+            caller.wait()

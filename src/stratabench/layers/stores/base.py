@@ -15,13 +15,22 @@ inside its *namespace*, a name the caller derives from the run id:
 flushes a database or drops anything it did not name itself, so a URL that
 points at a server holding someone else's data is safe to use.
 
+A run's namespaces are ``{run id}.{suite}.{10 hex digits}`` (the cell's
+hash), so the keys of a run start ``sb:20261121-054500-3f2a.matrix.`` and its
+tables ``stratabench_20261121_054500_3f2a_matrix_`` (and end with a hash). When a run is killed
+before its cleanup, ``stratabench clean`` finds exactly those shapes
+(:data:`RUN_NAMESPACE_PATTERN`, :data:`RUN_IDENTIFIER_PATTERN`) through the
+:class:`Sweepable` ability, and drops them; and key/value servers give every
+key an expiry (``redis.key_ttl``, ``memcached.key_ttl``: a day by default).
+
 The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
 Optional abilities are separate protocols checked with ``isinstance``, as
 go-ycsb separates ``DB`` from ``BatchDB``: :class:`BatchStore` for batched
-get and put, :class:`ItemLimit` for stores that refuse large items. Callers
-that read or write many keys take :func:`batch_getter` and
-:func:`batch_putter`: the batch where the store has one, key by key where it
-has not, decided in this one place.
+get and put, :class:`ItemLimit` for stores that refuse large items,
+:class:`Sweepable` for stores that can list and drop the namespaces runs
+left behind. Callers that read or write many keys take :func:`batch_getter`
+and :func:`batch_putter`: the batch where the store has one, key by key where
+it has not, decided in this one place.
 
 Failures are :class:`~stratabench.errors.StoreError` with one line naming the
 server (URL redacted) and what to do; a value over the item limit is
@@ -48,12 +57,18 @@ from stratabench.settings import Setting, SettingReader
 __all__ = [
     "NAMESPACE_PATTERN",
     "StoreConnection",
+    "RUN_IDENTIFIER_PATTERN",
+    "RUN_NAMESPACE_PATTERN",
+    "SWEEP_NAMESPACE",
     "BatchStore",
     "ItemLimit",
     "KeyValue",
     "Store",
     "batch_getter",
     "batch_putter",
+    "Sweepable",
+    "key_ttl_setting",
+    "swept_name",
     "namespace_identifier",
     "open_store",
     "parse_store_url",
@@ -65,6 +80,25 @@ NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """What a namespace may be: no ``:``, so that one namespace's key prefix can
 never be the beginning of another's, and nothing a SQL identifier or a file
 name would have to quote."""
+
+
+_RUN_ID = r"(?:\d{8}-\d{6}-[0-9a-f]{4}|local)"
+# namespace_identifier() lowercases, turns "-" and "." into "_", may cut the
+# middle short to fit, and always ends with "_" + 8 hex digits of a hash.
+_RUN_ID_IDENTIFIER = r"(?:\d{8}_\d{6}_[0-9a-f]{4}|local)"
+
+RUN_NAMESPACE_PATTERN = re.compile(rf"^{_RUN_ID}\.[a-z][a-z0-9_]*\.[0-9a-f]{{10}}$")
+"""A namespace a run made for a cell: ``{run id}.{suite}.{cell hash}``, as
+``suites.kit.stores.cell_namespace`` builds it, for the run ids of the
+command line (``20261121-054500-3f2a``) and the API's default (``local``);
+nothing else is ever swept."""
+
+RUN_IDENTIFIER_PATTERN = re.compile(rf"^stratabench_{_RUN_ID_IDENTIFIER}_[a-z0-9_]*_[0-9a-f]{{8}}$")
+""":func:`namespace_identifier` of a run namespace: the table, collection or
+database names that are swept."""
+
+SWEEP_NAMESPACE = "stratabench-sweep"
+"""The namespace a store is opened in to sweep (it is never written)."""
 
 
 @runtime_checkable
@@ -122,6 +156,45 @@ class ItemLimit(Protocol):
     @property
     def item_limit_bytes(self) -> int:
         """The largest value, in bytes, that one ``put`` accepts."""
+
+
+@runtime_checkable
+class Sweepable(Protocol):
+    """A store that finds the namespaces runs left in it, and drops them.
+
+    Open it with ``open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True)``:
+    a store opened for sweeping creates nothing of its own. Names are what
+    the store holds: key namespaces for key/value servers (matching
+    :data:`RUN_NAMESPACE_PATTERN`), table, collection or database names for
+    the others (matching :data:`RUN_IDENTIFIER_PATTERN`).
+    """
+
+    def list_namespaces(self) -> list[str]:
+        """Every run namespace in the store, sorted; nothing that merely shares a prefix."""
+
+    def drop_namespace(self, name: str) -> None:
+        """Remove one name returned by :meth:`list_namespaces`, and nothing else."""
+
+
+def swept_name(name: str, pattern: re.Pattern[str]) -> str:
+    """``name`` if it has the shape of a run's namespace (``pattern``), else :class:`UsageError`.
+
+    The check every :meth:`Sweepable.drop_namespace` makes first: it keeps
+    a drop to the tool's own names, and a quoted SQL name free of quotes.
+    """
+    if not pattern.match(name):
+        raise UsageError(f"{name!r} is not a namespace of a stratabench run; nothing dropped")
+    return name
+
+
+def key_ttl_setting(store: str, *, help_suffix: str = "") -> Setting:
+    """``{store}.key_ttl``: seconds until a written key expires (a day; 0 never).
+
+    Long enough for any cell, short enough that a run killed before its
+    cleanup leaves nothing for long.
+    """
+    return Setting(f"{store}.key_ttl", "86400",
+                   f"seconds until each key this tool writes expires, 0 for never{help_suffix}", "whole")
 
 
 def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
@@ -267,6 +340,9 @@ class Store(StoreConnection, ABC):
     server_pids
         Process ids of the local server behind the URL, when known, for
         the engine's ``server_cpu_ns``.
+    sweeping
+        Opened only to list and drop run namespaces (:class:`Sweepable`):
+        the store creates no table or file of its own.
 
     Notes
     -----
@@ -293,6 +369,8 @@ class Store(StoreConnection, ABC):
         store this way, so a new store is tested the moment it is registered.
         """
         return None
+    unswept_note: ClassVar[str] = "it cannot list what runs left in it"
+    """For a store that is not :class:`Sweepable`: why, and what happens to a killed run's data instead."""
 
     def __init__(
         self,
@@ -301,6 +379,7 @@ class Store(StoreConnection, ABC):
         namespace: str,
         options: RunOptions | None = None,
         server_pids: tuple[int, ...] = (),
+        sweeping: bool = False,
     ) -> None:
         if not NAMESPACE_PATTERN.match(namespace):
             raise UsageError(
@@ -312,6 +391,7 @@ class Store(StoreConnection, ABC):
         self.options = options if options is not None else RunOptions()
         self._server_pids = tuple(server_pids)
         self._closed = False
+        self.sweeping = sweeping
         try:
             self._open()
         except BaseException:
@@ -441,6 +521,7 @@ def open_store(
     namespace: str,
     options: RunOptions | None = None,
     server_pids: tuple[int, ...] | None = None,
+    sweeping: bool = False,
 ) -> Store:
     """Open the store that ``url`` names, inside ``namespace``.
 
@@ -457,6 +538,8 @@ def open_store(
     server_pids
         Process ids of the server. ``None`` looks them up among the servers
         ``stratabench services`` started, so the engine can measure their CPU.
+    sweeping
+        Open it only to sweep run namespaces (see :class:`Sweepable`).
 
     Raises
     ------
@@ -477,5 +560,5 @@ def open_store(
         from stratabench.services.state import pids_for_address
 
         server_pids = pids_for_address(parts.hostname, parts.port) if parts.hostname else ()
-    store: Store = cls(url, namespace=namespace, options=options, server_pids=server_pids)
+    store: Store = cls(url, namespace=namespace, options=options, server_pids=server_pids, sweeping=sweeping)
     return store

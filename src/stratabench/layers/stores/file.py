@@ -7,7 +7,9 @@ so binary keys work and names stay valid on case-insensitive file systems;
 that limits keys to about 155 bytes. Writes go to a temporary file that is
 renamed over the old one, so a reader never sees half a value. Nothing is
 fsynced: this measures the file system's cache, like the other stores'
-default durability.
+default durability. ``stratabench clean`` finds the directories of runs
+(:class:`~stratabench.layers.stores.base.Sweepable`) among
+``stratabench-*``.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from pathlib import Path
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store
+from stratabench.layers.stores.base import RUN_NAMESPACE_PATTERN, Store, swept_name
 
 __all__ = ["FileStore"]
 
 _MAX_NAME = 255
+_DIR_PREFIX = "stratabench-"
 
 
 def _file_name(key: bytes) -> str:
@@ -55,7 +58,11 @@ class FileStore(Store):
     def _open(self) -> None:
         if not self.path:
             raise UsageError(f"store URL {self.redacted_url!r} names no directory; use file:///path/to/dir")
-        self._dir = Path(self.path) / f"stratabench-{self.namespace}"
+        self._dir = Path(self.path) / f"{_DIR_PREFIX}{self.namespace}"
+        if self.sweeping:
+            if not Path(self.path).is_dir():
+                raise UsageError(f"store URL {self.redacted_url!r}: no such directory to clean")
+            return
         try:
             self._dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -109,6 +116,21 @@ class FileStore(Store):
         with self._guard("cleanup"):
             if self._dir.exists():
                 shutil.rmtree(self._dir)
+
+    def list_namespaces(self) -> list[str]:
+        with self._guard("list namespaces"):
+            entries = [entry for entry in Path(self.path).iterdir() if entry.is_dir() and not entry.is_symlink()]
+        return sorted(
+            entry.name[len(_DIR_PREFIX) :]
+            for entry in entries
+            if entry.name.startswith(_DIR_PREFIX) and RUN_NAMESPACE_PATTERN.match(entry.name[len(_DIR_PREFIX) :])
+        )
+
+    def drop_namespace(self, name: str) -> None:
+        directory = Path(self.path) / f"{_DIR_PREFIX}{swept_name(name, RUN_NAMESPACE_PATTERN)}"
+        with self._guard("drop namespace"):
+            if directory.is_dir() and not directory.is_symlink():
+                shutil.rmtree(directory)
 
     def _close(self) -> None:
         pass

@@ -14,8 +14,14 @@ wrote are also remembered, so :meth:`cleanup` deletes them even where
 metadump is off. It never calls ``flush_all``. Items may be evicted at any
 time: a cache, not a database.
 
-Settings (``memcached.*``: timeouts): ``stratabench list settings`` shows
-them with their defaults.
+``stratabench clean`` cannot sweep memcached: without metadump it cannot
+list keys at all, and a full crawl of a shared cache is no cleanup tool.
+Every item is written with an expiry instead, ``memcached.key_ttl`` seconds
+(a day by default, at most 30 days: memcached reads more as a date), so a
+run killed before its cleanup leaves nothing for long.
+
+Settings (``memcached.*``: timeouts, key expiry): ``stratabench list
+settings`` shows them with their defaults.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from urllib.parse import unquote
 
 from stratabench.errors import StoreError, UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, timeout_settings
+from stratabench.layers.stores.base import Store, key_ttl_setting, timeout_settings
 
 __all__ = ["MemcachedStore"]
 
@@ -38,6 +44,8 @@ _MAX_KEY = 250
 # memcached 1.6 reports size=70 for a 10-byte key and 3-byte value.
 _ITEM_OVERHEAD = 64
 _DEFAULT_ITEM_SIZE_MAX = 1024 * 1024
+# memcached takes an exptime above 30 days as a Unix time, not a duration.
+_MAX_RELATIVE_TTL = 30 * 24 * 3600
 
 
 @STORES.register("memcached", requires=("pymemcache",), extra="stores")
@@ -46,7 +54,11 @@ class MemcachedStore(Store):
 
     schemes = ("memcached", "memcache")
     service = "memcached"
-    settings = timeout_settings("memcached")
+    settings = (*timeout_settings("memcached"), key_ttl_setting("memcached", help_suffix=" (at most 2592000)"))
+    unswept_note = (
+        "memcached cannot list its keys; the items of a killed run expire by themselves "
+        "after memcached.key_ttl seconds (a day by default)"
+    )
 
     def _open(self) -> None:
         from pymemcache.client.base import Client
@@ -57,6 +69,11 @@ class MemcachedStore(Store):
         self._timeout = self.config.number("memcached.socket_timeout")
         self._connect_timeout = self.config.number("memcached.connect_timeout")
         self._written: set[bytes] = set()
+        self._ttl = self.config.whole("memcached.key_ttl")
+        if not 0 <= self._ttl <= _MAX_RELATIVE_TTL:
+            raise UsageError(
+                f"memcached.key_ttl={self._ttl}: give 0 (no expiry) to {_MAX_RELATIVE_TTL} seconds (30 days)"
+            )
         self._client: Any = Client(
             (host, port),
             connect_timeout=self._connect_timeout,
@@ -120,7 +137,7 @@ class MemcachedStore(Store):
         self._written.add(key)
         with self._guard("put"):
             try:
-                ok = self._client.set(stored, value, noreply=False)
+                ok = self._client.set(stored, value, expire=self._ttl, noreply=False)
             except self._driver_errors() as exc:
                 raise self._too_large_reply(exc, len(value)) or self._failed("put", exc) from exc
         if not ok:
@@ -150,7 +167,7 @@ class MemcachedStore(Store):
         if not mapping:
             return
         with self._guard("put_many"):
-            failed = self._client.set_many(mapping, noreply=False)
+            failed = self._client.set_many(mapping, expire=self._ttl, noreply=False)
         if failed:
             raise self._failed("put_many", f"the server did not store {len(failed)} of {len(mapping)} items")
 

@@ -27,6 +27,7 @@ class MemoryStore(Store):
     """Process memory: a dict (optionally a bounded LRU) per namespace."""
 
     schemes = ("memory",)
+    unswept_note = "its data lives in the run's own process and ends with it"
     settings = (Setting("memory.max_items", "0", "keep at most this many keys, dropping the least recently used; "
                         "0: no limit", "whole"),)
 

@@ -6,7 +6,9 @@ the URL, this namespace is the database ``stratabench_{namespace}`` with one
 collection ``kv``, and :meth:`cleanup` drops that database. With a database
 in the URL (for a user allowed only there), the namespace is the collection
 ``stratabench_{namespace}`` in it, and :meth:`cleanup` drops only that
-collection. Each entry is a document ``{_id: key, v: value}`` (both BSON
+collection. ``stratabench clean`` finds the databases (or, with a database
+in the URL, the collections) of runs by the shape of their names
+(:class:`~stratabench.layers.stores.base.Sweepable`). Each entry is a document ``{_id: key, v: value}`` (both BSON
 binary); batches are one ``$in`` query and one unordered bulk write.
 
 A document is at most the server's ``maxBsonObjectSize`` (16 MiB), so a
@@ -24,7 +26,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, timeout_settings
 from stratabench.settings import Setting
 
 __all__ = ["MongodbStore"]
@@ -135,6 +137,22 @@ class MongodbStore(Store):
                 self._client.drop_database(self._database.name)
             else:
                 self._collection.drop()
+
+    def list_namespaces(self) -> list[str]:
+        with self._guard("list namespaces"):
+            if self._own_database:
+                names = self._client.list_database_names()
+            else:
+                names = self._database.list_collection_names()
+        return sorted(str(name) for name in names if RUN_IDENTIFIER_PATTERN.match(str(name)))
+
+    def drop_namespace(self, name: str) -> None:
+        name = swept_name(name, RUN_IDENTIFIER_PATTERN)
+        with self._guard("drop namespace"):
+            if self._own_database:
+                self._client.drop_database(name)
+            else:
+                self._database.drop_collection(name)
 
     def _close(self) -> None:
         self._client.close()

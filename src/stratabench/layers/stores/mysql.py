@@ -5,7 +5,9 @@ Needs the ``pymysql`` package (``stratabench[stores]``) and a server:
 database must exist (the private ``mariadb`` service makes ``stratabench``).
 This namespace lives in the InnoDB table ``stratabench_{namespace}``
 (``k VARBINARY(512)`` primary key, ``v LONGBLOB``); :meth:`cleanup` drops
-that table and nothing else. Each ``put`` is one autocommitted upsert;
+that table and nothing else. ``stratabench clean`` finds the tables of runs
+in the URL's database by the shape of their names
+(:class:`~stratabench.layers.stores.base.Sweepable`). Each ``put`` is one autocommitted upsert;
 ``put_many`` is one transaction of multi-row inserts.
 
 A value must fit in one packet: the store reads ``max_allowed_packet``
@@ -26,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, timeout_settings
 from stratabench.settings import SettingReader
 
 __all__ = ["MysqlStore"]
@@ -95,10 +97,11 @@ class MysqlStore(Store):
         try:
             self._db: Any = connect(self._url, self.config)
             with self._db.cursor() as cursor:
-                cursor.execute(
-                    f"CREATE TABLE IF NOT EXISTS `{self._table}` "
-                    f"(k VARBINARY({_MAX_KEY}) NOT NULL PRIMARY KEY, v LONGBLOB NOT NULL) ENGINE=InnoDB"
-                )
+                if not self.sweeping:
+                    cursor.execute(
+                        f"CREATE TABLE IF NOT EXISTS `{self._table}` "
+                        f"(k VARBINARY({_MAX_KEY}) NOT NULL PRIMARY KEY, v LONGBLOB NOT NULL) ENGINE=InnoDB"
+                    )
                 cursor.execute("SELECT @@max_allowed_packet")
                 self._max_packet = int(cursor.fetchone()[0])
         except (pymysql.MySQLError, OSError) as exc:
@@ -175,6 +178,16 @@ class MysqlStore(Store):
 
     def cleanup(self) -> None:
         self._execute("cleanup", f"DROP TABLE IF EXISTS `{self._table}`")
+
+    def list_namespaces(self) -> list[str]:
+        rows = self._execute(
+            "list namespaces", "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+        )
+        return sorted(str(name) for (name,) in rows if RUN_IDENTIFIER_PATTERN.match(str(name)))
+
+    def drop_namespace(self, name: str) -> None:
+        name = swept_name(name, RUN_IDENTIFIER_PATTERN)
+        self._execute("drop namespace", f"DROP TABLE IF EXISTS `{name}`")
 
     def _close(self) -> None:
         try:

@@ -5,7 +5,9 @@ server: ``postgresql://user:password@host:port/database`` (``postgres://``
 too; libpq's query parameters such as ``sslmode`` pass through). This
 namespace lives in the table ``stratabench_{namespace}`` (``k bytea``
 primary key, ``v bytea``) in the URL's database and default schema;
-:meth:`cleanup` drops that table and nothing else. Each ``put`` is one
+:meth:`cleanup` drops that table and nothing else. ``stratabench clean``
+finds the tables of runs in the default schema by the shape of their names
+(:class:`~stratabench.layers.stores.base.Sweepable`). Each ``put`` is one
 autocommitted upsert; ``put_many`` is one transaction of pipelined upserts;
 ``get_many`` is one ``= ANY(...)`` query.
 
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier, timeout_settings
+from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, timeout_settings
 from stratabench.settings import SettingReader
 
 __all__ = ["PostgresqlStore"]
@@ -55,9 +57,10 @@ class PostgresqlStore(Store):
         self._table = namespace_identifier(self.namespace)
         try:
             self._db: Any = connect(self._url, self.config)
-            self._db.execute(
-                f'CREATE TABLE IF NOT EXISTS "{self._table}" (k bytea PRIMARY KEY, v bytea NOT NULL)'
-            )
+            if not self.sweeping:
+                self._db.execute(
+                    f'CREATE TABLE IF NOT EXISTS "{self._table}" (k bytea PRIMARY KEY, v bytea NOT NULL)'
+                )
             if self._server_pids:
                 self._server_pids = (*self._server_pids, int(self._db.info.backend_pid))
         except (psycopg.Error, OSError) as exc:
@@ -107,6 +110,16 @@ class PostgresqlStore(Store):
     def cleanup(self) -> None:
         with self._guard("cleanup"):
             self._db.execute(f'DROP TABLE IF EXISTS "{self._table}"')
+
+    def list_namespaces(self) -> list[str]:
+        with self._guard("list namespaces"):
+            rows = self._db.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()
+        return sorted(name for (name,) in rows if RUN_IDENTIFIER_PATTERN.match(name))
+
+    def drop_namespace(self, name: str) -> None:
+        name = swept_name(name, RUN_IDENTIFIER_PATTERN)
+        with self._guard("drop namespace"):
+            self._db.execute(f'DROP TABLE IF EXISTS "{name}"')
 
     def _close(self) -> None:
         self._db.close()

@@ -5,11 +5,17 @@ Needs the ``redis`` package (``stratabench[stores]``) and a Redis server:
 this store writes starts with ``sb:{namespace}:``; :meth:`keys` and
 :meth:`cleanup` find them with ``SCAN`` on that prefix and delete them with
 ``UNLINK``, never ``FLUSHDB``, so other data in the same database is safe.
-Batches are ``MGET`` and ``MSET``, one round trip each.
+Batches are ``MGET`` and pipelined ``SET``, one round trip each.
 
-Settings (``redis.*``: timeouts, retries): ``stratabench list settings``
-shows them with their defaults; by default a failure is reported, not
-hidden by a retry.
+Every key is written with an expiry, ``redis.key_ttl`` seconds (a day by
+default; 0 for none, and then batches are ``MSET``), so that a run killed
+before its cleanup leaves nothing for long. ``stratabench clean`` finds
+the namespaces of runs (:class:`~stratabench.layers.stores.base.Sweepable`)
+by ``SCAN`` of ``sb:*`` and keeps only names of a run's shape.
+
+Settings (``redis.*``: timeouts, retries, key expiry): ``stratabench list
+settings`` shows them with their defaults; by default a failure is
+reported, not hidden by a retry.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, timeout_settings
+from stratabench.errors import UsageError
+from stratabench.layers.stores.base import RUN_NAMESPACE_PATTERN, Store, key_ttl_setting, swept_name, timeout_settings
 from stratabench.settings import Setting
 
 __all__ = ["RedisStore"]
@@ -32,7 +39,11 @@ class RedisStore(Store):
 
     schemes = ("redis", "rediss")
     service = "redis"
-    settings = (*timeout_settings("redis"), Setting("redis.retries", "0", "retries of a failed command", "whole"))
+    settings = (
+        *timeout_settings("redis"),
+        Setting("redis.retries", "0", "retries of a failed command", "whole"),
+        key_ttl_setting("redis"),
+    )
 
     def _open(self) -> None:
         import redis
@@ -40,6 +51,9 @@ class RedisStore(Store):
         from redis.retry import Retry
 
         retries = self.config.whole("redis.retries")
+        self._ttl = self.config.whole("redis.key_ttl")
+        if self._ttl < 0:
+            raise UsageError(f"redis.key_ttl={self._ttl}: must be 0 (no expiry) or more seconds")
         try:
             self._client: Any = redis.Redis.from_url(
                 self._url,
@@ -64,7 +78,7 @@ class RedisStore(Store):
 
     def put(self, key: bytes, value: bytes) -> None:
         with self._guard("put"):
-            self._client.set(self.prefix + key, value)
+            self._client.set(self.prefix + key, value, ex=self._ttl or None)
 
     def delete(self, key: bytes) -> None:
         with self._guard("delete"):
@@ -87,15 +101,41 @@ class RedisStore(Store):
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
         mapping = {self.prefix + key: value for key, value in items}
-        if mapping:
-            with self._guard("put_many"):
+        if not mapping:
+            return
+        with self._guard("put_many"):
+            if not self._ttl:
                 self._client.mset(mapping)
+                return
+            # MSET takes no expiry: pipelined SET EX, still one round trip.
+            pipe = self._client.pipeline(transaction=False)
+            for stored, value in mapping.items():
+                pipe.set(stored, value, ex=self._ttl)
+            pipe.execute()
 
-    def cleanup(self) -> None:
-        found = self._scan()
+    def _unlink_prefix(self, prefix: bytes) -> None:
         with self._guard("cleanup"):
+            found = list(self._client.scan_iter(match=prefix + b"*", count=1000))
             for start in range(0, len(found), _BATCH):
                 self._client.unlink(*found[start : start + _BATCH])
 
+    def cleanup(self) -> None:
+        self._unlink_prefix(self.prefix)
+
+    def list_namespaces(self) -> list[str]:
+        names: set[str] = set()
+        with self._guard("list namespaces"):
+            for key in self._client.scan_iter(match=b"sb:*", count=1000):
+                namespace, colon, _ = key[3:].partition(b":")
+                name = namespace.decode("ascii", errors="replace")
+                if colon and RUN_NAMESPACE_PATTERN.match(name):
+                    names.add(name)
+        return sorted(names)
+
+    def drop_namespace(self, name: str) -> None:
+        name = swept_name(name, RUN_NAMESPACE_PATTERN)
+        self._unlink_prefix(f"sb:{name}:".encode())
+
     def _close(self) -> None:
         self._client.close()
+

@@ -3,7 +3,9 @@
 Needs nothing beyond Python's ``sqlite3``. ``sqlite:///path/bench.db``
 creates the file if needed and keeps this namespace in the table
 ``stratabench_{namespace}``; other tables in the file are never touched and
-:meth:`cleanup` drops only that table. ``sqlite:///:memory:`` gives a
+:meth:`cleanup` drops only that table. ``stratabench clean`` finds the
+tables of runs by the shape of their names
+(:class:`~stratabench.layers.stores.base.Sweepable`). ``sqlite:///:memory:`` gives a
 private in-memory database.
 
 Settings (``sqlite.*``: journal mode, synchronous, busy timeout):
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, namespace_identifier
+from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name
 from stratabench.settings import Setting, SettingReader
 
 __all__ = ["SqliteStore"]
@@ -64,11 +66,14 @@ class SqliteStore(Store):
         elif not path:
             raise UsageError(f"store URL {self.redacted_url!r} names no file; use sqlite:///path/bench.db")
         self._table = namespace_identifier(self.namespace)
+        if self.sweeping and path != ":memory:" and not Path(path).is_file():
+            raise UsageError(f"store URL {self.redacted_url!r}: no such database file to clean")
         try:
             self._db = connect(path, self.config)
-            self._db.execute(
-                f'CREATE TABLE IF NOT EXISTS "{self._table}" (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID'
-            )
+            if not self.sweeping:
+                self._db.execute(
+                    f'CREATE TABLE IF NOT EXISTS "{self._table}" (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID'
+                )
         except (sqlite3.Error, OSError) as exc:
             raise self._unreachable(exc) from exc
 
@@ -116,6 +121,16 @@ class SqliteStore(Store):
     def cleanup(self) -> None:
         with self._guard("cleanup"):
             self._db.execute(f'DROP TABLE IF EXISTS "{self._table}"')
+
+    def list_namespaces(self) -> list[str]:
+        with self._guard("list namespaces"):
+            rows = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        return sorted(str(name) for (name,) in rows if RUN_IDENTIFIER_PATTERN.match(str(name)))
+
+    def drop_namespace(self, name: str) -> None:
+        name = swept_name(name, RUN_IDENTIFIER_PATTERN)
+        with self._guard("drop namespace"):
+            self._db.execute(f'DROP TABLE IF EXISTS "{name}"')
 
     def _close(self) -> None:
         self._db.close()

@@ -1,0 +1,67 @@
+"""``stratabench clean --store URL [--dry-run]``: remove what killed runs left in a store.
+
+Every run keeps its keys and tables in namespaces of its own and removes
+them when each cell ends; a run killed with SIGKILL, or a server that hung
+until the cell timed out, leaves them behind. ``clean`` lists the
+namespaces of runs in the store (by their shape: see
+:mod:`stratabench.layers.stores.base`) and drops them, and only them: it
+never touches a key, table or collection outside the tool's own names.
+``--dry-run`` lists them and removes nothing. Stores that cannot list their
+namespaces (memcached) say so and what happens instead.
+
+Run it when no stratabench run is using the store: a run in progress has
+namespaces too.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
+
+__all__ = ["add_parser", "clean", "handle"]
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "clean",
+        help="remove the keys and tables that interrupted runs left in a store",
+        description="Find every namespace stratabench runs left in a store (keys sb:RUN_ID.*, tables "
+        "stratabench_RUN_ID_*) and remove them, and nothing else. Use it after a run was killed.",
+    )
+    parser.add_argument("--store", action="append", required=True, metavar="URL",
+                        help="the store to clean, as given to run --store (repeatable)")
+    parser.add_argument("--dry-run", action="store_true", help="only list what would be removed")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    return clean(args.store, dry_run=args.dry_run)
+
+
+def clean(urls: Sequence[str], *, dry_run: bool = False) -> int:
+    """List, and unless ``dry_run`` drop, the run namespaces in each store of ``urls``.
+
+    Prints one line per store and one per namespace (URLs redacted).
+    Returns 0; a store that cannot be reached raises
+    :class:`~stratabench.errors.StoreError` before anything is removed there.
+    """
+    for url in urls:
+        with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+            if not isinstance(store, Sweepable):
+                print(f"{store.redacted_url}: nothing to clean: {store.unswept_note}")
+                continue
+            names = store.list_namespaces()
+            plural = "" if len(names) == 1 else "s"
+            if not names:
+                print(f"{store.redacted_url}: no namespaces of stratabench runs")
+                continue
+            print(f"{store.redacted_url}: {len(names)} namespace{plural} of stratabench runs"
+                  + (" (dry run: nothing removed)" if dry_run else ""))
+            for name in names:
+                if not dry_run:
+                    store.drop_namespace(name)
+                print(f"  {'would remove' if dry_run else 'removed'} {name}")
+    return 0

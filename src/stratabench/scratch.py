@@ -1,0 +1,152 @@
+"""One temporary directory per run, which the next run sweeps once its owner is gone.
+
+Cells, workers, private servers and the Go program all make temporary
+directories, and ``kill -9`` leaves every one of them behind. A run
+therefore points :mod:`tempfile` and ``TMPDIR`` (which its child processes
+inherit, the Go program included) at a root of its own,
+``$TMPDIR/stratabench/<run-id>-<pid>/``, removes it when it ends, and first
+sweeps the roots of earlier runs whose process is gone.
+
+"Gone" is decided by a lock, not by the pid (which the system reuses): the
+owner holds an exclusive ``flock`` on ``<root>/.owner`` for its whole life,
+and the kernel releases it when the process ends, however it ends. A root
+whose lock can be taken has no owner any more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import shutil
+import stat
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from stratabench.errors import OutputError
+
+__all__ = ["BASE_NAME", "run_scratch", "scratch_base", "sweep"]
+
+BASE_NAME = "stratabench"
+_OWNER_FILE = ".owner"
+_UNOWNED_GRACE_S = 60.0
+_ROOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+-\d+$")
+
+
+def _private_mode() -> int:
+    # Servers run as `nobody` under root and need to pass through to their
+    # own 0700 directories below: traverse, but never list.
+    return 0o711 if os.geteuid() == 0 else 0o700
+
+
+# The base of the run in progress: inside it, tempfile points at the run's root.
+_active_base: Path | None = None
+
+
+def scratch_base() -> Path:
+    """``$TMPDIR/stratabench``: where run roots live (it need not exist).
+
+    When that name is taken by another user or is a symbolic link (a shared
+    ``/tmp``), ``$TMPDIR/stratabench-UID`` instead: a run never works inside
+    a directory someone else controls.
+    """
+    if _active_base is not None:
+        return _active_base
+    base = Path(tempfile.gettempdir()) / BASE_NAME
+    try:
+        info = base.lstat()
+    except FileNotFoundError:
+        return base
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+        return base
+    return base.with_name(f"{BASE_NAME}-{os.geteuid()}")
+
+
+def _make_private_dir(path: Path) -> None:
+    path.mkdir(mode=_private_mode(), exist_ok=True)
+    if path.stat().st_uid == os.geteuid():
+        os.chmod(path, _private_mode())  # an older or foreign umask may have widened it
+
+
+def _owner_gone(root: Path) -> bool:
+    try:
+        fd = os.open(root / _OWNER_FILE, os.O_RDWR)
+    except FileNotFoundError:
+        # Killed between making the root and locking it, or a run that is
+        # making it right now: only an old root without an owner is a leftover.
+        return time.time() - root.stat().st_mtime > _UNOWNED_GRACE_S
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def sweep(base: Path | None = None) -> list[Path]:
+    """Remove the run roots under ``base`` whose owner process has ended; return them."""
+    base = scratch_base() if base is None else base
+    removed: list[Path] = []
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return removed
+    for root in entries:
+        if not _ROOT_NAME.match(root.name) or root.is_symlink() or not root.is_dir():
+            continue
+        if root.stat().st_uid != os.geteuid() or not _owner_gone(root):
+            continue
+        shutil.rmtree(root, ignore_errors=True)
+        if not root.exists():
+            removed.append(root)
+    return removed
+
+
+@contextlib.contextmanager
+def run_scratch(run_id: str) -> Iterator[Path]:
+    """Sweep leftovers, then make this run's root and send every temporary file there.
+
+    Yields the root; on exit restores :mod:`tempfile` and ``TMPDIR`` and
+    removes the root.
+
+    Raises
+    ------
+    OutputError
+        When the root cannot be made (a read-only ``TMPDIR``).
+    """
+    base = scratch_base()
+    sweep(base)
+    root = base / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', run_id)}-{os.getpid()}"
+    try:
+        _make_private_dir(base)
+        _make_private_dir(root)
+        owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot make the run's temporary directory {root}: {exc.strerror or exc}; "
+            "set TMPDIR to a writable directory"
+        ) from None
+    fcntl.flock(owner, fcntl.LOCK_EX)
+    global _active_base
+    saved_tempdir, saved_env, saved_base = tempfile.tempdir, os.environ.get("TMPDIR"), _active_base
+    _active_base = base
+    tempfile.tempdir = str(root)
+    os.environ["TMPDIR"] = str(root)
+    try:
+        yield root
+    finally:
+        tempfile.tempdir, _active_base = saved_tempdir, saved_base
+        if saved_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved_env
+        shutil.rmtree(root, ignore_errors=True)
+        os.close(owner)

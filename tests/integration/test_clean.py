@@ -1,0 +1,121 @@
+"""``stratabench clean`` after a crash: every namespace of a run goes, every sentinel of the user stays.
+
+A "crash" is a store opened by a run, written to, and never cleaned up, as
+when the run is killed with SIGKILL. Sentinels (:mod:`tests.sentinels`) are
+the user's own data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from stratabench.cli.main import main
+from stratabench.cli.run import new_run_id
+from stratabench.errors import UsageError
+from stratabench.layers.stores import STORES
+from stratabench.layers.stores.base import (
+    RUN_IDENTIFIER_PATTERN,
+    RUN_NAMESPACE_PATTERN,
+    SWEEP_NAMESPACE,
+    Sweepable,
+    namespace_identifier,
+    open_store,
+    store_for_scheme,
+)
+from stratabench.options import RunOptions
+from stratabench.redact import password_of
+from stratabench.suites.kit.stores import cell_namespace
+from tests.availability import unavailable
+from tests.sentinels import SENTINELS, close_sentinel_clients  # noqa: F401 -- a fixture
+
+pytestmark = pytest.mark.usefixtures("close_sentinel_clients")
+
+SERVICE_OF = {"redis": "redis", "postgresql": "postgresql", "mysql": "mariadb", "mongodb": "mongodb"}
+
+
+@pytest.fixture(params=sorted(SENTINELS))
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    name: str = request.param
+    if not STORES.info(name).availability.ok:
+        unavailable(f"store {name}: {STORES.info(name).availability.reason}")
+    if name in SERVICE_OF:
+        server_url: Callable[[str], str] = request.getfixturevalue("server_url")
+        return server_url(SERVICE_OF[name])
+    return {"sqlite": f"sqlite://{tmp_path}/user.db", "file": f"file://{tmp_path}/files"}[name]
+
+
+def crash(url: str, cells: int = 2) -> list[str]:
+    """What a killed run leaves: namespaces written to and never cleaned up."""
+    options = RunOptions(run_id=new_run_id())
+    namespaces = [cell_namespace(options, "matrix", f"put cell {n}") for n in range(cells)]
+    for namespace in namespaces:
+        store = open_store(url, namespace=namespace, options=options)
+        store.put(b"one", b"1")
+        for start in range(0, 500, 100):
+            for n in range(start, start + 100):
+                store.put(f"k{n}".encode(), b"x" * 100)
+        store.close()  # and no cleanup()
+    return namespaces
+
+
+def shown_name(store_name: str, namespace: str) -> str:
+    return namespace if store_name in ("redis", "file") else namespace_identifier(namespace, max_length=63)
+
+
+def test_clean_removes_every_run_namespace_and_nothing_else(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    store_name = store_for_scheme(urlsplit(store_url).scheme)
+    intact = SENTINELS[store_name](store_url)
+    leftovers = crash(store_url)
+    password = password_of(store_url)
+
+    assert main(["clean", "--store", store_url, "--dry-run"]) == 0
+    listing = capsys.readouterr().out
+    for namespace in leftovers:
+        assert f"would remove {shown_name(store_name, namespace)}" in listing
+        with open_store(store_url, namespace=namespace) as store:
+            assert store.get(b"one") == b"1", "a dry run removed something"
+
+    assert main(["clean", "--store", store_url]) == 0
+    done = capsys.readouterr().out
+    assert all(f"removed {shown_name(store_name, namespace)}" in done for namespace in leftovers)
+    assert not password or password not in listing + done
+    assert intact(), f"{store_name}: a sentinel of the user did not survive clean"
+    with open_store(store_url, namespace=SWEEP_NAMESPACE, sweeping=True) as sweeper:
+        assert isinstance(sweeper, Sweepable)
+        assert sweeper.list_namespaces() == []
+    for namespace in leftovers:
+        with open_store(store_url, namespace=namespace) as store:
+            assert list(store.keys()) == []
+            store.cleanup()
+    assert main(["clean", "--store", store_url]) == 0
+    assert "no namespaces of stratabench runs" in capsys.readouterr().out
+
+
+def test_drop_refuses_a_name_that_is_not_a_run_namespace(store_url: str) -> None:
+    SENTINELS[store_for_scheme(urlsplit(store_url).scheme)](store_url)  # the file or directory must exist
+    with open_store(store_url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert isinstance(store, Sweepable)
+        for name in ("theirs", "stratabench_someone_else", 'x"; DROP TABLE theirs; --', "sb:*"):
+            with pytest.raises(UsageError, match="not a namespace of a stratabench run"):
+                store.drop_namespace(name)
+
+
+def test_patterns_match_what_runs_write() -> None:
+    namespace = cell_namespace(RunOptions(run_id=new_run_id()), "cache_tiers", "get redis zlib")
+    assert RUN_NAMESPACE_PATTERN.match(namespace)
+    assert RUN_IDENTIFIER_PATTERN.match(namespace_identifier(namespace))
+    assert RUN_IDENTIFIER_PATTERN.match(namespace_identifier(namespace, max_length=64))
+    assert RUN_NAMESPACE_PATTERN.match(cell_namespace(RunOptions(), "matrix", "x"))  # the API's default run id
+    for other in ("someone-else", "20261122-101010-abcd", "t123-456", SWEEP_NAMESPACE, "nightly.matrix.0123456789"):
+        assert not RUN_NAMESPACE_PATTERN.match(other)
+        assert not RUN_IDENTIFIER_PATTERN.match(namespace_identifier(other))
+    assert not RUN_NAMESPACE_PATTERN.match("20261122-101010-abcd.matrix")  # a table name cannot tell this one apart
+
+
+def test_memcached_says_it_relies_on_expiry(server_url: Callable[[str], str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["clean", "--store", server_url("memcached")]) == 0
+    assert "memcached cannot list its keys; the items of a killed run expire" in capsys.readouterr().out

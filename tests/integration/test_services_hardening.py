@@ -1,0 +1,76 @@
+"""Private servers are private: a cleaned environment, a password where the server takes one, 0700 directories."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from stratabench.redact import password_of
+from stratabench.services import SERVICES, state
+from stratabench.services.base import RunningService
+from stratabench.services.ports import LOOPBACK
+from stratabench.services.state import STATE_ENV
+from tests.availability import unavailable
+
+pytestmark = pytest.mark.server
+
+CANARY = "STRATABENCH_TEST_CANARY_SECRET"
+
+
+def started(name: str) -> Iterator[RunningService]:
+    service = SERVICES.get(name)()
+    availability = service.availability()
+    if not availability.ok:
+        unavailable(availability.reason)
+    running = service.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(params=["redis", "memcached", "postgresql", "mariadb", "mongodb"])
+def server(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningService]:
+    monkeypatch.setenv(CANARY, "do-not-leak")
+    yield from started(request.param)
+
+
+def test_servers_see_only_a_cleaned_environment_and_private_directories(server: RunningService) -> None:
+    processes = [psutil.Process(pid) for pid in server.pids]
+    processes += [child for process in processes for child in process.children(recursive=True)]
+    for process in processes:
+        environment = process.environ()
+        assert CANARY not in environment, f"{server.name} inherited the caller's environment"
+        assert set(environment) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "PGDATA", "PG_GRANDPARENT_PID",
+                                    "PGLOCALEDIR", "PGSYSCONFDIR", "LC_COLLATE", "LC_CTYPE", "LC_MESSAGES",
+                                    "LC_MONETARY", "LC_NUMERIC", "LC_TIME"}, sorted(environment)
+    for directory, _, _ in os.walk(server.workdir):
+        mode = stat.S_IMODE(os.stat(directory).st_mode)
+        assert mode == 0o700, f"{directory} is {oct(mode)}"
+
+
+def test_redis_asks_for_its_password() -> None:
+    for running in started("redis"):
+        password = password_of(running.url)
+        assert password and len(password) >= 16
+        assert password not in " ".join(psutil.Process(running.pids[0]).cmdline())  # ps shows the command line
+        with socket.create_connection((LOOPBACK, running.port), timeout=5) as sock:
+            sock.sendall(b"SET stolen 1\r\n")
+            assert sock.recv(128).startswith(b"-NOAUTH")
+        assert password not in running.redacted_url and password not in str(running.describe())
+
+
+def test_the_state_directory_is_made_private_even_if_it_existed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = tmp_path / "cache" / "stratabench"
+    parent.mkdir(parents=True, mode=0o755)
+    os.chmod(parent, 0o755)  # as the dataset cache leaves it
+    monkeypatch.setenv(STATE_ENV, str(parent / "services.json"))
+    state.remove([])
+    assert stat.S_IMODE(parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE((parent / "services.json").stat().st_mode) == 0o600

@@ -1,0 +1,93 @@
+"""One temporary root per run, swept by the next run once its owner is gone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from stratabench.scratch import run_scratch, scratch_base, sweep
+
+
+@pytest.fixture
+def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    return tmp_path
+
+
+def test_a_run_sends_temporary_files_to_its_root_and_removes_it(own_tmp: Path) -> None:
+    with run_scratch("20261122-101010-abcd") as root:
+        assert root == own_tmp / "stratabench" / f"20261122-101010-abcd-{os.getpid()}"
+        assert oct(root.stat().st_mode & 0o777) in ("0o700", "0o711")
+        made = Path(tempfile.mkdtemp(prefix="cell-"))
+        assert made.parent == root and os.environ["TMPDIR"] == str(root)
+        # A child process (a worker, the Go program) inherits it.
+        child = subprocess.run([sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
+                               capture_output=True, text=True, check=True)
+        assert child.stdout.strip() == str(root)
+    assert not root.exists()
+    assert os.environ["TMPDIR"] == str(own_tmp) and tempfile.gettempdir() == str(own_tmp)
+
+
+def test_the_next_run_sweeps_the_root_of_a_killed_run(own_tmp: Path) -> None:
+    script = textwrap.dedent("""
+        import sys, tempfile, time
+        from stratabench.scratch import run_scratch
+        with run_scratch("20261122-101010-dead") as root:
+            (root / "big").write_bytes(b"x" * 100000)
+            print(root, flush=True)
+            time.sleep(60)
+    """)
+    killed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert killed.stdout is not None
+    leftover = Path(killed.stdout.readline().strip())
+    with run_scratch("20261122-101010-live") as live:
+        # Its owner still runs: not swept, neither is ours.
+        assert sweep() == [] and leftover.is_dir() and live.is_dir()
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.wait()
+        killed.stdout.close()
+        assert leftover.is_dir()  # kill -9 ran no clean-up
+        assert sweep() == [leftover]
+        assert not leftover.exists() and live.is_dir()
+
+
+def test_sweep_leaves_what_is_not_a_run_root(own_tmp: Path) -> None:
+    base = scratch_base()
+    base.mkdir()
+    foreign = base / "notes"  # no -PID suffix
+    foreign.mkdir()
+    fresh = base / "20261122-101010-ffff-999999"  # a run making its root right now: no owner file yet
+    fresh.mkdir()
+    old = base / "20261122-101010-eeee-999998"
+    old.mkdir()
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    assert sweep() == [old]
+    assert foreign.is_dir() and fresh.is_dir()
+
+
+def test_a_base_that_is_not_ours_is_not_used(own_tmp: Path) -> None:
+    elsewhere = own_tmp / "elsewhere"
+    elsewhere.mkdir()
+    (own_tmp / "stratabench").symlink_to(elsewhere)  # as another user could plant in a shared /tmp
+    with run_scratch("20261122-101010-abcd") as root:
+        assert root.parent == own_tmp / f"stratabench-{os.geteuid()}"
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_unwritable_tmpdir_is_one_line(own_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.errors import OutputError
+
+    monkeypatch.setenv("TMPDIR", str(own_tmp / "missing" / "dir"))
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp / "missing" / "dir"))
+    with pytest.raises(OutputError, match="cannot make the run's temporary directory .*set TMPDIR"):
+        with run_scratch("20261122-101010-abcd"):
+            pass
