@@ -98,6 +98,8 @@ class Zygote:
         self._to: IO[bytes] = self._process.stdin
         self._from: IO[bytes] = self._process.stdout
         self.pid = int(self._answer(READY_TIMEOUT_S, "ready")["ready"])
+        #: The worker running now, if any: an interrupted run kills it on close.
+        self._child: int | None = None
 
     @property
     def alive(self) -> bool:
@@ -130,19 +132,25 @@ class Zygote:
             self._to.flush()
         except OSError:
             raise ZygoteError(f"the zygote process has ended (code {self._process.wait()})") from None
-        child = int(self._answer(60.0, "the fork")["child"])
+        child = self._child = int(self._answer(60.0, "the fork")["child"])
         timed_out = False
         try:
             ended = self._answer(timeout_s, "the worker")
         except TimeoutError:
             timed_out = True
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
+            self._kill_child()
             ended = self._answer(60.0, "the killed worker")
+        self._child = None
         return ForkedRun(child, int(ended["exit"]), timed_out)
 
+    def _kill_child(self) -> None:
+        if self._child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._child, signal.SIGKILL)
+
     def close(self) -> None:
-        """End the zygote: its stdin closes, it exits; a zygote that does not is killed."""
+        """End the zygote: a worker still running (an interrupted run) is killed, stdin closes, the zygote exits."""
+        self._kill_child()
         with contextlib.suppress(OSError):
             self._to.close()
         try:

@@ -97,3 +97,25 @@ def test_spawn_starts_a_new_interpreter_per_cell(probe: str) -> None:
         result = run_cell(cell(probe, "spawned"), spawn, zygotes)
     assert result.ok and result.notes["imported_by"] == result.notes["pid"]  # imported in its own interpreter
     assert result.notes["ppid"] == os.getpid()
+
+
+def test_closing_the_zygotes_mid_cell_ends_the_worker_and_the_zygote(probe: str) -> None:
+    import threading
+    import time
+
+    import psutil
+
+    zygotes = Zygotes([probe.partition(":")[0]])
+    zygote = zygotes.for_env({})
+    running = threading.Thread(target=run_cell, args=(cell(probe, "hung", hang=True), OPTIONS, zygotes))
+    running.start()
+    deadline = time.monotonic() + 20
+    while not psutil.Process(zygote.pid).children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (child,) = psutil.Process(zygote.pid).children()
+    started = time.monotonic()
+    zygotes.close()  # as an interrupted run does
+    running.join(timeout=20)
+    assert time.monotonic() - started < 4  # not the 20 s timeout, nor the 5 s grace
+    assert not psutil.pid_exists(zygote.pid)
+    assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
