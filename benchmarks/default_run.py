@@ -112,7 +112,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stratabench-default-run-") as tmp:
         work = Path(tmp)
-        print("stratabench run (every default suite, embedded backends)")
+        print(f"stratabench run {' '.join(args.run_options) or '(every default suite, embedded backends)'}")
         if args.warm_only:
             from stratabench.build_cache import cache_root
 

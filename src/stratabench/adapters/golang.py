@@ -123,6 +123,10 @@ def embed_cache_dir(size: int, seed: int) -> Path:
     return cache_root() / "go-embed" / _source_key(f"size={size}", f"seed={seed}")
 
 
+def _key_file(binary: Path) -> Path:
+    return binary.with_name(binary.name + ".key")
+
+
 def ensure_built(names: Iterable[str] = ("stratabench-go",), *, rebuild: bool = False) -> None:
     """Build each program whose binary is missing or was built from other sources or another Go.
 
@@ -132,17 +136,13 @@ def ensure_built(names: Iterable[str] = ("stratabench-go",), *, rebuild: bool = 
     stale = []
     for name in names:
         binary = binary_path(name)
-        stamp = binary.with_name(binary.name + ".key")
+        stamp = _key_file(binary)
         if not binary.exists() or rebuild:
             stale.append(name)
         elif go_available()[0] and (not stamp.exists() or stamp.read_text().strip() != _source_key()):
             stale.append(name)
     if stale:
         build(stale)
-        key = _source_key()
-        for name in stale:
-            binary = binary_path(name)
-            binary.with_name(binary.name + ".key").write_text(key + "\n")
 
 
 def go_available() -> tuple[bool, str]:
@@ -180,7 +180,9 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
     FerretDB modules ``stratabench-mongo`` needs. Go's build cache makes a
     rebuild of unchanged code take a second or two; a first build
     downloads modules through the Go module proxy. With ``quiet=False``
-    the toolchain's output goes to this process's stdout and stderr.
+    the toolchain's output goes to this process's stdout and stderr. Each
+    binary gets the content key of what it was built from beside it
+    (``NAME.key``), which :func:`ensure_built` compares.
 
     Raises
     ------
@@ -192,6 +194,7 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
     ok, reason = go_available()
     if not ok:
         raise GoUnavailableError(reason)
+    key = _source_key()
     for name in names:
         if not (GO_DIR / "cmd" / name).is_dir():
             raise GoUnavailableError(f"no Go program {name!r}: {GO_DIR / 'cmd' / name} does not exist")
@@ -206,6 +209,7 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
         if proc.returncode != 0:
             detail = _tail(proc.stderr) if quiet else "see the output above"
             raise GoRunError(f"`{' '.join(cmd)}` in {GO_DIR} failed ({proc.returncode}): {detail}")
+        _key_file(out).write_text(key + "\n")  # what it was built from, for ensure_built
 
 
 def _binary(name: str = "stratabench-go") -> Path:

@@ -74,7 +74,7 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
     group.add_argument("--samples", type=positive_int, default=samples, metavar="N",
                        help="a fixed number of timed samples per cell" + (
                            f" (default {samples})" if samples else
-                           " (default: adaptive, until the median's 95%% interval is within --target)"))
+                           " (default: adaptive, until the median's interval, of 95%% or more, is within --target)"))
     group.add_argument("--target", type=_percent, default=None, metavar="PERCENT",
                        help=f"adaptive sampling stops when the median's interval is within this %% of it "
                        f"(default {100 * default[0]:g})")
