@@ -62,6 +62,9 @@ _ALL = [
     Metric("compile_peak_rss_bytes", "bytes", "lower", "peak resident memory of the compiler"),
     Metric("binary_size_bytes", "bytes", "lower", "size of a built binary or bytecode file"),
     Metric("init_ns", "ns", "lower", "package or module initialisation time"),
+    Metric("db_cpu_ns", "ns", "lower", "user+system CPU of the local database server (and its backends) per operation"),
+    Metric("log_bytes", "bytes", "lower", "bytes a server's log grew by per operation"),
+    Metric("log_lines", "count", "lower", "lines a server's log grew by per operation"),
 ]
 
 METRICS: dict[str, Metric] = {m.name: m for m in _ALL}

@@ -26,10 +26,12 @@ def registries() -> list[tuple[str, Registry[Any]]]:
     from stratabench.layers.stores import STORES
     from stratabench.report.formats import REPORTERS
     from stratabench.suites import SUITES
+    from stratabench.suites.treestore.backends import TREE_BACKENDS
 
     kinds: list[tuple[str, Registry[Any]]] = [
         ("suites", SUITES), ("codecs", CODECS), ("compressors", COMPRESSORS), ("stores", STORES),
         ("mappers", MAPPERS), ("report formats", REPORTERS), ("datasets", DATASETS),
+        ("tree backends", TREE_BACKENDS),
     ]
     try:
         from stratabench.services import SERVICES

@@ -19,7 +19,7 @@ from stratabench.errors import StratabenchError
 __all__ = ["build_parser", "entry_point", "main"]
 
 #: Sub-command modules, in the order ``--help`` lists them.
-COMMANDS = ("run", "list", "report", "compare", "dataset", "timeit", "services", "clean")
+COMMANDS = ("run", "list", "report", "compare", "dataset", "timeit", "services", "clean", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,7 +24,7 @@ import math
 import os
 import sys
 import tracemalloc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,7 @@ from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 
-__all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass"]
+__all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass", "process_cpu_ns"]
 
 #: Takes a loop count, runs the operation that many times, returns (wall_ns, cpu_ns) in total.
 LoopTimer = Callable[[int], tuple[int, int]]
@@ -172,8 +172,13 @@ def _schedstat_ns(pid: int) -> int | None:
     return total
 
 
-def _server_cpu_ns(pids: tuple[int, ...]) -> int | None:
-    """User+system CPU of the given processes, or ``None`` if any is unknown."""
+def process_cpu_ns(pids: Sequence[int]) -> int | None:
+    """User+system CPU of the given processes (every live thread), or ``None`` if any is unknown.
+
+    Nanoseconds from Linux's scheduler statistics where there are some, else
+    psutil's clock ticks. Used for ``server_cpu_ns`` and by studies that read
+    a server's CPU around their own runs.
+    """
     if not pids:
         return None
     if _SCHEDSTAT:
@@ -273,9 +278,9 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     while (stop := rule.stop(walls, spent)) is None:
         if op.before_each is not None:
             op.before_each()
-        server_before = _server_cpu_ns(op.server_pids)
+        server_before = process_cpu_ns(op.server_pids)
         wall, cpu = timed(loops)
-        server_after = _server_cpu_ns(op.server_pids)
+        server_after = process_cpu_ns(op.server_pids)
         spent += wall
         walls.append(wall / loops)
         cpus.append(cpu / loops)

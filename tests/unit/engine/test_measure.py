@@ -126,17 +126,17 @@ def test_an_operations_own_engine_options_replace_the_runs() -> None:
     assert measurement.loops == 10 and len(measurement.samples["wall_ns"]) == 2
 
 
-def test_server_cpu_of_a_live_process_grows_and_a_gone_one_is_unknown() -> None:
+def test_process_cpu_of_a_live_process_grows_and_a_gone_one_is_unknown() -> None:
     import os
 
-    from stratabench.engine.measure import _server_cpu_ns
+    from stratabench.engine.measure import process_cpu_ns
 
-    before = _server_cpu_ns((os.getpid(),))
+    before = process_cpu_ns((os.getpid(),))
     sum(range(2_000_000))
-    after = _server_cpu_ns((os.getpid(),))
+    after = process_cpu_ns((os.getpid(),))
     assert before is not None and after is not None and after > before
-    assert _server_cpu_ns((2**22 + 12345,)) is None  # above the default pid_max: never a live process
-    assert _server_cpu_ns(()) is None
+    assert process_cpu_ns((2**22 + 12345,)) is None  # above the default pid_max: never a live process
+    assert process_cpu_ns(()) is None
 
 
 def test_one_result_builder_for_cells_and_the_api() -> None:

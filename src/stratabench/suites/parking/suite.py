@@ -1,0 +1,173 @@
+"""The parking suite: server × database × logging, each measured in batches of suite runs.
+
+Cells are the study's configurations: one of the four servers
+(``python-orm``, ``python-core``, ``go-orm``, ``go-sql``) on SQLite (always)
+and on every PostgreSQL and MariaDB server of the run (``--services local``
+or ``--store URL``), with logging off and on. A cell is measured as the
+study did (:mod:`.measure`): batches of back-to-back suite runs, one sample
+per run: client wall time, server CPU, database server CPU where the
+database is a local server, log growth; statements by kind and calls per
+function go into the cell's notes.
+
+On a PostgreSQL or MariaDB server the suite works in a database of its own,
+``stratabench_parking`` (created if missing), and recreates only the
+parking tables there.
+
+Settings: ``parking.servers``, ``parking.logging``, ``parking.runs`` (per
+batch), ``parking.batches``. The default run is small (1 run after a
+warm-up, one batch) so it fits the default run's budget; the study's own
+procedure is ``--set parking.runs=20 --set parking.batches=5``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.errors import StratabenchError, UsageError
+from stratabench.redact import redact
+from stratabench.results.records import CellResult, MetricResult
+from stratabench.settings import Setting
+from stratabench.suites import SUITES
+from stratabench.suites.kit.stores import real_url
+from stratabench.suites.kit.suite import Suite
+from stratabench.suites.parking.measure import Configuration, RunSample, measure_batch
+from stratabench.suites.parking.process import IMPLEMENTATIONS, go_binary
+
+__all__ = ["DATABASES", "ParkingSuite"]
+
+#: Databases in the order the report prefers them: the study used MySQL.
+DATABASES = ("mariadb", "postgresql", "sqlite")
+_DATABASE_OF_SCHEME = {"mysql": "mariadb", "mariadb": "mariadb", "postgresql": "postgresql", "postgres": "postgresql"}
+
+
+@SUITES.register("parking", requires=("sqlalchemy",), extra="parking")
+class ParkingSuite(Suite):
+    """An OLTP HTTP service four ways (ORM and SQL, Python and Go): client time, server CPU, SQL, logs."""
+
+    settings = (
+        Setting("parking.servers", ",".join(IMPLEMENTATIONS), "servers to measure", "list"),
+        Setting("parking.logging", "off,on", "logging settings to measure: off, on or both", "list"),
+        Setting("parking.runs", "1", "measured suite runs per batch (after one warm-up run)", "whole"),
+        Setting("parking.batches", "1", "batches per configuration (fresh tables and server each)", "whole"),
+    )
+
+    def _choices(self) -> tuple[list[str], list[bool], int, int]:
+        servers = self.config.items("parking.servers")
+        unknown = sorted(set(servers) - set(IMPLEMENTATIONS))
+        if unknown:
+            raise UsageError(f"parking.servers: unknown {', '.join(unknown)}; known: {', '.join(IMPLEMENTATIONS)}")
+        logging = self.config.items("parking.logging")
+        if set(logging) - {"on", "off"}:
+            raise UsageError(f"parking.logging: give off, on or off,on, not {','.join(logging)}")
+        runs, batches = self.config.whole("parking.runs"), self.config.whole("parking.batches")
+        if runs < 1 or batches < 1:
+            raise UsageError("parking.runs and parking.batches must be at least 1")
+        return servers, [value == "on" for value in logging], runs, batches
+
+    def databases(self) -> list[tuple[str, str]]:
+        """(database, redacted URL) for SQLite and each PostgreSQL or MariaDB URL of the run."""
+        found = [("sqlite", "")]
+        for url in self.options.stores:
+            database = _DATABASE_OF_SCHEME.get(url.partition("://")[0].split("+")[0].lower())
+            if database is not None and all(name != database for name, _ in found):
+                found.append((database, redact(url)))
+        return found
+
+    def cells(self) -> list[CellSpec]:
+        servers, logging, runs, batches = self._choices()
+        cells = []
+        for server in servers:
+            for database, url in self.databases():
+                for on in logging:
+                    config = Configuration(server, database, on)
+                    cells.append(self.spec(config.name, {"server": server, "database": database,
+                                                         "logging": "on" if on else "off", "url": url, "runs": runs,
+                                                         "batches": batches}, language="service"))  # fmt: skip
+        return cells
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
+        raise UsageError(f"parking cell {cell.name} is measured by the suite itself, not by the engine")
+
+    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        for cell in cells:
+            started = time.perf_counter()
+            try:
+                result = self._measure(cell, workdir)
+            except StratabenchError as error:
+                status = "unavailable" if error.exit_code == 69 else "failed"
+                result = CellResult.failure(cell, status, error.message)  # type: ignore[arg-type]
+            yield replace(result, duration_s=time.perf_counter() - started)
+
+    def _measure(self, cell: CellSpec, workdir: Path) -> CellResult:
+        from stratabench.services.state import pids_for_address
+        from stratabench.suites.parking.schema import own_database
+        from urllib.parse import urlsplit
+
+        params = cell.params
+        server: str = params["server"]
+        if server.startswith("go-") and not go_binary().exists():
+            return CellResult.failure(cell, "unavailable", f"{server}: the Go program is not built "
+                                      f"({go_binary()}); run scripts/install stratabench-parking")  # fmt: skip
+        if params["database"] == "sqlite":
+            url = f"sqlite:///{workdir / 'parking.db'}"
+            db_pids: tuple[int, ...] = ()
+        else:
+            given = real_url(self.options, params["url"])
+            url = own_database(given)
+            parts = urlsplit(given)
+            db_pids = pids_for_address(parts.hostname, parts.port)
+        config = Configuration(server, params["database"], params["logging"] == "on")
+        samples: list[RunSample] = []
+        for batch in range(1, int(params["batches"]) + 1):
+            samples.extend(measure_batch(config, url, batch=batch, runs=int(params["runs"]), workdir=workdir,
+                                         db_pids=db_pids))  # fmt: skip
+        return _result(cell, samples, config)
+
+
+def _median_counts(counts: Sequence[dict[str, int] | None]) -> dict[str, float] | None:
+    known = [c for c in counts if c is not None]
+    if not known:
+        return None
+    return {kind: statistics.median(c.get(kind, 0) for c in known) for kind in known[0]}
+
+
+def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> CellResult:
+    """The cell's result: one sample per measured run; counts and calls in the notes."""
+    good = [s for s in samples if s.failure is None]
+    failed = [s for s in samples if s.failure is not None]
+    metrics: dict[str, MetricResult] = {}
+
+    def add(name: str, values: list[float | None], scale: float = 1.0) -> None:
+        known = [v * scale for v in values if v is not None]
+        if known and len(known) == len(values):
+            metrics[name] = MetricResult.of(known)
+
+    if good:
+        add("wall_ns", [s.wall_s for s in good], 1e9)
+        add("server_cpu_ns", [s.server_cpu_s for s in good], 1e9)
+        add("db_cpu_ns", [s.db_cpu_s for s in good], 1e9)
+        if config.logging:
+            add("log_bytes", [float(s.log_bytes) if s.log_bytes is not None else None for s in good])
+            add("log_lines", [float(s.log_lines) if s.log_lines is not None else None for s in good])
+    notes: dict[str, Any] = {
+        "runs": len(samples),
+        "failed_runs": len(failed),
+        "batches": max((s.batch for s in samples), default=0),
+        "calls": _median_counts([s.calls for s in good]),
+        "call_seconds": {name: statistics.median(s.call_seconds.get(name, 0.0) for s in good)
+                         for name in good[0].call_seconds} if good else None,  # fmt: skip
+        "statements": _median_counts([s.statements for s in good]),
+        "db_statements": _median_counts([s.db_statements for s in good]),
+    }
+    error = None
+    if failed:
+        error = f"{len(failed)} of {len(samples)} suite runs failed; the first: {failed[0].failure}"
+    return CellResult(suite=cell.suite, cell=cell.name, params=dict(cell.params), language=cell.language,
+                      status="failed" if failed else "ok", error=error, loops=1, metrics=metrics,
+                      notes=notes)  # fmt: skip

@@ -1,0 +1,243 @@
+"""The treestore suite: cells per backend × N × test (× state mode), one worker per backend × N.
+
+The 22 tests of a backend and size share one worker process, as they share
+sysrepo's test program: setup once, tries with state carried across them
+(spec §7.3), one interval per try. So the engine's calibrated loops do not
+apply; the cells are handed to :meth:`TreestoreSuite.run_external`, which
+starts ``python -m stratabench.suites.treestore.worker`` per group and turns
+each line it writes into the result of one cell, with every try's raw time.
+
+Backends: the embedded ones always (``json-file`` baseline, ``sqlite``;
+``sqlite@disk`` in the full grid or when named); ``redis`` and ``mongodb``
+when the run has a Redis or MongoDB-wire URL (``--services local`` or
+``--store``), with ``redis+search`` beside ``redis``.
+
+Settings (``--set treestore.NAME=VALUE``): ``grid`` (``default`` or
+``full``: sizes 1,000 / 10,000 / 100,000 with 10 tries), ``sizes``,
+``tries``, ``tries_many_subs`` (test 11), ``state`` (``sysrepo``,
+``fresh-state`` or ``both``), ``backends``, ``warmup``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from stratabench.datasets.verify import Integrity
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.errors import StratabenchError, UsageError
+from stratabench.redact import redact
+from stratabench.results.records import CellResult, MetricResult, Status
+from stratabench.settings import Setting
+from stratabench.suites import SUITES
+from stratabench.suites.kit.stores import real_url
+from stratabench.suites.kit.suite import Suite
+from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.suites.treestore.catalog import TESTS
+
+__all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
+
+LANGUAGE = "python-worker"
+"""The cells' ``language``: Python, measured by the study's own worker rather than the engine's loop."""
+
+FULL_SIZES = (1000, 10_000, 100_000)
+ORDER = ("json-file", "mongodb", "redis", "sqlite", "sqlite@disk", "redis+search")
+"""The reference's order (json-file, MongoDB, Redis), then the extensions (spec §7.1)."""
+SCHEMES = {"redis": ("redis", "rediss"), "redis+search": ("redis", "rediss"), "mongodb": ("mongodb",)}
+STATE_SUFFIX = {"sysrepo": "", "fresh-state": "@fresh-state"}
+
+
+def _numbers(text: str, name: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.replace("_", "").split(",") if part.strip())
+    except ValueError:
+        raise UsageError(f"--set treestore.{name}={text!r}: use whole numbers separated by commas") from None
+    if not values or min(values) < 2:
+        raise UsageError(f"--set treestore.{name}={text!r}: sizes must be at least 2")
+    return values
+
+
+@SUITES.register("treestore")
+class TreestoreSuite(Suite):
+    """One JSON file against per-node databases fed by diffs (sysrepo's datastore plugins)."""
+
+    settings = (
+        Setting("treestore.grid", "default", "default: N = --size or 1,000 with 2 tries; full: the reference "
+                "grid, N = 1,000, 10,000 and 100,000 with 10 tries", "text", ("default", "full")),
+        Setting("treestore.sizes", "", "dataset sizes N, comma-separated; empty: from grid (or --size)"),
+        Setting("treestore.tries", "", "tries per test; empty: 2 (grid full: 10)", "whole"),
+        Setting("treestore.tries_many_subs", "", "tries of 'many oper change_subs' (20 commits × 12 subscribers, "
+                "most of the run's time); empty: 1, or as tries in the full grid", "whole"),
+        Setting("treestore.state", "sysrepo", "state across tries: sysrepo (the reference's), fresh-state "
+                "(setup before every try), or both", "text", ("sysrepo", "fresh-state", "both")),
+        Setting("treestore.backends", "", "backends, comma-separated; empty: every one this run can reach"),
+        Setting("treestore.warmup", "0", "discarded tries after each setup; changes the state of the tries, "
+                "so such cells are named @warmupK", "whole"),
+    )
+
+    # -- the plan ------------------------------------------------------------
+
+    @property
+    def full(self) -> bool:
+        return self.config.text("treestore.grid") == "full"
+
+    def sizes(self) -> tuple[int, ...]:
+        if self.config.given("treestore.sizes") and self.config.text("treestore.sizes"):
+            return _numbers(self.config.text("treestore.sizes"), "sizes")
+        if self.options.size is not None:
+            return (self.options.size,)
+        return FULL_SIZES if self.full else (1000,)
+
+    def tries(self) -> tuple[int, int]:
+        """(tries per test, tries of test 11)."""
+        tries = self.config.whole("treestore.tries") if self.config.given("treestore.tries") else (10 if self.full else 2)
+        if tries < 1:
+            raise UsageError("--set treestore.tries must be at least 1")
+        if self.config.given("treestore.tries_many_subs"):
+            return tries, self.config.whole("treestore.tries_many_subs")
+        return tries, tries if self.full else 1
+
+    def states(self) -> tuple[str, ...]:
+        state = self.config.text("treestore.state")
+        return ("sysrepo", "fresh-state") if state == "both" else (state,)
+
+    def backends(self) -> list[tuple[str, str | None]]:
+        """(backend, redacted URL or None) in the reference's order."""
+        named = [name.strip() for name in self.config.text("treestore.backends").split(",") if name.strip()]
+        for name in named:
+            TREE_BACKENDS.info(name)  # an unknown name is a one-line error listing the known ones
+        chosen: list[tuple[str, str | None]] = []
+        for name in ORDER:
+            if named and name not in named:
+                continue
+            schemes = SCHEMES.get(name)
+            if schemes is None:
+                if name == "sqlite@disk" and not (named or self.full):
+                    continue
+                chosen.append((name, None))
+                continue
+            urls = [url for url in self.options.stores if url.split("://", 1)[0] in schemes]
+            if urls:
+                chosen.append((name, redact(urls[0])))
+            elif named:
+                chosen.append((name, None))  # its worker reports that it needs a server
+        return chosen
+
+    def cells(self) -> list[CellSpec]:
+        tries, many = self.tries()
+        warmup = self.config.whole("treestore.warmup")
+        cells = []
+        for n in self.sizes():
+            for backend, url in self.backends():
+                for state in self.states():
+                    suffix = STATE_SUFFIX[state] + (f"@warmup{warmup}" if warmup else "")
+                    for test in TESTS:
+                        params = {"backend": backend, "n": n, "test": test.number, "test_name": test.name,
+                                  "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,
+                                  "store": url}
+                        cells.append(self.spec(f"{backend}/{n}/{test.number:02d}-{test.slug}{suffix}", params,
+                                               language=LANGUAGE))
+        return cells
+
+    def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
+        raise StratabenchError(f"{cell.name}: treestore cells run in the study's own worker, not the engine loop")
+
+    # -- measuring -------------------------------------------------------------
+
+    def namespace(self, backend: str, n: int, state: str) -> str:
+        run = re.sub(r"[^a-z0-9]", "_", self.options.run_id.lower())[:20]
+        tag = re.sub(r"[^a-z0-9]", "", backend)[:11]
+        return f"{run}_{tag}_{n}_{state[0]}"[:40]
+
+    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        groups: dict[tuple[Any, ...], list[CellSpec]] = {}
+        for cell in cells:
+            p = cell.params
+            groups.setdefault((p["backend"], p["n"], p["state"], p["warmup"], p["store"]), []).append(cell)
+        for (backend, n, state, warmup, store), group in groups.items():
+            yield from self._run_group(backend, n, state, warmup, store, group, workdir)
+
+    def _job(self, backend: str, n: int, state: str, warmup: int, store: str | None,
+             group: Sequence[CellSpec]) -> dict[str, Any]:
+        tries = {cell.params["test"]: cell.params["tries"] for cell in group}
+        usual = max(set(tries.values()), key=list(tries.values()).count)
+        return {"backend": backend, "url": real_url(self.options, store) if store else None,
+                "namespace": self.namespace(backend, n, state), "n": n, "tries": usual,
+                "tries_for": {str(k): v for k, v in tries.items() if v != usual},
+                "fresh_state": state == "fresh-state", "warmup": warmup, "tests": sorted(tries)}
+
+    def _run_group(self, backend: str, n: int, state: str, warmup: int, store: str | None,
+                   group: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        by_test = {cell.params["test"]: cell for cell in group}
+        job = self._job(backend, n, state, warmup, store, group)
+        limit = self.options.engine.cell_timeout_s * len(group)
+        started = time.monotonic()
+        header: dict[str, Any] = {}
+        with subprocess.Popen([sys.executable, "-m", "stratabench.suites.treestore.worker"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir) as worker:
+            assert worker.stdin is not None and worker.stdout is not None and worker.stderr is not None
+            watchdog = threading.Timer(limit, worker.kill)
+            watchdog.start()
+            worker.stdin.write(json.dumps(job))
+            worker.stdin.close()
+            for line in worker.stdout:
+                record = json.loads(line)
+                if "header" in record:
+                    header = record["header"]
+                elif "unavailable" in record or "failed" in record:
+                    status: Status = "unavailable" if "unavailable" in record else "failed"
+                    for cell in by_test.values():
+                        yield CellResult.failure(cell, status, record.get(status) or "")
+                    by_test.clear()
+                else:
+                    cell = by_test.pop(record["test"])
+                    yield _result(cell, record, header, time.monotonic() - started)
+                    started = time.monotonic()
+            problem = worker.stderr.read().strip().splitlines()
+            worker.wait()
+            timed_out = not watchdog.is_alive() and worker.returncode != 0
+            watchdog.cancel()
+        if worker.returncode != 0:
+            _remove_namespace(job)
+        reason = (f"killed after {limit:g} s (--cell-timeout × tests)" if timed_out else
+                  problem[-1] if problem else f"the worker ended with exit status {worker.returncode}")
+        for cell in by_test.values():
+            yield CellResult.failure(cell, "failed", f"treestore worker for {backend} at N={n}: {reason}")
+
+
+def _remove_namespace(job: dict[str, Any]) -> None:
+    """What a worker that died could not clean up: its backend's namespace (files, keys, databases)."""
+    try:
+        TREE_BACKENDS.get(job["backend"])(job["namespace"], url=job["url"]).cleanup()
+    except StratabenchError:
+        pass  # unreachable now (a killed server): nothing more can be done from here
+
+
+def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], duration: float) -> CellResult:
+    samples = [float(sample) for sample in record["samples_ns"]]
+    metrics = {"wall_ns": MetricResult.of(samples)} if samples else {}
+    integrity = None
+    if record.get("actual"):
+        integrity = Integrity(record["expected"], record["actual"],
+                              None if record["expected"] == record["actual"] else "stored or read tree differs")
+    notes: dict[str, Any] = {**header, "tries": len(samples), "state": cell.params["state"],
+                             "integrity_checks": record.get("checks", 0)}
+    if samples:
+        mean = sum(samples) / len(samples)
+        median = metrics["wall_ns"].summary.median
+        notes["mean_ns"] = mean
+        if max(mean, median) > 2 * min(mean, median):
+            notes["note"] = ("mean and median differ by more than 2×: only try 1 changes data here "
+                             "(state carried across tries, spec §7.3)")
+    error = record.get("error")
+    status: Status = "ok" if error is None and (integrity is None or integrity.ok) else "failed"
+    return CellResult(cell.suite, cell.name, dict(cell.params), cell.language, status, error,
+                      loops=1 if samples else None, metrics=metrics, integrity=integrity, notes=notes,
+                      duration_s=duration)

@@ -1,0 +1,74 @@
+"""The parking suite: its cells, a real run on SQLite through the CLI, and its verdicts on known results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stratabench.cli.main import main
+from stratabench.errors import UsageError
+from stratabench.options import RunOptions
+from stratabench.results.records import CellResult, MetricResult
+from stratabench.suites.parking.report import parking_tables
+from stratabench.suites.parking.suite import ParkingSuite
+
+PG = "postgresql://u:secret@127.0.0.1:5432/db"
+MY = "mysql://u:secret@127.0.0.1:3306/db"
+
+
+def test_cells_are_server_by_database_by_logging_with_sqlite_always() -> None:
+    assert [c.name for c in ParkingSuite(RunOptions()).cells()][:2] == ["python-orm sqlite log off",
+                                                                         "python-orm sqlite log on"]  # fmt: skip
+    assert len(ParkingSuite(RunOptions()).cells()) == 4 * 2
+    cells = ParkingSuite(RunOptions(stores=(PG, MY, "redis://127.0.0.1:6379/0"))).cells()
+    assert len(cells) == 4 * 3 * 2
+    assert {c.params["database"] for c in cells} == {"sqlite", "postgresql", "mariadb"}
+    assert all("secret" not in json.dumps(c.params) for c in cells)
+
+
+@pytest.mark.parametrize(("name", "value"), [("parking.servers", "python-orm,cobol"), ("parking.logging", "loud"),
+                                             ("parking.runs", "0")])  # fmt: skip
+def test_bad_settings_are_one_line(name: str, value: str) -> None:
+    with pytest.raises(UsageError, match=name):
+        ParkingSuite(RunOptions(settings={name: value})).cells()
+
+
+def test_a_run_on_sqlite_measures_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run.jsonl"
+    code = main(["run", "parking", "--set", "parking.servers=python-core", "--set", "parking.logging=on",
+                 "--set", "parking.runs=2", "-o", str(out)])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert [r["cell"] for r in records] == ["python-core sqlite log on"]
+    cell = records[0]
+    assert cell["status"] == "ok" and cell["notes"]["runs"] == 2 and cell["notes"]["failed_runs"] == 0
+    assert {"wall_ns", "server_cpu_ns", "log_bytes", "log_lines"} <= set(cell["metrics"])
+    assert cell["notes"]["statements"]["COMMIT"] == 32 and cell["notes"]["calls"]["get_service_info"] == 22
+    assert "Table 2 - SQL statements per suite run (sqlite, logging off)" in printed
+
+
+def _cell(server: str, cpu_ms: list[float], statements: dict[str, int] | None = None, logging: str = "off",
+          database: str = "mariadb") -> CellResult:  # fmt: skip
+    return CellResult("parking", f"{server} {database} log {logging}",
+                      {"server": server, "database": database, "logging": logging}, "service", "ok", loops=1,
+                      metrics={"server_cpu_ns": MetricResult.of([v * 1e6 for v in cpu_ms]),
+                               "wall_ns": MetricResult.of([v * 4e6 for v in cpu_ms])},
+                      notes={"runs": len(cpu_ms), "failed_runs": 0, "statements": statements})  # fmt: skip
+
+
+def test_verdicts_on_known_results() -> None:
+    spec = {"SELECT": 78, "SELECT FOR UPDATE": 88, "UPDATE": 44, "INSERT": 27, "DELETE": 0, "COMMIT": 32,
+            "ROLLBACK": 34}  # fmt: skip
+    results = [_cell("python-orm", [400, 410, 405, 395, 402, 398], spec),
+               _cell("python-core", [300, 305, 298, 302, 301, 299]),
+               _cell("go-sql", [60, 61, 59, 62, 60, 58])]  # fmt: skip
+    tables = {t.title: t for t in parking_tables(results, RunOptions())}
+    conclusions = tables["The study's conclusions, judged (mariadb)"].rows
+    assert conclusions[0]["verdict"] == "reproduced"  # the spec 11.4 counts
+    assert conclusions[1]["verdict"] == "not measured"  # no go-orm cell
+    targets = {row["id"]: row["verdict"] for row in tables["Targets of this project"].rows}
+    assert targets == {"T1": "met", "T2": "missed", "T3": "not measured", "T4": "met"}
+    assert tables["Table 2 - SQL statements per suite run (mariadb, logging off)"].rows[0]["python-orm"] == 78

@@ -1,0 +1,72 @@
+"""The treestore suite's plan (cells per backend × N × test × state) and a small real run through its workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stratabench.errors import UnknownNameError
+from stratabench.options import RunOptions
+from stratabench.suites.treestore.report import treestore_tables
+from stratabench.suites.treestore.suite import FULL_SIZES, TreestoreSuite
+
+
+def suite(**settings: str) -> TreestoreSuite:
+    return TreestoreSuite(RunOptions(suites=("treestore",), settings={f"treestore.{k}": v for k, v in settings.items()},
+                                     run_id="20261122-230000-abcd"))
+
+
+def test_the_default_run_is_small_and_embedded() -> None:
+    cells = suite().cells()
+    assert {cell.params["backend"] for cell in cells} == {"json-file", "sqlite"}
+    assert {cell.params["n"] for cell in cells} == {1000}
+    assert {cell.params["tries"] for cell in cells if cell.params["test"] != 11} == {2}
+    assert {cell.params["tries"] for cell in cells if cell.params["test"] == 11} == {1}
+    assert len(cells) == 2 * 22 and len({cell.name for cell in cells}) == len(cells)
+    assert cells[0].name == "json-file/1000/01-get-tree"
+
+
+def test_the_full_grid_is_the_references() -> None:
+    cells = suite(grid="full").cells()
+    assert {cell.params["n"] for cell in cells} == set(FULL_SIZES)
+    assert {cell.params["tries"] for cell in cells} == {10}
+    assert "sqlite@disk" in {cell.params["backend"] for cell in cells}
+
+
+def test_server_backends_join_when_the_run_has_their_servers() -> None:
+    options = RunOptions(suites=("treestore",), stores=("redis://:secret@127.0.0.1:6379/0", "mongodb://127.0.0.1:1/"))
+    cells = TreestoreSuite(options).cells()
+    backends = [cell.params["backend"] for cell in cells]
+    assert list(dict.fromkeys(backends)) == ["json-file", "mongodb", "redis", "sqlite", "redis+search"]
+    assert all("secret" not in str(cell.params["store"]) for cell in cells)
+
+
+def test_the_fresh_state_mode_and_warmup_name_their_cells_apart() -> None:
+    names = [cell.name for cell in suite(state="both", warmup="1").cells()]
+    assert "sqlite/1000/12-remove-all-items@warmup1" in names
+    assert "sqlite/1000/12-remove-all-items@fresh-state@warmup1" in names
+
+
+def test_an_unknown_backend_is_a_one_line_error() -> None:
+    with pytest.raises(UnknownNameError, match="known: json-file"):
+        suite(backends="json-file,cassandra").cells()
+
+
+def test_a_small_run_measures_every_cell_and_reports_the_studys_tables(tmp_path: Path) -> None:
+    run = suite(sizes="20", tries="2")
+    cells = run.cells()
+    results = list(run.run_external(cells, tmp_path))
+    assert [r.cell for r in results] == [cell.name for cell in cells]
+    for result in results:
+        assert result.ok, f"{result.cell}: {result.error}"
+        assert result.integrity is not None and result.integrity.ok
+        assert len(result.metrics["wall_ns"].samples) == result.params["tries"]
+        assert result.notes["transport_codec"].startswith(("orjson", "json"))
+    titles = [table.title for table in treestore_tables(results, run.options)]
+    assert titles[0] == "treestore: N = 20, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
+    tables = treestore_tables(results, run.options)
+    assert len(tables[0].rows) == 22 and tables[0].rows[2]["sqlite:vs"].endswith(("faster", "slower", "×"))
+    claims = next(table for table in tables if "claims" in table.title)
+    assert [row["n"] for row in claims.rows] == list(range(1, 8))
+    assert claims.rows[1]["verdict"] == "needs a server"  # claim 2 is about network backends only
