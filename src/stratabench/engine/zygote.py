@@ -93,6 +93,9 @@ class Zygote:
         self._process = popen_tied(
             [sys.executable, "-m", "stratabench.engine.zygote", *preload],
             env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            # Unbuffered: a buffered reader could pull two answers at once, and
+            # select() would then wait on the pipe for the one already read.
+            bufsize=0,
         )
         assert self._process.stdin is not None and self._process.stdout is not None
         self._to: IO[bytes] = self._process.stdin

@@ -119,3 +119,26 @@ def test_closing_the_zygotes_mid_cell_ends_the_worker_and_the_zygote(probe: str)
     assert time.monotonic() - started < 4  # not the 20 s timeout, nor the 5 s grace
     assert not psutil.pid_exists(zygote.pid)
     assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_slow_reader_never_waits_for_an_answer_it_already_read(probe: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A worker that ends at once leaves both its answers (fork, exit) in the pipe
+    # before a busy run reads the first; a buffered reader would take both, and
+    # select() would then wait on the pipe for the one already read.
+    import select as real_select
+    import time
+    import types
+
+    import stratabench.engine.zygote as zygote_module
+
+    def slow_select(*args: object) -> object:
+        time.sleep(0.3)
+        return real_select.select(*args)  # type: ignore[arg-type]
+
+    options = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0,
+                                              cell_timeout_s=5))
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        zygotes.for_env({})
+        monkeypatch.setattr(zygote_module, "select", types.SimpleNamespace(select=slow_select))
+        results = [run_cell(cell(probe, f"quick {n}"), options, zygotes) for n in range(3)]
+    assert [r.error for r in results if not r.ok] == []
