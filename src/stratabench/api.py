@@ -31,7 +31,7 @@ def measure(
     fn: Callable[[], object],
     *,
     name: str | None = None,
-    samples: int = 5,
+    samples: int | None = None,
     min_time: float = 0.1,
     warmups: int = 1,
     memory: bool = False,
@@ -48,7 +48,8 @@ def measure(
         How the result is labelled (default: the function's name).
     samples, min_time, warmups
         As ``stratabench run``'s ``--samples``, ``--min-time`` (seconds)
-        and ``--warmups``.
+        and ``--warmups``; ``samples=None`` samples adaptively, until the
+        median's interval is within 2% (the result's ``flags`` say when not).
     memory
         Also run the tracemalloc pass (``alloc_bytes``, ``retained_bytes``, ``allocs``).
     verify
@@ -71,7 +72,7 @@ def timeit(
     setup: str = "pass",
     *,
     globals: dict[str, Any] | None = None,  # noqa: A002 - the name timeit.timeit uses
-    samples: int = 5,
+    samples: int | None = None,
     min_time: float = 0.1,
     warmups: int = 1,
     clock: Clock = SYSTEM_CLOCK,

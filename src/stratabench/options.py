@@ -20,10 +20,27 @@ __all__ = ["EngineOptions", "RunOptions"]
 class EngineOptions:
     """How the engine measures each cell.
 
+    By default sampling is adaptive: each cell takes at least
+    ``min_samples`` samples (enough for its median's interval to reach 95%),
+    then more until the interval's half-width is within ``target`` of the
+    median, ``cell_budget_ns`` of sampling is spent or ``max_samples`` are
+    taken. ``samples`` fixes the count instead.
+
     Attributes
     ----------
     samples
-        Timed samples per cell, each a calibrated loop of the operation.
+        A fixed number of timed samples per cell (``--samples``), or ``None``
+        for adaptive sampling.
+    min_samples
+        The floor of adaptive sampling: six reach a 95% interval of the median.
+    max_samples
+        The cap of adaptive sampling.
+    target
+        The relative half-width of the median's interval at which adaptive
+        sampling stops (0.02: median ± 2%).
+    cell_budget_ns
+        Adaptive sampling stops after the cell's samples took this long in
+        total; a cell that had not reached ``target`` by then is flagged.
     warmups
         Untimed loops run before the samples, at the calibrated loop count.
     min_sample_ns
@@ -31,35 +48,62 @@ class EngineOptions:
         clock's resolution and the loop's own cost are negligible. Slower
         operations run once per sample.
     max_sample_ns
-        Stop adding samples to a cell once its samples took this long in
-        total (at least three are always taken), so a 7-second compile cell
-        does not take ten times that.
+        Never sample a cell for longer than this in total, even below the
+        floor (at least three samples are always taken), so a 7-second
+        compile cell does not take ten times that.
     memory_samples
         Operations measured in the tracemalloc pass (0 disables the pass).
     isolate
         Run each cell in a fresh worker process (the default); ``False``
         runs in this process, which is faster but lets cells share caches.
+    fork
+        Fork each cell's worker from a zygote process that has imported the
+        engine and the plugins once (the default), instead of starting a
+        new interpreter per cell.
     cell_timeout_s
         A worker that takes longer is killed and its cell reported failed.
     """
 
-    samples: int = 5
+    samples: int | None = None
+    min_samples: int = 6
+    max_samples: int = 40
+    target: float = 0.02
+    cell_budget_ns: int = 1_000_000_000
     warmups: int = 1
     min_sample_ns: int = 100_000_000
     max_sample_ns: int = 20_000_000_000
     memory_samples: int = 1
     isolate: bool = True
+    fork: bool = True
     cell_timeout_s: float = 900.0
 
     def __post_init__(self) -> None:
-        if self.samples < 1:
+        if self.samples is not None and self.samples < 1:
             raise UsageError(f"--samples must be at least 1, not {self.samples}")
+        if self.min_samples < 1:
+            raise UsageError(f"--min-samples must be at least 1, not {self.min_samples}")
+        if self.max_samples < self.min_samples:
+            raise UsageError(f"--max-samples ({self.max_samples}) must be at least --min-samples ({self.min_samples})")
+        if not 0 < self.target < 1:
+            raise UsageError(f"--target must be a percentage above 0 and below 100, not {100 * self.target:g}")
+        if self.cell_budget_ns < 0:
+            raise UsageError("--budget must not be negative")
         if self.warmups < 0:
             raise UsageError(f"--warmups must be 0 or more, not {self.warmups}")
         if self.min_sample_ns < 0:
             raise UsageError("--min-time must not be negative")
         if self.memory_samples < 0:
             raise UsageError(f"--memory-samples must be 0 or more, not {self.memory_samples}")
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the sample count follows the stopping rule rather than ``--samples``."""
+        return self.samples is None
+
+    @property
+    def least_samples(self) -> int:
+        """The samples a cell takes at the least: the fixed count, or the adaptive floor."""
+        return self.min_samples if self.samples is None else self.samples
 
 
 @dataclass(frozen=True)
@@ -88,6 +132,9 @@ class RunOptions:
         Identifies the run; prefixes every key and table a store writes.
     engine
         How each cell is measured.
+    rebuild
+        Build the Go programs and assets anew instead of reusing the build
+        cache (:mod:`stratabench.build_cache`).
     """
 
     suites: tuple[str, ...] = ()
@@ -101,6 +148,7 @@ class RunOptions:
     settings: Mapping[str, str] = field(default_factory=dict)
     run_id: str = "local"
     engine: EngineOptions = field(default_factory=EngineOptions)
+    rebuild: bool = False
 
     def __post_init__(self) -> None:
         if self.size is not None and self.size < 1:

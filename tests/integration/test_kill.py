@@ -31,6 +31,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from stratabench.build_cache import CACHE_DIR_ENV
 from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
 from stratabench.redact import password_of
 from stratabench.services.base import RunningService
@@ -56,9 +57,10 @@ class Run:
 
 @pytest.fixture
 def sandbox(tmp_path: Path) -> dict[str, str]:
-    """TMPDIR and services state of the runs' own."""
+    """TMPDIR, services state and build cache of the runs' own (an empty cache: the embed asset is built)."""
     (tmp_path / "tmp").mkdir()
-    return {**os.environ, "TMPDIR": str(tmp_path / "tmp"), STATE_ENV: str(tmp_path / "state" / "services.json")}
+    return {**os.environ, "TMPDIR": str(tmp_path / "tmp"), STATE_ENV: str(tmp_path / "state" / "services.json"),
+            CACHE_DIR_ENV: str(tmp_path / "cache")}
 
 
 def stratabench(env: dict[str, str], *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:

@@ -3,7 +3,8 @@
 //
 //	stratabench-go bulkload --seed 100 --size 100000 --workdir DIR \
 //	    [--formats embed,json,gob,msgp,msgpack] [--variants warm,fresh] \
-//	    [--benchtime 1s] [--count 3] [--embed-max-rss 8GiB] [--embed-timeout 10m]
+//	    [--benchtime 1s] [--count 3] [--embed-max-rss 8GiB] [--embed-timeout 10m] \
+//	    [--embed-cache DIR]
 //	stratabench-go info
 //	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
 //	stratabench-go hash --seed S --size N
@@ -119,6 +120,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	count := fs.Int("count", 3, "samples: repeated benchmarks per cell")
 	maxRSS := fs.String("embed-max-rss", "8GiB", "stop the embed compile when a process exceeds this resident size")
 	timeout := fs.Duration("embed-timeout", 10*time.Minute, "stop the embed compile after this long")
+	embedCache := fs.String("embed-cache", "", "directory of the embed program's cached build: reused when complete, else filled")
 	lifeline := fs.Bool("exit-with-stdin", false, "stop (and stop the embed compile) when stdin closes: the parent has ended")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -174,7 +176,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	cfg := format.Config{
 		Seed: *seed, Size: *size, Workdir: *workdir,
 		Count: *count, Benchtime: *benchtime,
-		EmbedMaxRSS: rss, EmbedTimeout: *timeout,
+		EmbedMaxRSS: rss, EmbedTimeout: *timeout, EmbedCache: *embedCache,
 	}
 	recs := dataset.Generate(*size, *seed)
 	var emitErr error

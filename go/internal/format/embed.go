@@ -30,6 +30,8 @@ import (
 // The program is built once per run in its own module under the work
 // directory, with a private build cache (embed-gocache) that an unmeasured
 // build of a one-record program fills with the standard library first.
+// With Config.EmbedCache the built program and its measured costs are kept
+// there (embed_cache.go) and later runs reuse both, reporting build_cached.
 // warm and fresh are the same operation here (there is no destination to
 // empty); each requested variant runs the built program once, and every
 // line repeats the one build's costs.
@@ -91,9 +93,30 @@ func (embedFormat) goBuild(ctx context.Context, goBin, dir, cache string, timeou
 	return runLimited(ctx, cmd, timeout, maxRSS)
 }
 
-// build writes and compiles the program; it fills extra with what it
-// measured, also when it fails, and returns the binary and source size.
+// build returns the program's binary and source size: the cached build's
+// when there is one, else a new one (cached if asked). It fills extra with
+// the build's measured costs, also when it fails.
 func (e embedFormat) build(ctx context.Context, recs dataset.Records, cfg Config, extra map[string]any) (string, int64, error) {
+	if cfg.EmbedCache == "" {
+		return e.compile(ctx, recs, cfg, extra)
+	}
+	if bin, size, ok := loadCachedBuild(cfg.EmbedCache, extra); ok {
+		return bin, size, nil
+	}
+	bin, size, err := e.compile(ctx, recs, cfg, extra)
+	if err == nil {
+		if cached, err := storeBuild(cfg.EmbedCache, bin, size, extra); err != nil {
+			fmt.Fprintf(os.Stderr, "stratabench-go: embed: build not cached: %v\n", err)
+		} else {
+			bin = cached
+		}
+	}
+	extra["build_cached"] = false
+	return bin, size, err
+}
+
+// compile writes and compiles the program, measuring the build.
+func (e embedFormat) compile(ctx context.Context, recs dataset.Records, cfg Config, extra map[string]any) (string, int64, error) {
 	goBin, err := goTool()
 	if err != nil {
 		return "", 0, err

@@ -33,6 +33,11 @@ type Config struct {
 	// Limits of the embed cell's compilation.
 	EmbedMaxRSS  int64
 	EmbedTimeout time.Duration
+	// EmbedCache, when set, is the directory of this asset's cached build
+	// (the caller names it by content: sources, Go version, size, seed).
+	// A complete one is reused with its recorded build costs; otherwise
+	// the build is measured and stored there.
+	EmbedCache string
 }
 
 // Format measures loading one kind of asset.

@@ -14,7 +14,10 @@ Binaries live in ``<repo>/.build/go/<name>``, or in the directory named by
 the ``STRATABENCH_GO_BIN_DIR`` environment variable. Building needs the Go
 toolchain (1.24 or later) on ``PATH``; running a built binary does not,
 except for the ``embed`` bulkload format, which compiles Go source at run
-time.
+time. Builds are named by content (:mod:`stratabench.build_cache`): a
+program is rebuilt when the module's sources or the Go version changed
+since its build (:func:`ensure_built`), and the embed asset's build is kept
+in the cache directory under its own key (:func:`embed_cache_dir`).
 
 Its two errors belong to the project's tree: a missing toolchain or binary
 is an :class:`~stratabench.errors.UnavailableError` (the cells say so and
@@ -36,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from stratabench.build_cache import cache_root, content_key
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.json_lines import BadLine, json_objects
 from stratabench.lifeline import parent_death_signal
@@ -48,6 +52,8 @@ __all__ = [
     "GoUnavailableError",
     "binary_path",
     "build",
+    "embed_cache_dir",
+    "ensure_built",
     "export",
     "go_available",
     "info",
@@ -89,15 +95,54 @@ def binary_path(name: str = "stratabench-go") -> Path:
     return base / name
 
 
-def _go_version(go: str) -> tuple[int, ...] | None:
+def _go_version_text(go: str) -> str | None:
+    """``go env GOVERSION``: ``go1.24.2``; ``None`` when it fails."""
     try:
-        out = subprocess.run(
+        return subprocess.run(
             [go, "env", "GOVERSION"], capture_output=True, text=True, timeout=60, check=True
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.match(r"go(\d+)\.(\d+)", out)
+
+
+def _go_version(go: str) -> tuple[int, ...] | None:
+    m = re.match(r"go(\d+)\.(\d+)", _go_version_text(go) or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _source_key(*parts: str) -> str:
+    """The content key of the Go module's sources, the Go toolchain's version and ``parts``."""
+    go = shutil.which("go")
+    version = (_go_version_text(go) if go else None) or "no go"
+    sources = [path for path in GO_DIR.rglob("*") if path.is_file() and (path.suffix == ".go" or path.name in ("go.mod", "go.sum"))]
+    return content_key((version, *parts), sources, root=GO_DIR)
+
+
+def embed_cache_dir(size: int, seed: int) -> Path:
+    """Where the bulkload embed asset's build of ``size`` records from ``seed`` is cached (may not exist yet)."""
+    return cache_root() / "go-embed" / _source_key(f"size={size}", f"seed={seed}")
+
+
+def _key_file(binary: Path) -> Path:
+    return binary.with_name(binary.name + ".key")
+
+
+def ensure_built(names: Iterable[str] = ("stratabench-go",), *, rebuild: bool = False) -> None:
+    """Build each program whose binary is missing or was built from other sources or another Go.
+
+    The binary's content key is kept beside it (``NAME.key``); ``rebuild``
+    builds anyway. Without Go, an existing binary is used as it is.
+    """
+    stale = []
+    for name in names:
+        binary = binary_path(name)
+        stamp = _key_file(binary)
+        if not binary.exists() or rebuild:
+            stale.append(name)
+        elif go_available()[0] and (not stamp.exists() or stamp.read_text().strip() != _source_key()):
+            stale.append(name)
+    if stale:
+        build(stale)
 
 
 def go_available() -> tuple[bool, str]:
@@ -135,7 +180,9 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
     FerretDB modules ``stratabench-mongo`` needs. Go's build cache makes a
     rebuild of unchanged code take a second or two; a first build
     downloads modules through the Go module proxy. With ``quiet=False``
-    the toolchain's output goes to this process's stdout and stderr.
+    the toolchain's output goes to this process's stdout and stderr. Each
+    binary gets the content key of what it was built from beside it
+    (``NAME.key``), which :func:`ensure_built` compares.
 
     Raises
     ------
@@ -147,6 +194,7 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
     ok, reason = go_available()
     if not ok:
         raise GoUnavailableError(reason)
+    key = _source_key()
     for name in names:
         if not (GO_DIR / "cmd" / name).is_dir():
             raise GoUnavailableError(f"no Go program {name!r}: {GO_DIR / 'cmd' / name} does not exist")
@@ -161,6 +209,7 @@ def build(names: Iterable[str] = ("stratabench-go",), *, quiet: bool = True) -> 
         if proc.returncode != 0:
             detail = _tail(proc.stderr) if quiet else "see the output above"
             raise GoRunError(f"`{' '.join(cmd)}` in {GO_DIR} failed ({proc.returncode}): {detail}")
+        _key_file(out).write_text(key + "\n")  # what it was built from, for ensure_built
 
 
 def _binary(name: str = "stratabench-go") -> Path:
@@ -241,6 +290,7 @@ def run_bulkload(
     timeout: float | None = None,
     embed_max_rss: str | None = None,
     embed_timeout: str | None = None,
+    embed_cache: str | os.PathLike[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run ``stratabench-go bulkload`` and yield each cell as it finishes.
 
@@ -265,6 +315,10 @@ def run_bulkload(
     embed_max_rss, embed_timeout
         Limits of the embed cell's compilation (``8GiB``, ``10m``);
         ``None`` keeps the program's defaults.
+    embed_cache
+        The directory of the embed program's cached build
+        (:func:`embed_cache_dir`): reused with its recorded build costs when
+        complete, else filled by this run's build. ``None`` builds every time.
 
     Raises
     ------
@@ -288,6 +342,8 @@ def run_bulkload(
         args += ["--embed-max-rss", embed_max_rss]
     if embed_timeout is not None:
         args += ["--embed-timeout", embed_timeout]
+    if embed_cache is not None:
+        args += ["--embed-cache", str(embed_cache)]
     cmd = [str(_binary()), *args]
     stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
     # A session of its own, so that killing its process group also ends the

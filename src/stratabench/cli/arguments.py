@@ -120,30 +120,80 @@ def add_detail_argument(parser: argparse._ActionsContainer) -> None:
                         "full: and every cell with its loops, spread and status")
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int = 5) -> None:
-    """The measurement options: samples, warm-ups, calibration, isolation."""
+#: Presets in the spirit of pyperf's --fast and --rigorous: (target, budget s, min samples, max samples, min-time s).
+PRESETS: dict[str, tuple[float, float, int, int, float]] = {
+    "fast": (0.05, 0.3, 6, 20, 0.05),
+    "default": (0.02, 1.0, 6, 40, 0.1),
+    "rigorous": (0.01, 6.0, 10, 200, 0.2),
+}
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None = None) -> None:
+    """The measurement options: sampling (adaptive unless ``samples`` is given), calibration, isolation."""
     group = parser.add_argument_group("measurement")
+    fast, default, rigorous = PRESETS["fast"], PRESETS["default"], PRESETS["rigorous"]
+    preset = group.add_mutually_exclusive_group()
+    preset.add_argument("--fast", dest="preset", action="store_const", const="fast",
+                        help=f"rough answers quickly: target {100 * fast[0]:g}%%, budget {fast[1]:g} s a cell, "
+                        f"at most {fast[3]} samples of {fast[4]:g} s")
+    preset.add_argument("--rigorous", dest="preset", action="store_const", const="rigorous",
+                        help=f"tighter answers, slowly: target {100 * rigorous[0]:g}%%, budget {rigorous[1]:g} s "
+                        f"a cell, {rigorous[2]} to {rigorous[3]} samples of {rigorous[4]:g} s")
     group.add_argument("--samples", type=whole_in(1, MAX_SAMPLES), default=samples, metavar="N",
-                       help=f"timed samples per cell (default {samples})")
+                       help="a fixed number of timed samples per cell" + (
+                           f" (default {samples})" if samples else
+                           " (default: adaptive, until the median's interval, of 95%% or more, is within --target)"))
+    group.add_argument("--target", type=_percent, default=None, metavar="PERCENT",
+                       help=f"adaptive sampling stops when the median's interval is within this %% of it "
+                       f"(default {100 * default[0]:g})")
+    group.add_argument("--budget", type=_budget, default=None, metavar="SECONDS",
+                       help=f"adaptive sampling time per cell; a cell that misses --target by then is flagged "
+                       f"unstable (default {default[1]:g})")
+    group.add_argument("--min-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
+                       help=f"adaptive floor (default {default[2]}: the fewest whose interval reaches 95%%)")
+    group.add_argument("--max-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
+                       help=f"adaptive cap (default {default[3]})")
     group.add_argument("--warmups", type=whole_in(0, MAX_SAMPLES), default=1, metavar="N",
                        help="untimed warm-up loops before the samples (default 1)")
-    group.add_argument("--min-time", type=_min_time, default=0.1, metavar="SECONDS",
-                       help="calibrate loops so each sample lasts at least this long (default 0.1)")
+    group.add_argument("--min-time", type=_min_time, default=None, metavar="SECONDS",
+                       help=f"calibrate loops so each sample lasts at least this long (default {default[4]:g})")
     group.add_argument("--memory-samples", type=whole_in(0, MAX_SAMPLES), default=1, metavar="N",
                        help="operations traced for alloc/retained bytes, in a separate pass (default 1; 0 skips)")
     group.add_argument("--in-process", action="store_true",
                        help="measure every cell in this process instead of a fresh worker process each")
+    group.add_argument("--spawn", action="store_true",
+                       help="start a new interpreter for each cell's worker instead of forking it from a "
+                       "zygote that imported the plugins once (slower; the same isolation)")
     group.add_argument("--cell-timeout", type=_cell_timeout, default=900.0, metavar="SECONDS",
                        help="fail a cell whose worker runs longer than this (default 900)")
 
 
+#: --target: a percentage above 0 and below 100 (argparse names the flag).
+_percent = number_in(0, 100, what="a percentage", low_open=True)
+#: --budget: seconds of adaptive sampling a cell may spend (up to an hour).
+_budget = number_in(0, 3600, what="a number of seconds", low_open=True)
+
+
 def engine_options(args: argparse.Namespace) -> EngineOptions:
+    """The engine options of the parsed arguments: the preset's values, each replaced by an explicit option."""
+    target, budget, min_samples, max_samples, min_time = PRESETS[getattr(args, "preset", None) or "default"]
+
+    def given(name: str, preset: float) -> float:
+        value = getattr(args, name, None)
+        return preset if value is None else float(value)
+
+    floor = int(given("min_samples", min_samples))
     return EngineOptions(
         samples=args.samples,
+        min_samples=floor,
+        max_samples=max(int(given("max_samples", max_samples)), floor),
+        target=given("target", target),
+        cell_budget_ns=int(given("budget", budget) * 1e9),
         warmups=args.warmups,
-        min_sample_ns=int(args.min_time * 1e9),
+        min_sample_ns=int(given("min_time", min_time) * 1e9),
         memory_samples=args.memory_samples,
         isolate=not args.in_process,
+        fork=not args.spawn,
         cell_timeout_s=args.cell_timeout,
     )
 

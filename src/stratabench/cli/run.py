@@ -34,7 +34,7 @@ from stratabench.options import EngineOptions, RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
-from stratabench.results.environment import environment
+from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
@@ -79,6 +79,9 @@ def add_parser(subparsers: Any) -> None:
                       help="a plugin setting, e.g. sqlite.journal_mode=wal (repeatable; "
                       "'stratabench list settings' shows them all)")
     add_engine_arguments(parser)
+    parser.add_argument("--rebuild", action="store_true",
+                        help="build the Go programs and the embed asset anew instead of reusing the build cache "
+                        "($STRATABENCH_CACHE_DIR, else ~/.cache/stratabench)")
     add_output_arguments(parser)
     add_detail_argument(parser)
     parser.add_argument("--dry-run", action="store_true",
@@ -138,6 +141,7 @@ def handle(args: argparse.Namespace) -> int:
         settings=settings,
         run_id=run_id,
         engine=engine_options(args),
+        rebuild=args.rebuild,
     )
     if options.data is not None:
         _check_data_file(options.data)
@@ -229,6 +233,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
             try:
                 results = execute(plan, options, writer, progress)
+                writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                              {"load_average_end": load_average()})
             except KeyboardInterrupt as interrupt:
                 print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
                       file=sys.stderr)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from stratabench.cli.arguments import add_engine_arguments, engine_options
 from stratabench.engine.cell import run_cell
 from stratabench.engine.statement import compile_statement, join_lines
 from stratabench.options import RunOptions
+from stratabench.results.stats import level_label
 from stratabench.suites.timeit import TimeitSuite
 from stratabench.units import format_ns
 
@@ -20,8 +22,9 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "timeit", help="time a Python statement with the same engine as every suite",
         description="Time a Python statement as timeit and pyperf do (the statement is inlined in a "
-        "calibrated loop), in a fresh worker process, and print the median per loop with its 95%% "
-        "confidence interval. A statement or setup that fails is reported with its line.",
+        "calibrated loop), in a fresh worker process, and print the median per loop with the confidence "
+        "interval its samples reach (95%% from 6 samples; fewer print their lower level). A statement or setup "
+        "that fails is reported with its line.",
     )
     parser.add_argument("stmt", nargs="*", help="the statement to time; several are joined as lines, as "
                         "python -m timeit joins them (default: pass)")
@@ -52,7 +55,9 @@ def handle(args: argparse.Namespace) -> int:
     assert wall is not None
     print(
         f"{cell.name}: {format_ns(wall.median)} per loop "
-        f"(95% CI {format_ns(wall.ci_low)} .. {format_ns(wall.ci_high)}; "
+        f"({level_label(wall.ci_level)} CI {format_ns(wall.ci_low)} .. {format_ns(wall.ci_high)}; "
         f"{wall.n} samples of {result.loops:,} loops; min {format_ns(wall.min)}, max {format_ns(wall.max)})"
     )
+    for flag in result.flags:
+        print(f"warning: unstable: {flag}", file=sys.stderr)
     return 0

@@ -6,6 +6,11 @@ spec and run options to its stdin (a pipe, not a file, because store URLs
 may carry passwords); the worker writes one result record to the result
 file. Anything else the worker prints is
 diagnostics, shown only when the worker dies without a result.
+
+During a run the worker is not a new interpreter but a child forked from a
+zygote that imported the engine and the suites once
+(:mod:`stratabench.engine.zygote`): the same fresh process per cell, the
+same request and result, without paying the interpreter's start each time.
 """
 
 from __future__ import annotations
@@ -18,17 +23,19 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec, builder_of
+from stratabench.engine.zygote import Zygotes, ZygoteError
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
 from stratabench.lifeline import parent_death_signal
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
 from stratabench.results.records import CellResult, Status
 
-__all__ = ["run_cell", "run_cell_in_process", "run_cell_in_worker", "status_of"]
+__all__ = ["run_cell", "run_cell_forked", "run_cell_in_process", "run_cell_in_worker", "serve_request", "status_of"]
 
 
 def status_of(error: StratabenchError) -> Status:
@@ -108,23 +115,50 @@ def run_cell_in_worker(spec: CellSpec, options: RunOptions) -> CellResult:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return CellResult.failure(
-                spec, "failed", f"timed out after {options.engine.cell_timeout_s:.0f} s; raise --cell-timeout or use a smaller --size",
-                time.perf_counter() - started,
-            )
-        if result_path.exists():
-            return cell_from_json(json.loads(result_path.read_text()))
-        lines = [line for line in process.stderr.strip().splitlines() if line.strip()]
-        last = lines[-1].strip() if lines else "no output"
-        return CellResult.failure(
-            spec, "failed", f"worker process exited with code {process.returncode} and no result: {last}",
-            time.perf_counter() - started,
-        )
+            return _timed_out(spec, options, started)
+        return _worker_result(spec, result_path, process.returncode, process.stderr, started)
 
 
-def run_cell(spec: CellSpec, options: RunOptions) -> CellResult:
-    """Run one cell the way the options say (worker process by default)."""
+def _timed_out(spec: CellSpec, options: RunOptions, started: float) -> CellResult:
+    return CellResult.failure(
+        spec, "failed", f"timed out after {options.engine.cell_timeout_s:.0f} s; raise --cell-timeout or use a smaller --size",
+        time.perf_counter() - started,
+    )
+
+
+def _worker_result(spec: CellSpec, result_path: Path, exit_code: int, diagnostics: str, started: float) -> CellResult:
+    """The worker's result record, or a failure quoting the last line of its diagnostics."""
+    if result_path.exists():
+        return cell_from_json(json.loads(result_path.read_text()))
+    lines = [line for line in diagnostics.strip().splitlines() if line.strip()]
+    last = lines[-1].strip() if lines else "no output"
+    return CellResult.failure(
+        spec, "failed", f"worker process exited with code {exit_code} and no result: {last}",
+        time.perf_counter() - started,
+    )
+
+
+def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes) -> CellResult:
+    """Run one cell in a fresh process forked from the zygote of its environment, and read back its result."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
+        result_path, log = Path(tmp) / "result.json", Path(tmp) / "worker.log"
+        request = {"cell": spec.to_json(), "options": options.to_json()}
+        try:
+            forked = zygotes.for_env(spec.env).run(request, result_path, log, options.engine.cell_timeout_s)
+        except ZygoteError as error:
+            return CellResult.failure(spec, "failed", error.message, time.perf_counter() - started)
+        if forked.timed_out:
+            return _timed_out(spec, options, started)
+        diagnostics = log.read_text(errors="replace") if log.exists() else ""
+        return _worker_result(spec, result_path, forked.exit_code, diagnostics, started)
+
+
+def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None) -> CellResult:
+    """Run one cell the way the options say: a fresh worker process by default, forked from ``zygotes`` if given."""
     if options.engine.isolate:
+        if zygotes is not None and options.engine.fork:
+            return run_cell_forked(spec, options, zygotes)
         return run_cell_in_worker(spec, options)
     if spec.env:
         return CellResult.failure(
@@ -136,7 +170,12 @@ def run_cell(spec: CellSpec, options: RunOptions) -> CellResult:
 def worker_main(argv: list[str]) -> int:
     """Entry point of the worker process: ``REQUEST RESULT``, ``-`` reading the request from stdin."""
     request_path, result_path = argv
-    request = json.loads(sys.stdin.read() if request_path == "-" else Path(request_path).read_text())
+    return serve_request(json.loads(sys.stdin.read() if request_path == "-" else Path(request_path).read_text()),
+                         result_path)
+
+
+def serve_request(request: dict[str, Any], result_path: str) -> int:
+    """In a worker (spawned or forked): run the requested cell, write its result record."""
     spec = CellSpec.from_json(request["cell"])
     options = RunOptions.from_json(request["options"])
     result = run_cell_in_process(spec, options)

@@ -9,7 +9,8 @@ The order matters:
    settled before the first sample.
 3. **Sample**: each sample is one timed loop; ``wall_ns`` and ``cpu_ns`` per
    operation are the loop's totals divided by the loop count. Server CPU is
-   read around the loop, outside it.
+   read around the loop, outside it. How many samples: the stopping rule of
+   :mod:`stratabench.engine.sampling` (adaptive by default, or ``--samples``).
 4. **Trace memory** in a separate pass, because tracemalloc slows every
    allocation and would distort the timings.
 5. **Verify** one result outside every timed region.
@@ -30,9 +31,11 @@ from typing import Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.sampling import Stop, StoppingRule
 from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
+from stratabench.results.stats import instability
 
 __all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass", "process_cpu_ns"]
 
@@ -58,11 +61,24 @@ class Measurement:
         Per-operation values of each metric, one per sample, keyed by metric name.
     integrity
         The verification outcome, or ``None`` when the operation has nothing to verify.
+    stop
+        Why sampling stopped (``None`` if nothing was sampled).
     """
 
     loops: int
     samples: dict[str, list[float]] = field(default_factory=dict)
     integrity: Integrity | None = None
+    stop: Stop | None = None
+
+    def flags(self, metrics: Mapping[str, MetricResult]) -> tuple[str, ...]:
+        """Why the wall time's median is not trustworthy (empty when it is), one line each with its figure."""
+        wall = metrics.get("wall_ns")
+        if wall is None:
+            return ()
+        stop = self.stop
+        return tuple(instability(wall.summary, target=stop.target if stop else None,
+                                 target_missed=stop is not None and stop.target_missed,
+                                 budget_s=stop.budget_s if stop and stop.reason == "budget" else None))
 
     def result(self, spec: CellSpec, *, notes: Mapping[str, Any] | None = None,
                duration_s: float | None = None) -> CellResult:
@@ -70,7 +86,8 @@ class Measurement:
 
         The status is ``ok`` unless the integrity check failed; then it is
         ``failed``, with the first difference (or the two hashes) as the
-        error. Metrics with no sample are left out, as not measured.
+        error. Metrics with no sample are left out, as not measured. An
+        unstable wall time is flagged (:meth:`flags`).
         """
         integrity = self.integrity
         status: Status = "ok"
@@ -78,6 +95,7 @@ class Measurement:
         if integrity is not None and not integrity.ok:
             status = "failed"
             reason = f"integrity: {integrity.detail or 'hash ' + integrity.actual + ' != ' + integrity.expected}"
+        metrics = {name: MetricResult.of(values) for name, values in self.samples.items() if values}
         return CellResult(
             suite=spec.suite,
             cell=spec.name,
@@ -86,10 +104,11 @@ class Measurement:
             status=status,
             error=reason,
             loops=self.loops,
-            metrics={name: MetricResult.of(values) for name, values in self.samples.items() if values},
+            metrics=metrics,
             integrity=integrity,
             notes=dict(notes or {}),
             duration_s=duration_s,
+            flags=self.flags(metrics),
         )
 
 
@@ -221,7 +240,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     op
         What to measure, built by a suite (or by :func:`stratabench.measure`).
     options
-        Samples, warm-ups, calibration target and memory pass; the
+        Sampling, warm-ups, calibration target and memory pass; the
         operation's own :attr:`~Operation.engine`, when set, replaces them.
     clock
         The counters to read; tests pass a fake one.
@@ -255,9 +274,8 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     cpus: list[float] = []
     server: list[float] = []
     spent = 0
-    for index in range(options.samples):
-        if index >= 3 and spent >= options.max_sample_ns:
-            break
+    rule = StoppingRule(options)
+    while (stop := rule.stop(walls, spent)) is None:
         if op.before_each is not None:
             op.before_each()
         server_before = process_cpu_ns(op.server_pids)
@@ -268,6 +286,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         cpus.append(cpu / loops)
         if server_before is not None and server_after is not None:
             server.append((server_after - server_before) / loops)
+    measurement.stop = stop
     measurement.samples["wall_ns"] = walls
     measurement.samples["cpu_ns"] = cpus
     if server and len(server) == len(walls):

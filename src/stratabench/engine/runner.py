@@ -13,6 +13,7 @@ from typing import Protocol
 
 from stratabench.engine.cell import run_cell, status_of
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.zygote import Zygotes
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
@@ -63,9 +64,10 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     """Measure every planned cell, writing each result as soon as it exists.
 
     Python cells run one by one (each in its own worker unless
-    ``--in-process``); a suite's external cells (Go) are handed to its
-    adapter together. An interrupt propagates after the finished cells are
-    written, so nothing measured is lost.
+    ``--in-process``; workers are forked from zygotes that imported the
+    cells' factory modules once, unless ``--spawn``); a suite's external
+    cells (Go) are handed to its adapter together. An interrupt propagates
+    after the finished cells are written, so nothing measured is lost.
     """
     results: list[CellResult] = []
 
@@ -74,16 +76,18 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
         results.append(result)
         progress.cell_finished(result)
 
+    factories = [cell.factory.partition(":")[0] for _, cells in plan.suites for cell in cells if cell.factory]
     progress.start(plan.total)
     try:
-        for suite, cells in plan.suites:
-            python_cells = [cell for cell in cells if cell.language == "python"]
-            external = [cell for cell in cells if cell.language != "python"]
-            for cell in python_cells:
-                progress.cell_started(cell)
-                record(run_cell(cell, options))
-            if external:
-                _run_external(suite, external, record, progress)
+        with Zygotes(dict.fromkeys(factories)) as zygotes:
+            for suite, cells in plan.suites:
+                python_cells = [cell for cell in cells if cell.language == "python"]
+                external = [cell for cell in cells if cell.language != "python"]
+                for cell in python_cells:
+                    progress.cell_started(cell)
+                    record(run_cell(cell, options, zygotes))
+                if external:
+                    _run_external(suite, external, record, progress)
     finally:
         progress.finish()
     return results

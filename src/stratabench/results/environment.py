@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["environment", "package_versions"]
+__all__ = ["cpu_governor", "environment", "load_average", "package_versions"]
 
 
 def _requirements() -> list[tuple[str, bool]]:
@@ -82,6 +82,32 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15-minute load averages, or ``None`` where the system has none.
+
+    Recorded at a run's start and end: a load above the core count means
+    other work competed with the measurement.
+    """
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def cpu_governor() -> str | None:
+    """The CPU frequency governor (``performance``, ``powersave``...), or ``None`` where it cannot be read.
+
+    Several distinct governors are listed, comma-separated, in CPU order.
+    """
+    found = []
+    for path in sorted(Path("/sys/devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor")):
+        try:
+            found.append(path.read_text().strip())
+        except OSError:
+            continue
+    return ",".join(dict.fromkeys(found)) or None
+
+
 def _git_revision() -> str | None:
     here = Path(__file__).resolve().parent
     try:
@@ -125,6 +151,8 @@ def environment(plugin_modules: Iterable[str] = ()) -> dict[str, Any]:
         "machine": platform.machine(),
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        "cpu_governor": cpu_governor(),
+        "load_average_start": load_average(),
         "memory_bytes": psutil.virtual_memory().total,
         "python": {
             "implementation": platform.python_implementation(),

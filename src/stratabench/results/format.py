@@ -7,7 +7,11 @@ Each line is one JSON object with a ``type``:
   ``options`` (the run's options), ``services`` (local servers' URLs,
   passwords removed).
 - ``cell``: the fields of :class:`~stratabench.results.records.CellResult`;
-  each metric as ``{"samples": [...], "summary": {...}}``.
+  each metric as ``{"samples": [...], "summary": {...}}``; ``flags``, why
+  the cell is unstable (empty when it is not).
+- ``trailer`` (last, optional): ``finished`` and ``environment`` facts known
+  only at the end (``load_average_end``); a reader merges them into the
+  header's environment.
 
 Records are appended as each cell finishes, so a crash or an interrupt
 keeps every finished cell; a file may therefore end without a trailer.
@@ -16,6 +20,9 @@ History of ``FORMAT_VERSION`` (one line per change; a reader upgrades older
 files step by step with ``upgrade_to_N``):
 
 1. First version.
+2. Cell records carry ``flags`` (unstable cells); the environment has
+   ``load_average_start`` and ``cpu_governor``, and a ``trailer`` record
+   ``load_average_end``. Upgrade: no flags, the rest unknown.
 """
 
 from __future__ import annotations
@@ -33,12 +40,20 @@ from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import Summary
 
-__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines"]
+__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "trailer_record"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+
+def upgrade_to_2(record: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 had no instability flags: a cell record gets none (its samples are there to judge)."""
+    if record.get("type") == "cell":
+        return {**record, "flags": list(record.get("flags", []))}
+    return record
+
 
 #: upgrade_to_N turns a version N-1 record into a version N record.
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: upgrade_to_2}
 
 
 @dataclass(frozen=True)
@@ -132,6 +147,11 @@ def header_record(run_id: str, started: str, environment: dict[str, Any], option
     }
 
 
+def trailer_record(finished: str, environment: dict[str, Any]) -> dict[str, Any]:
+    """The last line of a finished run: what is known only at its end (``load_average_end``)."""
+    return {"type": "trailer", "finished": finished, "environment": environment}
+
+
 def cell_to_json(result: CellResult) -> dict[str, Any]:
     """One cell record, ready for ``json.dumps``."""
     integrity = result.integrity
@@ -152,6 +172,7 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         else {"expected": integrity.expected, "actual": integrity.actual, "detail": integrity.detail, "ok": integrity.ok},
         "notes": dict(result.notes),
         "duration_s": result.duration_s,
+        "flags": list(result.flags),
     }
 
 
@@ -174,6 +195,7 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         else Integrity(integrity["expected"], integrity["actual"], integrity.get("detail")),
         notes=record.get("notes", {}),
         duration_s=record.get("duration_s"),
+        flags=tuple(record.get("flags", ())),
     )
 
 
@@ -218,6 +240,10 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
                                              "is this a stratabench results file?")
                 version = _version(record.get("format_version"), where)
                 header = _upgrade(record, version)
+                continue
+            if kind == "trailer":  # the run's end: facts known only then, such as the load average
+                header.setdefault("environment", {}).update(record.get("environment") or {})
+                header["finished"] = record.get("finished")
                 continue
             if kind != "cell":
                 raise ResultsFormatError(f"{where}: unknown record type {kind!r}")

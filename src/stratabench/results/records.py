@@ -81,6 +81,10 @@ class CellResult:
         Facts kept with the result (compression level, library version...).
     duration_s
         How long measuring the cell took, set-up included.
+    flags
+        Why the cell's timing is unstable, one line each with its figure
+        (``stdev 14.2% of the mean (> 10.0%)``); empty when it is not. See
+        :func:`stratabench.results.stats.instability`.
     """
 
     suite: str
@@ -94,6 +98,7 @@ class CellResult:
     integrity: Integrity | None = None
     notes: Mapping[str, Any] = field(default_factory=dict)
     duration_s: float | None = None
+    flags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in self.metrics:
@@ -107,6 +112,11 @@ class CellResult:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    @property
+    def unstable(self) -> bool:
+        """Whether the cell is flagged: its median should not be trusted as measured."""
+        return bool(self.flags)
 
     def median(self, name: str) -> float | None:
         """The median of metric ``name``, or ``None`` if it was not measured."""

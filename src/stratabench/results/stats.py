@@ -14,10 +14,31 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Summary", "median_ci_ranks", "summarize"]
+__all__ = [
+    "UNSTABLE_CV",
+    "UNSTABLE_EXTREME",
+    "WIDE_INTERVAL",
+    "Summary",
+    "floor_samples",
+    "instability",
+    "level_label",
+    "median_ci_ranks",
+    "summarize",
+]
 
 #: Confidence wanted for the interval of the median.
 CONFIDENCE = 0.95
+
+#: A cell whose stdev is more than this fraction of its mean is flagged unstable (pyperf warns at 10%).
+UNSTABLE_CV = 0.10
+
+#: A cell whose median's interval is wider than this (relative half-width) is flagged, whatever
+#: its sampling aimed at: a fixed count of samples (``--samples``, the Go cells) can leave it so.
+WIDE_INTERVAL = 0.05
+
+#: A cell with a sample this far from its median (a fraction: min below 1 - x, max above 1 + x times
+#: the median) is flagged: its min..max spread is far beyond the median's interval (pyperf warns at 50%).
+UNSTABLE_EXTREME = 0.5
 
 
 @dataclass(frozen=True)
@@ -57,6 +78,14 @@ class Summary:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Summary:
         return cls(**data)
+
+    @property
+    def relative_half_width(self) -> float:
+        """Half the interval's width over the median: 0.02 means ``median ± 2%``; infinite for a zero median."""
+        width = (self.ci_high - self.ci_low) / 2
+        if self.median == 0:
+            return 0.0 if width == 0 else math.inf
+        return width / abs(self.median)
 
     def overlaps(self, other: Summary) -> bool:
         """Whether the two medians' confidence intervals overlap (a difference within noise)."""
@@ -102,3 +131,63 @@ def summarize(samples: Sequence[float]) -> Summary:
         ci_high=ordered[high - 1],
         ci_level=round(level, 6),
     )
+
+
+def floor_samples(confidence: float = CONFIDENCE) -> int:
+    """The fewest samples whose order-statistic interval of the median reaches ``confidence``.
+
+    Six for 95% (the full range then covers 96.9%), eight for 99%.
+    """
+    n = 1
+    while median_ci_ranks(n, confidence)[2] < confidence:
+        n += 1
+    return n
+
+
+def level_label(level: float) -> str:
+    """An interval's level as printed: ``95%``, ``93.75%``, ``75%``: never rounded up to a level it does not reach."""
+    percent = math.floor(level * 10_000) / 100
+    return f"{percent:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def instability(summary: Summary, *, target: float | None = None, target_missed: bool = False,
+                budget_s: float | None = None) -> list[str]:
+    """Why a cell's samples do not make a trustworthy median, one line each with its figures; empty if none.
+
+    Four reasons: adaptive sampling missed its ``target``; the interval is
+    wider than :data:`WIDE_INTERVAL` (a fixed count); the stdev is over
+    :data:`UNSTABLE_CV` of the mean; a sample lies more than
+    :data:`UNSTABLE_EXTREME` away from the median.
+
+    Parameters
+    ----------
+    summary
+        Of the cell's headline metric (its wall time).
+    target
+        The relative half-width the sampling aimed at.
+    target_missed
+        The sampling stopped (budget spent or sample cap reached) before
+        the interval reached ``target``.
+    budget_s
+        The time budget that was spent, for the message.
+    """
+    flags = []
+    if target_missed and target is not None:
+        spent = f"; {budget_s:g} s budget spent" if budget_s is not None else ""
+        flags.append(f"target not met: half-width {_percent(summary.relative_half_width)} > "
+                     f"{_percent(target)} after {summary.n} samples{spent}")
+    elif summary.relative_half_width > WIDE_INTERVAL:
+        flags.append(f"wide interval: half-width {_percent(summary.relative_half_width)} of the median "
+                     f"(> {_percent(WIDE_INTERVAL)}) from {summary.n} samples")
+    if summary.stdev is not None and summary.mean > 0 and summary.stdev / summary.mean > UNSTABLE_CV:
+        flags.append(f"stdev {_percent(summary.stdev / summary.mean)} of the mean (> {_percent(UNSTABLE_CV)})")
+    if summary.median > 0 and summary.n > 1:
+        low, high = summary.min / summary.median, summary.max / summary.median
+        if low < 1 - UNSTABLE_EXTREME or high > 1 + UNSTABLE_EXTREME:
+            flags.append(f"min..max {_percent(low - 1)} .. +{_percent(high - 1)} of the median, far beyond its "
+                         f"interval ({_percent(summary.relative_half_width)} half-width)")
+    return flags

@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from stratabench.errors import OutputError, OutputExistsError
-from stratabench.results.format import cell_to_json
+from stratabench.results.format import cell_to_json, trailer_record
 from stratabench.results.records import CellResult
 
 __all__ = ["ResultsWriter"]
@@ -71,6 +71,10 @@ class ResultsWriter:
     def write(self, result: CellResult) -> None:
         """Append one cell's record."""
         self._write(cell_to_json(result))
+
+    def finish(self, finished: str, environment: dict[str, Any]) -> None:
+        """Append the trailer: facts known only at the end of the run (``load_average_end``)."""
+        self._write(trailer_record(finished, environment))
 
     def close(self) -> None:
         self._file.close()

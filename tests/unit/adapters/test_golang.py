@@ -142,6 +142,93 @@ def test_mongo_refuses_non_loopback(tmp_path: Path, go_program: Callable[[str], 
     assert "non-loopback" in proc.stderr and proc.stdout == ""
 
 
+def test_the_cache_directory_follows_its_variable_then_xdg_then_home(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    from stratabench.build_cache import CACHE_DIR_ENV, cache_root
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "mine"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "mine"
+    monkeypatch.delenv(CACHE_DIR_ENV)
+    assert cache_root() == tmp_path / "xdg" / "stratabench"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_root() == Path.home() / ".cache" / "stratabench"
+
+
+def test_a_content_key_changes_with_any_part_or_byte_and_not_with_the_checkout(tmp_path: Path) -> None:
+    from stratabench.build_cache import content_key
+
+    for checkout in ("a", "b"):
+        (tmp_path / checkout).mkdir()
+        (tmp_path / checkout / "main.go").write_text("package main\n")
+    key = content_key(["go1.24"], [tmp_path / "a" / "main.go"], root=tmp_path / "a")
+    assert key == content_key(["go1.24"], [tmp_path / "b" / "main.go"], root=tmp_path / "b")
+    assert key != content_key(["go1.25"], [tmp_path / "a" / "main.go"], root=tmp_path / "a")
+    (tmp_path / "b" / "main.go").write_text("package main \n")
+    assert key != content_key(["go1.24"], [tmp_path / "b" / "main.go"], root=tmp_path / "b")
+
+
+def test_the_embed_build_is_keyed_by_size_and_seed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from stratabench.build_cache import CACHE_DIR_ENV
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
+    keys = {golang.embed_cache_dir(size, seed) for size, seed in ((10, 100), (11, 100), (10, 101))}
+    assert len(keys) == 3 and all(key.parent == tmp_path / "go-embed" for key in keys)
+    assert golang.embed_cache_dir(10, 100) == golang.embed_cache_dir(10, 100)
+
+
+@pytest.mark.slow
+def test_a_program_is_rebuilt_only_when_its_sources_changed_or_asked(built: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    monkeypatch.setenv(golang.BIN_DIR_ENV, str(tmp_path))
+    binary, stamp = tmp_path / "stratabench-go", tmp_path / "stratabench-go.key"
+    golang.ensure_built()  # missing: built
+    first = binary.stat().st_mtime_ns
+    golang.ensure_built()  # same sources, same Go: kept
+    assert binary.stat().st_mtime_ns == first
+    stamp.write_text("built from other sources\n")
+    golang.ensure_built()  # a stale key: rebuilt
+    second = binary.stat().st_mtime_ns
+    assert second != first and stamp.read_text().strip() != "built from other sources"
+    golang.ensure_built(rebuild=True)  # --rebuild
+    assert binary.stat().st_mtime_ns != second
+
+
+@pytest.mark.slow
+def test_the_embed_build_is_measured_once_then_reused_with_its_recorded_cost(built: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "key"
+
+    def embed_run(workdir: str) -> dict[str, object]:
+        (line,) = golang.run_bulkload(seed=100, size=10, workdir=tmp_path / workdir, formats="embed",
+                                      variants="warm", benchtime="1x", count=1, timeout=900, embed_cache=cache)
+        assert line["error"] is None, line
+        extra: dict[str, object] = line["extra"]
+        return extra
+
+    miss = embed_run("first")
+    assert miss["build_cached"] is False and (cache / "build.json").exists()
+    hit = embed_run("second")
+    assert hit["build_cached"] is True and hit["built_at"]
+    assert hit["compile_ns"] == miss["compile_ns"] and hit["binary_size_bytes"] == miss["binary_size_bytes"]
+
+
+@pytest.mark.slow
+def test_rebuild_drops_the_cached_embed_build(built: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from stratabench.build_cache import CACHE_DIR_ENV
+    from stratabench.engine.operation import CellSpec
+    from stratabench.suites.bulkload.go import run_go_cells
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    entry = golang.embed_cache_dir(10, 100)
+    entry.mkdir(parents=True)
+    (entry / "build.json").write_text("{}")
+    cells = [CellSpec("bulkload", "go json/warm", {"format": "json", "variant": "warm"}, "go")]
+    kept = list(run_go_cells(cells, tmp_path, size=10, seed=100, count=1, benchtime="1x"))
+    assert kept[0].ok and entry.exists()
+    rebuilt = list(run_go_cells(cells, tmp_path, size=10, seed=100, count=1, benchtime="1x", rebuild=True))
+    assert rebuilt[0].ok and not entry.exists()
+
+
 @pytest.mark.slow
 def test_the_program_and_its_go_build_end_when_the_caller_is_killed(built: Path, tmp_path: Path) -> None:
     # stratabench-go runs in a session of its own, out of reach of a signal

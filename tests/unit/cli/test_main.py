@@ -41,9 +41,12 @@ def test_report_to_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     assert code == 0 and out == "" and "| json/typed |" in target.read_text()
 
 
-def test_timeit_in_process(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "timeit", "--in-process", "--samples", "3", "--min-time", "0.001", "x = [1] * 10")
-    assert code == 0 and out.startswith("x = [1] * 10: ") and "per loop (95% CI" in out
+@pytest.mark.parametrize(("samples", "level"), [("3", "75%"), ("5", "93.75%"), ("6", "96.87%"), ("20", "95.86%")])
+def test_timeit_prints_the_level_its_interval_reaches(capsys: pytest.CaptureFixture[str], samples: str,
+                                                     level: str) -> None:
+    code, out, _ = run(capsys, "timeit", "--in-process", "--samples", samples, "--min-time", "0.001", "x = [1] * 10")
+    assert code == 0 and out.startswith("x = [1] * 10: ") and f"per loop ({level} CI" in out
+    assert f"{samples} samples of" in out
 
 
 @pytest.mark.parametrize(
@@ -127,7 +130,9 @@ def test_data_alone_runs_the_matrix_suite(capsys: pytest.CaptureFixture[str], tm
     code, out, err = run(capsys, "run", "--data", str(records), "--codec", "json", "--compressor", "none", "--in-process",
                          "--samples", "1", "--min-time", "0.001", "-o", str(target))
     assert code == 0, err
-    suites = {json.loads(line).get("suite") for line in target.read_text().splitlines()[1:]}
+    written = [json.loads(line) for line in target.read_text().splitlines()]
+    suites = {record["suite"] for record in written if record["type"] == "cell"}
+    assert written[-1]["type"] == "trailer"  # a finished run ends with its trailer
     assert suites == {"matrix"} and "matrix: 2 records from mine.jsonl" in out
 
 

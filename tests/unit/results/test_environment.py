@@ -39,3 +39,19 @@ def _installed(name: str) -> bool:
     except metadata.PackageNotFoundError:
         return False
     return True
+
+
+def test_the_environment_records_the_load_at_the_start_and_the_governor_where_readable() -> None:
+    import os
+    from pathlib import Path
+
+    from stratabench.results.environment import cpu_governor, environment
+
+    recorded = environment()
+    load = recorded["load_average_start"]
+    assert isinstance(load, list) and len(load) == 3 and all(value >= 0 for value in load)
+    assert abs(load[2] - os.getloadavg()[2]) < 1.0  # the 15-minute average barely moves in a second
+    readable = sorted(Path("/sys/devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor"))
+    expected = readable[0].read_text().strip() if readable else None
+    assert recorded["cpu_governor"] == cpu_governor()
+    assert (cpu_governor() or "").split(",")[0] == (expected or "")

@@ -107,3 +107,23 @@ def test_malformed_cell_record(tmp_path: Path) -> None:
 def test_missing_file() -> None:
     with pytest.raises(ResultsFormatError, match="no such results file"):
         load("/nonexistent/results.jsonl")
+
+
+def test_version_1_cells_upgrade_with_no_flags_and_version_2_keeps_them() -> None:
+    old, new = load(GOLDEN / "v1.jsonl"), load(GOLDEN / "v2.jsonl")
+    assert [cell.flags for cell in old.cells] == [(), ()]
+    assert [cell.flags for cell in new.cells] == [("stdev 14.2% of the mean (> 10.0%)",), ()]
+    assert new.cells[0].unstable and not new.cells[1].unstable
+
+
+def test_the_trailer_adds_the_load_at_the_end_to_the_header_environment(tmp_path: Path) -> None:
+    loaded = load(GOLDEN / "v2.jsonl")
+    environment = loaded.header["environment"]
+    assert environment["load_average_start"] == [0.52, 0.4, 0.31]
+    assert environment["load_average_end"] == [0.61, 0.45, 0.33]
+    assert loaded.header["finished"] == "2026-11-21T06:03:00+00:00"
+    path = tmp_path / "r.jsonl"
+    with ResultsWriter(path, header_record("rid", "t", {"load_average_start": [1.0, 1.0, 1.0]}, {})) as writer:
+        writer.write(example_cell())
+        writer.finish("t2", {"load_average_end": [2.0, 1.5, 1.0]})
+    assert load(path).header["environment"] == {"load_average_start": [1.0, 1.0, 1.0], "load_average_end": [2.0, 1.5, 1.0]}

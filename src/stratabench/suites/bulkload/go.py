@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,33 +13,42 @@ from stratabench.engine.operation import CellSpec
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.metrics import METRICS
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.stats import instability
 
 __all__ = ["run_go_cells"]
 
 
 def run_go_cells(cells: Sequence[CellSpec], workdir: Path, *, size: int, seed: int, count: int,
-                 benchtime: str) -> Iterator[CellResult]:
-    """Measure the Go cells with ``stratabench-go`` (built first if missing), yielding each result."""
+                 benchtime: str, rebuild: bool = False) -> Iterator[CellResult]:
+    """Measure the Go cells with ``stratabench-go``, yielding each result.
+
+    The program is built first when missing or built from other sources;
+    the embed asset's build comes from the build cache when it holds one for
+    these sources, Go, size and seed (its recorded build costs reported, with
+    ``build_cached``). ``rebuild`` builds both anew.
+    """
     from stratabench.adapters import golang
 
     ok, reason = golang.go_available()
     if not ok and not golang.binary_path().exists():
         raise UnavailableError(f"Go rows need Go: {reason}")
     try:
-        if not golang.binary_path().exists():
-            golang.build(("stratabench-go",))
+        golang.ensure_built(("stratabench-go",), rebuild=rebuild)
         go_info = golang.info()
     except StratabenchError as error:
         raise error.with_context("Go rows") from None
     by_name = {cell.name: cell for cell in cells}
     want = dataset.cached_hash(size, seed)
     notes = {"go_version": go_info.get("go_version"), "gomaxprocs": go_info.get("gomaxprocs")}
+    embed_cache = golang.embed_cache_dir(size, seed)
+    if rebuild:
+        shutil.rmtree(embed_cache, ignore_errors=True)
     try:
         for line in golang.run_bulkload(
             seed=seed, size=size, workdir=workdir,
             formats=list(dict.fromkeys(c.params["format"] for c in cells)),
             variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
-            benchtime=benchtime, count=count,
+            benchtime=benchtime, count=count, embed_cache=embed_cache,
         ):
             spec = by_name.get(f"go {line['format']}/{line['variant']}")
             if spec is not None:
@@ -66,4 +76,6 @@ def _go_result(spec: CellSpec, line: dict[str, Any], want: str, notes: dict[str,
         status="failed" if error else "ok", error=error, loops=line.get("loops"),
         metrics=metrics, integrity=integrity,
         notes={**notes, **{k: v for k, v in (line.get("extra") or {}).items() if k not in METRICS}},
+        # A fixed count of samples: no target to miss, but the spread still tells.
+        flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
     )

@@ -266,7 +266,13 @@ class EntitiesSuite(Suite):
         # Samples of 10 ms cost little beside a worker's start (ndb's import
         # alone takes about a second), and nine of them keep one disturbed
         # sample out of the median's confidence interval.
-        operation.engine = replace(self.tuned_engine(DEFAULT_MIN_SAMPLE_NS), samples=max(self.options.engine.samples, MIN_SAMPLES))
+        engine = self.tuned_engine(DEFAULT_MIN_SAMPLE_NS)
+        if engine.adaptive:
+            engine = replace(engine, min_samples=max(engine.min_samples, MIN_SAMPLES),
+                             max_samples=max(engine.max_samples, MIN_SAMPLES))
+        else:
+            engine = replace(engine, samples=max(engine.least_samples, MIN_SAMPLES))
+        operation.engine = engine
         return operation
 
     def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:

@@ -134,7 +134,10 @@ def estimate_seconds(cell: CellSpec, options: RunOptions, previous: Mapping[Cell
     if cell.language != "python":
         return EXTERNAL_CELL_S
     engine = options.engine
-    sampling = (engine.samples + engine.warmups + 2) * engine.min_sample_ns / 1e9
+    # Adaptive sampling stops at its floor when the cell is stable, which most are; a noisy cell
+    # spends up to its budget, so the estimate is a lower bound there.
+    samples = engine.samples if engine.samples is not None else engine.min_samples
+    sampling = (samples + engine.warmups + 2) * engine.min_sample_ns / 1e9
     return CELL_OVERHEAD_S + sampling
 
 

@@ -41,7 +41,7 @@ def test_a_run_on_sqlite_measures_and_reports(tmp_path: Path, capsys: pytest.Cap
                  "--set", "parking.runs=2", "-o", str(out)])  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0
-    records = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    records = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "cell"]
     assert [r["cell"] for r in records] == ["python-core sqlite log on"]
     cell = records[0]
     assert cell["status"] == "ok" and cell["notes"]["runs"] == 2 and cell["notes"]["failed_runs"] == 0

@@ -1,0 +1,96 @@
+"""When a cell has sampled enough: the stopping rule of adaptive sampling.
+
+A fixed sample count wastes time on stable cells and leaves noisy ones with
+an interval wider than it should be. The rule here samples each cell until
+the answer is known, as pyperf's advice and benchstat's intervals suggest:
+
+1. never fewer than the floor (``min_samples``: six, the fewest whose
+   order-statistic interval of the median reaches 95%), unless the samples
+   already took ``max_sample_ns`` (a cell of multi-second operations), and
+   then never fewer than three;
+2. then stop as soon as the median's interval is within ``target`` of the
+   median (relative half-width);
+3. or when the cell's sampling budget is spent, or the sample cap reached:
+   the target was missed, and the cell is flagged unstable with its figure.
+
+``--samples N`` fixes the count: exactly N, whatever the interval says
+(still bounded by ``max_sample_ns``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from stratabench.options import EngineOptions
+from stratabench.results.stats import summarize
+
+__all__ = ["StoppingRule", "Stop"]
+
+#: Fewest samples kept even when one sample outlasts the time cap.
+MIN_SAMPLES_EVER = 3
+
+#: Why sampling stopped: ``target`` reached, ``budget`` spent or sample ``cap`` reached before it
+#: (both flag the cell), ``fixed`` count taken, ``time cap`` (``max_sample_ns``) hit.
+Reason = Literal["target", "budget", "cap", "fixed", "time cap"]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The end of a cell's sampling.
+
+    Attributes
+    ----------
+    reason
+        See :data:`Reason`.
+    target
+        The relative half-width aimed at (``None`` for a fixed count).
+    budget_s
+        The cell's sampling budget in seconds (``None`` for a fixed count).
+    """
+
+    reason: Reason
+    target: float | None = None
+    budget_s: float | None = None
+
+    @property
+    def target_missed(self) -> bool:
+        """Adaptive sampling stopped without reaching its target."""
+        return self.reason in ("budget", "cap", "time cap") and self.target is not None
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    """The rule of the module docstring, for one cell's options."""
+
+    options: EngineOptions
+
+    def stop(self, samples: Sequence[float], spent_ns: int) -> Stop | None:
+        """Whether to stop after ``samples`` (per-operation values) that took ``spent_ns`` in all; ``None`` goes on."""
+        options = self.options
+        n = len(samples)
+        adaptive = options.samples is None
+        target = options.target if adaptive else None
+        budget_s = options.cell_budget_ns / 1e9 if adaptive else None
+
+        def stopped(reason: Reason) -> Stop:
+            return Stop(reason, target, budget_s)
+
+        if n >= MIN_SAMPLES_EVER and spent_ns >= options.max_sample_ns:
+            return stopped("target" if adaptive and n >= options.min_samples and self.met(samples) else "time cap")
+        if not adaptive:
+            return stopped("fixed") if n >= (options.samples or 0) else None
+        if n < options.min_samples:
+            return None
+        if self.met(samples):
+            return stopped("target")
+        if n >= options.max_samples:
+            return stopped("cap")
+        if spent_ns >= options.cell_budget_ns:
+            return stopped("budget")
+        return None
+
+    def met(self, samples: Sequence[float]) -> bool:
+        """Whether the median's interval of ``samples`` is within the target."""
+        return summarize(samples).relative_half_width <= self.options.target

@@ -1,0 +1,279 @@
+"""A zygote: fresh worker processes without an interpreter start and its imports each.
+
+Every cell runs in a fresh process, so no cell sees what another imported,
+cached or left in a module global. Starting a new interpreter per cell
+costs about half a second (the interpreter, then the engine's and the
+suite's imports), which is most of a quick cell's time. As in
+:mod:`multiprocessing`'s forkserver, a zygote process imports the engine
+and the run's suite modules once, then ``fork``\\ s one child per cell: the
+child starts with those modules imported and nothing else, runs its one
+cell and exits. No cell ever runs in the zygote itself, so every child is
+as fresh as the zygote.
+
+The zygote is started by the run with ``python -m stratabench.engine.zygote
+MODULE...`` and is driven through a pipe, one JSON line each way:
+
+- parent → zygote: ``{"request": {cell, options}, "result": PATH, "log": PATH}``.
+  The request travels through the pipe, never a file: store URLs may carry
+  passwords.
+- zygote → parent: ``{"ready": PID}`` once the modules are imported; for each
+  request ``{"child": PID}`` at the fork, then ``{"child": PID, "exit": CODE}``
+  (a negative code is the signal that ended it).
+
+The child writes its result record to ``result`` and its diagnostics to
+``log``, exactly as a spawned worker does. Its environment is the zygote's:
+cells that need their own environment variables (set before anything is
+imported) get a zygote of their own (:class:`Zygotes`). The zygote dies with
+the run (a parent-death signal) and each child with its zygote.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from stratabench.errors import StratabenchError
+from stratabench.lifeline import parent_death_signal, popen_tied
+
+__all__ = ["ForkedRun", "Zygote", "ZygoteError", "Zygotes", "zygote_main"]
+
+#: Seconds a zygote may take to import its modules before the run gives up on it.
+READY_TIMEOUT_S = 300.0
+
+
+class ZygoteError(StratabenchError):
+    """The zygote process died or stopped answering."""
+
+
+@dataclass(frozen=True)
+class ForkedRun:
+    """How one forked worker ended.
+
+    Attributes
+    ----------
+    pid
+        The child's process id (each cell's is its own).
+    exit_code
+        Its exit status; negative for the signal that ended it.
+    timed_out
+        The run killed it for running past the cell's timeout.
+    """
+
+    pid: int
+    exit_code: int
+    timed_out: bool = False
+
+
+class Zygote:
+    """One zygote process, with the given environment and modules imported.
+
+    Parameters
+    ----------
+    env
+        The environment of the zygote and so of every worker it forks.
+    preload
+        Module names to import once; a module that fails to import is left
+        out (the cell that needs it will say why).
+    """
+
+    def __init__(self, env: Mapping[str, str], preload: Iterable[str] = ()) -> None:
+        self._process = popen_tied(
+            [sys.executable, "-m", "stratabench.engine.zygote", *preload],
+            env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            # Unbuffered: a buffered reader could pull two answers at once, and
+            # select() would then wait on the pipe for the one already read.
+            bufsize=0,
+        )
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._to: IO[bytes] = self._process.stdin
+        self._from: IO[bytes] = self._process.stdout
+        self.pid = int(self._answer(READY_TIMEOUT_S, "ready")["ready"])
+        #: The worker running now, if any: an interrupted run kills it on close.
+        self._child: int | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def _answer(self, timeout_s: float | None, what: str) -> dict[str, Any]:
+        """The zygote's next line, within ``timeout_s``; ``TimeoutError`` past it."""
+        if timeout_s is not None:
+            ready, _, _ = select.select([self._from], [], [], timeout_s)
+            if not ready:
+                raise TimeoutError(what)
+        line = self._from.readline()
+        if not line:
+            code = self._process.wait()
+            raise ZygoteError(f"the zygote process exited with code {code} while waiting for {what}")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def run(self, request: Mapping[str, Any], result: Path, log: Path, timeout_s: float) -> ForkedRun:
+        """Fork a worker for ``request`` and wait for it, killing it past ``timeout_s``.
+
+        Raises
+        ------
+        ZygoteError
+            When the zygote itself died; the cell fails, the next gets a new zygote.
+        """
+        line = json.dumps({"request": request, "result": str(result), "log": str(log)})
+        try:
+            self._to.write(line.encode() + b"\n")
+            self._to.flush()
+        except OSError:
+            raise ZygoteError(f"the zygote process has ended (code {self._process.wait()})") from None
+        child = self._child = int(self._answer(60.0, "the fork")["child"])
+        timed_out = False
+        try:
+            ended = self._answer(timeout_s, "the worker")
+        except TimeoutError:
+            timed_out = True
+            self._kill_child()
+            ended = self._answer(60.0, "the killed worker")
+        self._child = None
+        return ForkedRun(child, int(ended["exit"]), timed_out)
+
+    def _kill_child(self) -> None:
+        if self._child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._child, signal.SIGKILL)
+
+    def close(self) -> None:
+        """End the zygote: a worker still running (an interrupted run) is killed, stdin closes, the zygote exits."""
+        self._kill_child()
+        with contextlib.suppress(OSError):
+            self._to.close()
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._from.close()
+
+
+class Zygotes:
+    """The run's zygotes: one per distinct cell environment, started on first use, all ended on close.
+
+    Parameters
+    ----------
+    preload
+        The modules every zygote imports (the engine's cell runner is always one).
+    """
+
+    def __init__(self, preload: Iterable[str] = ()) -> None:
+        self.preload = tuple(dict.fromkeys(("stratabench.engine.cell", *preload)))
+        self._zygotes: dict[tuple[tuple[str, str], ...], Zygote] = {}
+
+    def for_env(self, env: Mapping[str, str]) -> Zygote:
+        """The zygote whose environment is this process's plus ``env`` (started, or restarted if it died)."""
+        key = tuple(sorted(env.items()))
+        zygote = self._zygotes.get(key)
+        if zygote is None or not zygote.alive:
+            if zygote is not None:
+                zygote.close()
+            zygote = self._zygotes[key] = Zygote({**os.environ, **env}, self.preload)
+        return zygote
+
+    def close(self) -> None:
+        for zygote in self._zygotes.values():
+            zygote.close()
+        self._zygotes.clear()
+
+    def __enter__(self) -> Zygotes:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+# -- inside the zygote ----------------------------------------------------------------
+
+
+def _preload(modules: Iterable[str]) -> None:
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a module that cannot load here fails only the cells needing it
+            traceback.print_exc()
+            continue
+        # A cell factory may name the heavy libraries its cells import (``preload``).
+        for value in vars(module).values():
+            for extra in getattr(value, "preload", ()) if isinstance(value, type) else ():
+                with contextlib.suppress(Exception):
+                    importlib.import_module(extra)
+
+
+def _child(message: dict[str, Any], arm: Any, channels: tuple[int, int]) -> int:
+    """In the forked worker: cut the zygote's pipes, point output at the log, run the cell."""
+    if arm is not None:
+        arm()  # the worker ends with its zygote, as the zygote ends with the run
+    for fd in channels:
+        os.close(fd)
+    log = os.open(message["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.close(null)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    from stratabench.engine.cell import serve_request
+
+    return serve_request(message["request"], message["result"])
+
+
+def zygote_main(preload: list[str]) -> int:
+    """Entry point of the zygote: import ``preload``, then fork one worker per request line."""
+    # The run decides what an interrupt stops; the zygote only forks.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    requests = os.fdopen(os.dup(0), "rb")
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a module printing on import must not corrupt the answers
+    _preload(preload)
+
+    def answer(data: dict[str, Any]) -> None:
+        answers.write(json.dumps(data).encode() + b"\n")
+        answers.flush()
+
+    answer({"ready": os.getpid()})
+    arm = parent_death_signal()
+    for line in requests:
+        message = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = _child(message, arm, (requests.fileno(), answers.fileno()))
+            except BaseException:  # noqa: BLE001 - the worker must exit here, never return into the zygote's loop
+                traceback.print_exc()
+            finally:
+                # A fresh interpreter would run its exit handlers; the zygote's
+                # loop must never resume in the child.
+                with contextlib.suppress(BaseException):
+                    atexit._run_exitfuncs()
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                os._exit(code)
+        answer({"child": pid})
+        _, status = os.waitpid(pid, 0)
+        answer({"child": pid, "exit": os.waitstatus_to_exitcode(status)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(zygote_main(sys.argv[1:]))

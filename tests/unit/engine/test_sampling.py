@@ -1,0 +1,129 @@
+"""Adaptive sampling: the stopping rule on synthetic sample streams, honest levels, instability flags."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from stratabench.engine.clock import FakeClock
+from stratabench.engine.measure import measure_operation
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.sampling import Stop, StoppingRule
+from stratabench.options import EngineOptions
+from stratabench.results.stats import floor_samples, instability, level_label, summarize
+
+ADAPTIVE = EngineOptions(min_samples=6, max_samples=40, target=0.02, cell_budget_ns=1_000_000_000,
+                         warmups=0, min_sample_ns=1, memory_samples=0)
+
+
+def sample_until_stopped(rule: StoppingRule, stream: Iterator[float], sample_ns: int) -> tuple[list[float], Stop]:
+    """Feed the rule one sample at a time, each taking ``sample_ns``, as the engine does."""
+    samples: list[float] = []
+    while (stop := rule.stop(samples, sample_ns * len(samples))) is None:
+        samples.append(next(stream))
+    return samples, stop
+
+
+def test_a_stable_stream_stops_at_the_floor() -> None:
+    samples, stop = sample_until_stopped(StoppingRule(ADAPTIVE), itertools.repeat(100.0), 10_000_000)
+    assert len(samples) == 6 and stop.reason == "target" and not stop.target_missed
+
+
+def test_a_stream_that_settles_stops_once_its_interval_is_within_the_target() -> None:
+    # Two disturbed samples first, then steady ones: the interval of the median
+    # drops inside ±2% once the order statistics bounding it are steady.
+    stream = itertools.chain([150.0, 60.0], itertools.repeat(100.0))
+    samples, stop = sample_until_stopped(StoppingRule(ADAPTIVE), stream, 10_000_000)
+    assert stop.reason == "target"
+    assert 6 < len(samples) < 40
+    assert summarize(samples).relative_half_width <= 0.02
+    assert summarize(samples[:-1]).relative_half_width > 0.02  # it stopped at the first sample that sufficed
+
+
+def test_a_noisy_stream_runs_to_its_budget_and_is_flagged() -> None:
+    noise = random.Random(7)
+    stream = (noise.uniform(50.0, 150.0) for _ in itertools.count())
+    samples, stop = sample_until_stopped(StoppingRule(ADAPTIVE), stream, 100_000_000)
+    assert stop.reason == "budget" and stop.target_missed
+    assert len(samples) == 10  # 10 samples of 0.1 s spend the 1 s budget
+    flags = instability(summarize(samples), target=0.02, target_missed=True, budget_s=1.0)
+    assert flags[0].startswith("target not met: half-width ") and "after 10 samples; 1 s budget spent" in flags[0]
+
+
+def test_a_noisy_stream_of_quick_samples_stops_at_the_cap() -> None:
+    noise = random.Random(8)
+    stream = (noise.uniform(50.0, 150.0) for _ in itertools.count())
+    samples, stop = sample_until_stopped(StoppingRule(ADAPTIVE), stream, 1_000)
+    assert (len(samples), stop.reason, stop.target_missed) == (40, "cap", True)
+
+
+def test_a_fixed_count_is_exact_whatever_the_noise() -> None:
+    rule = StoppingRule(EngineOptions(samples=3, min_sample_ns=1))
+    noise = random.Random(9)
+    samples, stop = sample_until_stopped(rule, (noise.uniform(1, 100) for _ in itertools.count()), 1_000)
+    assert (len(samples), stop.reason, stop.target_missed) == (3, "fixed", False)
+
+
+def test_slow_samples_stop_at_the_time_cap_below_the_floor_but_never_under_three() -> None:
+    rule = StoppingRule(EngineOptions(min_sample_ns=1, max_sample_ns=1_000_000_000))
+    samples, stop = sample_until_stopped(rule, itertools.repeat(2e9), 2_000_000_000)
+    assert (len(samples), stop.reason, stop.target_missed) == (3, "time cap", True)
+
+
+def test_the_engine_follows_the_rule_and_flags_the_result() -> None:
+    clock = FakeClock()
+    noise = random.Random(10)
+
+    def call() -> None:
+        clock.advance(int(noise.uniform(5_000_000, 15_000_000)))
+
+    measurement = measure_operation(Operation(call=call, trace_memory=False),
+                                    EngineOptions(cell_budget_ns=200_000_000, warmups=0, min_sample_ns=1,
+                                                  memory_samples=0), clock.clock)
+    assert measurement.stop is not None and measurement.stop.reason == "budget"
+    result = measurement.result(CellSpec("s", "noisy"))
+    assert result.unstable and result.flags[0].startswith("target not met")
+    steady = FakeClock()
+    stable = measure_operation(Operation(call=lambda: steady.advance(1_000), trace_memory=False),
+                               EngineOptions(warmups=0, min_sample_ns=100_000, memory_samples=0), steady.clock)
+    assert len(stable.samples["wall_ns"]) == 6 and stable.result(CellSpec("s", "stable")).flags == ()
+
+
+@pytest.mark.parametrize(("confidence", "floor"), [(0.75, 3), (0.9, 5), (0.95, 6), (0.99, 8)])
+def test_the_floor_is_the_fewest_samples_that_reach_the_level(confidence: float, floor: int) -> None:
+    assert floor_samples(confidence) == floor
+    assert summarize([float(x) for x in range(floor)]).ci_level >= confidence
+    assert summarize([float(x) for x in range(floor - 1)]).ci_level < confidence
+
+
+@pytest.mark.parametrize("n", range(1, 60))
+def test_a_printed_level_never_claims_more_than_the_interval_covers(n: int) -> None:
+    level = summarize([float(x) for x in range(n)]).ci_level
+    printed = float(level_label(level).rstrip("%")) / 100
+    assert printed <= level < printed + 0.0001
+    assert (level_label(level) == "95%") == (0.95 <= level < 0.9501)
+
+
+@pytest.mark.parametrize(
+    ("samples", "flagged"),
+    [
+        ([100.0, 101.0, 99.0, 100.0, 100.5, 99.5], []),
+        ([100.0, 130.0, 80.0, 100.0, 120.0, 85.0], ["wide", "stdev"]),
+        ([100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 400.0],
+         ["stdev", "min..max"]),
+    ],
+)
+def test_instability_names_each_reason_with_its_figure(samples: list[float], flagged: list[str]) -> None:
+    flags = instability(summarize(samples))
+    assert [flag.split()[0] for flag in flags] == flagged
+    for flag in flags:
+        assert "%" in flag  # each carries its figure
+
+
+def test_a_fixed_count_with_a_wide_interval_is_flagged_with_its_width() -> None:
+    assert instability(summarize([100.0, 112.0, 104.0])) == [
+        "wide interval: half-width 5.8% of the median (> 5.0%) from 3 samples"]
+    assert instability(summarize([100.0, 104.0, 102.0])) == []

@@ -1,0 +1,144 @@
+"""The zygote: every cell in a fresh process of its own, forked from one that imported the cell's module once."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from stratabench.engine.cell import run_cell
+from stratabench.engine.operation import CellSpec
+from stratabench.engine.zygote import Zygotes
+from stratabench.options import EngineOptions, RunOptions
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks")
+
+#: A cell factory that reports the process it ran in and what earlier cells left in its module.
+PROBE = '''
+import os
+import time
+
+from stratabench.engine.operation import Operation
+
+IMPORTED_BY = os.getpid()
+CELLS_SEEN = []  # a module global each cell appends to: a fresh process starts with it empty
+
+
+class Probe:
+    def __init__(self, options):
+        self.options = options
+
+    def prepare(self, cell, workdir):
+        CELLS_SEEN.append(cell.name)
+        if cell.params.get("hang"):
+            time.sleep(600)
+        if cell.params.get("crash"):
+            os._exit(3)
+        notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
+                 "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV")}
+        return Operation(call=lambda: None, trace_memory=False, notes=notes)
+'''
+
+OPTIONS = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0,
+                                          cell_timeout_s=20))
+
+
+@pytest.fixture
+def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "zygote_probe.py").write_text(textwrap.dedent(PROBE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    return "zygote_probe:Probe"
+
+
+def cell(factory: str, name: str, env: dict[str, str] | None = None, **params: object) -> CellSpec:
+    return CellSpec("probe", name, params, "python", env or {}, factory)
+
+
+def test_each_cell_runs_in_a_fresh_child_of_the_zygote_that_imported_its_module(probe: str) -> None:
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        first = run_cell(cell(probe, "first"), OPTIONS, zygotes)
+        second = run_cell(cell(probe, "second"), OPTIONS, zygotes)
+        zygote = zygotes.for_env({}).pid
+    assert first.ok and second.ok, (first.error, second.error)
+    assert first.notes["pid"] != second.notes["pid"]
+    assert {first.notes["pid"], second.notes["pid"]}.isdisjoint({os.getpid(), zygote})
+    assert first.notes["ppid"] == second.notes["ppid"] == zygote
+    # The module was imported once, in the zygote, before any cell ran...
+    assert first.notes["imported_by"] == second.notes["imported_by"] == zygote
+    # ...and what one cell did to its globals is not seen by the next.
+    assert first.notes["seen"] == ["first"] and second.notes["seen"] == ["second"]
+
+
+def test_a_cell_with_its_own_environment_gets_a_zygote_of_its_own(probe: str) -> None:
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        plain = run_cell(cell(probe, "plain"), OPTIONS, zygotes)
+        special = run_cell(cell(probe, "special", {"PROBE_ENV": "set"}), OPTIONS, zygotes)
+    assert (plain.notes["env"], special.notes["env"]) == (None, "set")
+    assert plain.notes["ppid"] != special.notes["ppid"]
+
+
+def test_a_hung_cell_is_killed_at_its_timeout_and_a_crashed_one_reported_then_the_next_runs(probe: str) -> None:
+    options = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0,
+                                              cell_timeout_s=2))
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        hung = run_cell(cell(probe, "hung", hang=True), options, zygotes)
+        crashed = run_cell(cell(probe, "crashed", crash=True), options, zygotes)
+        after = run_cell(cell(probe, "after"), options, zygotes)
+    assert hung.status == "failed" and hung.error is not None and hung.error.startswith("timed out after 2 s")
+    assert crashed.status == "failed" and crashed.error == "worker process exited with code 3 and no result: no output"
+    assert after.ok and after.notes["seen"] == ["after"]
+
+
+def test_spawn_starts_a_new_interpreter_per_cell(probe: str) -> None:
+    spawn = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0, fork=False))
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        result = run_cell(cell(probe, "spawned"), spawn, zygotes)
+    assert result.ok and result.notes["imported_by"] == result.notes["pid"]  # imported in its own interpreter
+    assert result.notes["ppid"] == os.getpid()
+
+
+def test_closing_the_zygotes_mid_cell_ends_the_worker_and_the_zygote(probe: str) -> None:
+    import threading
+    import time
+
+    import psutil
+
+    zygotes = Zygotes([probe.partition(":")[0]])
+    zygote = zygotes.for_env({})
+    running = threading.Thread(target=run_cell, args=(cell(probe, "hung", hang=True), OPTIONS, zygotes))
+    running.start()
+    deadline = time.monotonic() + 20
+    while not psutil.Process(zygote.pid).children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (child,) = psutil.Process(zygote.pid).children()
+    started = time.monotonic()
+    zygotes.close()  # as an interrupted run does
+    running.join(timeout=20)
+    assert time.monotonic() - started < 4  # not the 20 s timeout, nor the 5 s grace
+    assert not psutil.pid_exists(zygote.pid)
+    assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_slow_reader_never_waits_for_an_answer_it_already_read(probe: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A worker that ends at once leaves both its answers (fork, exit) in the pipe
+    # before a busy run reads the first; a buffered reader would take both, and
+    # select() would then wait on the pipe for the one already read.
+    import select as real_select
+    import time
+    import types
+
+    import stratabench.engine.zygote as zygote_module
+
+    def slow_select(*args: object) -> object:
+        time.sleep(0.3)
+        return real_select.select(*args)  # type: ignore[arg-type]
+
+    options = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0,
+                                              cell_timeout_s=5))
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        zygotes.for_env({})
+        monkeypatch.setattr(zygote_module, "select", types.SimpleNamespace(select=slow_select))
+        results = [run_cell(cell(probe, f"quick {n}"), options, zygotes) for n in range(3)]
+    assert [r.error for r in results if not r.ok] == []
