@@ -11,6 +11,7 @@ exit status.
     StratabenchError                 1  anything else that went wrong
     ├── StatementError               1  the user's timed statement or setup is not valid or raised
     ├── GoRunError                   1  a Go build or program failed (adapters.golang)
+    ├── ZygoteError                  1  the process that forks each cell's worker failed (engine.zygote)
     ├── DriverFailure                1  a parking server gave a wrong answer (suites.parking)
     ├── AccessDenied                 1  a tree store's permissions refuse an operation (suites.treestore)
     ├── ItemError                    1  a tree path matched no leaf, or several (suites.treestore)

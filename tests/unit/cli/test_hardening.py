@@ -10,7 +10,7 @@ import pytest
 
 from stratabench.cli.main import main
 from stratabench.errors import StratabenchError, error_tree, exit_statuses
-from stratabench.results.format import cell_to_json, header_record
+from stratabench.results.format import FORMAT_VERSION, cell_to_json, header_record
 from stratabench.results.records import CellResult, MetricResult
 
 FAST = ["--in-process", "--samples", "1", "--min-time", "0.001"]
@@ -167,9 +167,10 @@ def test_a_truncated_file_is_read_to_its_last_whole_record(capsys: pytest.Captur
 
 
 @pytest.mark.parametrize(("version", "message"), [
-    (0, "format version 0 is not one this stratabench reads (1 to 1); it has no upgrade path"),
+    (0, f"format version 0 is not one this stratabench reads (1 to {FORMAT_VERSION}); it has no upgrade path"),
     ("1", "format version '1' is not one this stratabench reads"),
-    (2, "format version 2 is newer than this stratabench reads (1 to 1); upgrade stratabench"),
+    (FORMAT_VERSION + 1, f"format version {FORMAT_VERSION + 1} is newer than this stratabench reads "
+                         f"(1 to {FORMAT_VERSION}); upgrade stratabench"),
 ])
 def test_format_versions_are_upgraded_or_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                  version: object, message: str) -> None:
