@@ -47,8 +47,8 @@ def test_an_upward_import_breaks_the_layers(tmp_path: Path) -> None:
 
 def test_generic_code_naming_a_study_breaks_the_contracts(tmp_path: Path) -> None:
     package = _copy(tmp_path)
-    render = package / "report" / "render.py"
-    render.write_text(render.read_text() + "\n\ndef _suites() -> object:\n    from stratabench.suites import SUITES\n\n"
+    generic = package / "report" / "generic.py"
+    generic.write_text(generic.read_text() + "\n\ndef _suites() -> object:\n    from stratabench.suites import SUITES\n\n"
                       "    return SUITES\n")
     done = _lint(tmp_path / "src", tmp_path)
     assert done.returncode != 0

@@ -22,7 +22,7 @@ def test_limits_name_what_was_passed() -> None:
     slow = merge_reports(SPEC, [report(0, [[1000] * 10] * 4 + [[9000] * 10])])
     failing = merge_reports(SPEC, [report(0, [[1000] * 10] * 5, errors=20)])
     assert limits.exceeded(fast) is None
-    assert limits.exceeded(slow) == "p99 9.01 µs over the 2 µs limit"  # 9000 ns kept within 0.1%
+    assert limits.exceeded(slow) == "p99 9.01 µs over the 2.00 µs limit"  # 9000 ns kept within 0.1%
     assert limits.exceeded(failing) == "28.6% of requests failed, over the 10.0% limit"
     late = merge_reports(replace(SPEC, rate_per_s=100.0), [report(0, [[1000]] * 5, scheduled=500)])
     assert limits.exceeded(late) == "the open loop fell behind its schedule"
