@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.main import main
+from stratabench.results.format import load
 from tests.golden_files import GOLDEN
 
 RESULTS = GOLDEN / "results" / "v1.jsonl"
@@ -225,7 +226,7 @@ def test_run_prints_its_plan_and_takes_comma_lists(capsys: pytest.CaptureFixture
                          "--min-time", "0.001", "-o", str(target))
     assert code == 0, err
     assert err.startswith("plan: 2 cells in 1 suite (matrix 2); about ")
-    codecs = {json.loads(line)["params"]["codec"] for line in target.read_text().splitlines()[1:]}
+    codecs = {cell.params["codec"] for cell in load(target).cells}  # the reader skips the run's trailer
     assert codecs == {"json", "pickle"}
     assert out.index("where and when this was measured") < out.index("matrix: the answer") < out.index(
         "matrix: 5 records")
