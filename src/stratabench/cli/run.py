@@ -30,7 +30,7 @@ from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
-from stratabench.options import EngineOptions, RunOptions
+from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
@@ -55,8 +55,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("suites", nargs="*", metavar="SUITE",
                         help="suites to run, by name or as a comma list ('stratabench list' shows them)")
     parser.add_argument("--quick", action="store_true",
-                        help=f"a first look: {QUICK_SIZE:,} records per dataset (unless --size), {QUICK['samples']} "
-                        f"samples of {QUICK['min_time']} s; the answers are rougher, the tables the same")
+                        help=f"a first look: {QUICK_SIZE:,} records per dataset (unless --size), sampled as --fast "
+                        "(unless a sampling option is given); the answers are rougher, the tables the same")
     data = parser.add_argument_group("data and layers")
     data.add_argument("--size", type=positive_int, metavar="N", help="records in each dataset (default: the study's)")
     data.add_argument("--seed", type=whole_in(-(2**63), 2**63 - 1), metavar="S", help="dataset seed (default: the study's)")
@@ -92,7 +92,6 @@ def add_parser(subparsers: Any) -> None:
 
 #: ``--quick``: records per dataset, and the sampling it sets unless given.
 QUICK_SIZE = 2_000
-QUICK = {"samples": 3, "min_time": 0.02}
 
 
 def new_run_id() -> str:
@@ -153,13 +152,11 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _quick(args: argparse.Namespace) -> None:
-    """``--quick``: a smaller dataset and shorter samples, where the user kept the defaults."""
-    default = EngineOptions()
+    """``--quick``: a smaller dataset, sampled as ``--fast``, where the user kept the defaults."""
     args.size = args.size or QUICK_SIZE
-    if args.samples == default.samples:
-        args.samples = QUICK["samples"]
-    if round(args.min_time * 1e9) == default.min_sample_ns:
-        args.min_time = QUICK["min_time"]
+    chosen = (getattr(args, "preset", None), args.samples, args.min_time, args.target, args.budget)
+    if all(option is None for option in chosen):
+        args.preset = "fast"
 
 
 def _check_data_file(path: str) -> None:

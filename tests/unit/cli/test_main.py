@@ -230,3 +230,17 @@ def test_run_prints_its_plan_and_takes_comma_lists(capsys: pytest.CaptureFixture
     assert codecs == {"json", "pickle"}
     assert out.index("where and when this was measured") < out.index("matrix: the answer") < out.index(
         "matrix: 5 records")
+
+
+def test_quick_is_a_small_dataset_sampled_as_fast(capsys: pytest.CaptureFixture[str]) -> None:
+    from stratabench.cli.main import build_parser
+    from stratabench.cli.run import QUICK_SIZE, _quick
+
+    args = build_parser().parse_args(["run", "bulkload", "--quick"])
+    _quick(args)
+    assert (args.size, args.preset) == (QUICK_SIZE, "fast")
+    chosen = build_parser().parse_args(["run", "bulkload", "--quick", "--samples", "4", "--size", "300"])
+    _quick(chosen)
+    assert (chosen.size, chosen.preset, chosen.samples) == (300, None, 4)  # what the user chose stays
+    assert main(["run", "bulkload", "--quick", "--dry-run"]) == 0
+    assert " cells in 1 suites (dry run: nothing measured)" in capsys.readouterr().out.splitlines()[0]
