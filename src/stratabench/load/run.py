@@ -125,6 +125,16 @@ class Pacing:
         """The name of this configuration's cell: ``c8/closed``; subclasses put what is loaded first."""
         return f"c{self.clients}/{self.pace}"
 
+    @property
+    def subject(self) -> tuple[str, str]:
+        """What is loaded, as the first column of the load table: (header, value)."""
+        return "loaded", type(self).__name__
+
+    @property
+    def title(self) -> str:
+        """The load table's title."""
+        return "load"
+
     def cell_params(self) -> dict[str, Any]:
         """The coordinates of this configuration's cell (subclasses add what is loaded)."""
         return {"clients": self.clients, "rate": self.rate_per_s, "warmup_s": self.warmup_s,
@@ -207,6 +217,14 @@ class LoadSpec(Pacing):
     def cell_name(self) -> str:
         """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``."""
         return f"{self.workload}/{super().cell_name}"
+
+    @property
+    def subject(self) -> tuple[str, str]:
+        return "workload", self.workload
+
+    @property
+    def title(self) -> str:
+        return f"load: {redact(self.store_url)}, {len(self.payloads)} keys"
 
     def cell_params(self) -> dict[str, Any]:
         sizes = [len(p) for p in self.payloads]

@@ -168,7 +168,8 @@ class ParkingRequests:
         self._serial = 0
         self._failures = CheckFailures()
         self._scenarios = [self._prepay, self._refund, self._from_wallet, self._transfer, self._postpay]
-        self._round = 0
+        # Drivers start at different scenarios, so that at any moment the server sees the whole mix.
+        self._round = index
         self._scenario: Scenario | None = None
         self._pending: Call | None = None
         self._step = ""
