@@ -100,6 +100,15 @@ def test_a_wallet_changed_behind_the_drivers_back_is_named_in_one_line(server_ur
     assert line is not None and "\n" not in line
     assert line.startswith(f"the database does not reconcile after the load: wallet of {user!r}: balance ")
     assert reconciliation_failure(reconcile(spec)) == line  # the same database, found again from the given URL
+    product = tables()["product"]
+    engine = create_parking_engine(ran.db_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.update(product).where(product.c.name == "L1t")
+                               .values(places_avail=product.c.places_avail - 1))  # fmt: skip
+    finally:
+        engine.dispose()
+    assert any(p.startswith("lot L1t: ") and p.endswith("orders hold one") for p in reconcile(ran)), reconcile(ran)
 
 
 def test_a_server_killed_under_load_stops_in_one_line_and_keeps_the_histograms(tmp_path: Path) -> None:

@@ -1,8 +1,12 @@
 """One load configuration: check it, run its clients, merge what they measured, say what it means.
 
-:func:`run_load` takes a :class:`LoadSpec` (store, workload, clients, rate,
-durations, payloads) and a client runner — :class:`~.processes.LocalProcesses`
-by default, :class:`~.cluster.DaskClients` for a cluster — and returns a
+A configuration is a :class:`Pacing` (clients, closed loop or rate,
+durations) plus what its clients send (:meth:`Pacing.plans`):
+:class:`LoadSpec` for a store, a study's own subclass for a service (its
+drivers). :func:`run_clients` runs the clients of any of them and
+:func:`merge_reports` merges them; :func:`run_load` is the whole of a
+store's configuration, with a client runner — :class:`~.processes.LocalProcesses`
+by default, :class:`~.cluster.DaskClients` for a cluster — returning a
 :class:`LoadResult`. In order:
 
 1. Check the spec: bad numbers are refused when the spec is built, before
@@ -21,8 +25,8 @@ by default, :class:`~.cluster.DaskClients` for a cluster — and returns a
 6. Delete the run's keys (and nothing else) from the store.
 
 A client that stopped early (the server died) makes the result ``failed``
-with one line, and every histogram taken before is kept; so does a read
-that failed its integrity check.
+with one line, and every histogram taken before is kept; so does an answer
+that failed its check (a read not as written).
 """
 
 from __future__ import annotations
