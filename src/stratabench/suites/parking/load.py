@@ -93,7 +93,6 @@ class ParkingLoadSpec(Pacing):
     db_url: str
     base_url: str = ""
     seed: int = 1
-    verified_phrase = "answers as required"
 
     @property
     def database(self) -> str:
