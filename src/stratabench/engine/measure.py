@@ -6,7 +6,8 @@ The order matters:
    ``min_sample_ns`` (the clock's resolution and the loop's own cost then
    vanish); operations slower than that run once per sample.
 2. **Warm up** at that loop count, untimed, so caches and lazy imports are
-   settled before the first sample.
+   settled before the first sample. Calibration's last run is at that loop
+   count already and counts as the first warm-up.
 3. **Sample**: each sample is one timed loop; ``wall_ns`` and ``cpu_ns`` per
    operation are the loop's totals divided by the loop count. Server CPU is
    read around the loop, outside it. How many samples: the stopping rule of
@@ -44,9 +45,6 @@ LoopTimer = Callable[[int], tuple[int, int]]
 
 #: Never calibrate beyond this; an operation this cheap is measured well enough.
 MAX_LOOPS = 1 << 30
-
-#: An operation at least this slow is warmed up by its calibration run alone.
-SLOW_OPERATION_NS = 1_000_000_000
 
 
 @dataclass
@@ -210,20 +208,28 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
     call, because tracemalloc's own bookkeeping would be counted too.
     """
     gc.collect()
-    tracemalloc.start()
+    # What was alive before the pass (the cell's dataset, a hundred thousand
+    # records in bulkload) cannot be the pass's garbage: freezing it keeps the
+    # collections below to the objects the calls made, instead of traversing
+    # everything again each time.
+    gc.freeze()
     try:
-        baseline, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
+        tracemalloc.start()
+        try:
+            baseline, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            result = call()
+            current, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        del result
+        gc.collect()
+        blocks_before = sys.getallocatedblocks()
         result = call()
-        current, peak = tracemalloc.get_traced_memory()
+        gc.collect()
+        blocks_after = sys.getallocatedblocks()
     finally:
-        tracemalloc.stop()
-    del result
-    gc.collect()
-    blocks_before = sys.getallocatedblocks()
-    result = call()
-    gc.collect()
-    blocks_after = sys.getallocatedblocks()
+        gc.unfreeze()
     metrics = {
         "alloc_bytes": float(peak - baseline),
         "retained_bytes": float(current - baseline),
@@ -258,12 +264,11 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         # Each operation needs a fresh state, so each sample is one operation.
         loops = 1
     else:
-        started = clock.wall_ns()
         loops = calibrate(timed, options.min_sample_ns)
-        if loops == 1 and clock.wall_ns() - started >= SLOW_OPERATION_NS:
-            # The calibration run of a slow operation (a compile, a large
-            # load) has already warmed it up; another would only cost time.
-            warmups = 0
+        # Calibration ends with an untimed run of exactly ``loops`` operations
+        # (the one that reached the sample length): that run is a warm-up, and
+        # another would only cost a sample's time in every cell.
+        warmups = max(0, warmups - 1)
     measurement = Measurement(loops=loops)
     for _ in range(warmups):
         if op.before_each is not None:

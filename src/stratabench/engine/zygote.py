@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -243,6 +244,13 @@ def zygote_main(preload: list[str]) -> int:
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a module printing on import must not corrupt the answers
     _preload(preload)
+    # Move everything the imports made to a permanent generation (as the gc docs
+    # advise for a fork server): a child's collections, and the memory pass's
+    # gc.collect() calls, then traverse only the cell's own objects instead of
+    # every imported library's (about 50 ms a full collection here), and the
+    # children share those pages instead of dirtying them.
+    gc.collect()
+    gc.freeze()
 
     def answer(data: dict[str, Any]) -> None:
         answers.write(json.dumps(data).encode() + b"\n")

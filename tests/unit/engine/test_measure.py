@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import FakeClock
-from stratabench.engine.measure import calibrate, loop_timer, measure_operation, statement_timer
+from stratabench.engine.measure import calibrate, loop_timer, measure_operation, memory_pass, statement_timer
 from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 
@@ -53,6 +56,22 @@ def test_samples_are_per_operation() -> None:
     assert "server_cpu_ns" not in measurement.samples  # unknown server: not measured, never 0
 
 
+def test_calibration_last_run_is_the_first_warm_up() -> None:
+    # 1,000 ns operations, 100 µs samples: calibration runs 1, 10 and then 100
+    # loops (the run that reaches the sample length, at the final loop count).
+    for warmups, extra_loops in ((0, 0), (1, 0), (2, 100)):
+        clock = FakeClock()
+        op = costing(clock, 1_000)
+        calls: list[int] = []
+        inner = op.call
+        op.call = lambda: (calls.append(1), inner())[1]
+        options = EngineOptions(samples=3, warmups=warmups, min_sample_ns=100_000, memory_samples=0)
+        measurement = measure_operation(op, options, clock.clock)
+        assert measurement.loops == 100
+        calibration = 1 + 10 + 100
+        assert len(calls) == calibration + extra_loops + 3 * 100
+
+
 def test_sampling_stops_at_the_time_budget_after_three_samples() -> None:
     clock = FakeClock()
     op = costing(clock, 2_000_000_000)
@@ -93,6 +112,22 @@ def test_memory_pass_sees_what_the_result_holds() -> None:
     assert measurement.samples["retained_bytes"][0] >= 100_000
     assert measurement.samples["alloc_bytes"][0] >= measurement.samples["retained_bytes"][0]
     assert measurement.samples["allocs"][0] >= 1  # the list's own block, at least
+
+
+def test_memory_pass_collects_the_call_garbage_and_leaves_nothing_frozen() -> None:
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    made: list[weakref.ref[Cycle]] = []
+
+    def call() -> list[int]:
+        made.append(weakref.ref(Cycle()))  # garbage only a collection frees
+        return [1]
+
+    memory_pass(call)
+    assert len(made) == 2 and all(ref() is None for ref in made)
+    assert gc.get_freeze_count() == 0  # a run of many cells in one process would otherwise never free them
 
 
 def test_size_and_extra_metrics_are_recorded() -> None:

@@ -61,8 +61,8 @@ class BulkloadSuite(Suite):
     settings = (
         Setting("bulkload.inexact", "no", "also run the modes that lose data by design (they fail their check)",
                 "flag"),
-        Setting("go.benchtime", "", f"Go's -benchtime; default 3s / go.count at the study's {DEFAULT_SIZE:,} "
-                "records (1s, the seed's, with go.count=3), else --min-time"),
+        Setting("go.benchtime", "", f"Go's -benchtime; default 1.5s / go.count at the study's {DEFAULT_SIZE:,} "
+                "records (the seed used 1s with go.count=3), else --min-time"),
         Setting("go.count", "", "samples per Go cell; default --samples, else the adaptive floor (6: a 95% "
                 "interval)", "whole",
                 minimum=1, maximum=1000),
@@ -82,12 +82,14 @@ class BulkloadSuite(Suite):
         return dataset.DEFAULT_SEED if self.options.seed is None else self.options.seed
 
     def _default_benchtime(self, count: int) -> str:
-        # At the study's size, the seed's 3 × 1 s per cell shared among the
-        # samples (3 samples reproduce its N; the adaptive floor's 6 take
-        # 500 ms each, half its N, for a 95% interval in the same time); at
-        # other sizes the engine's own sample time, so a quick run stays quick.
+        # At the study's size, 1.5 s per cell shared among the samples: the
+        # adaptive floor's 6 take 250 ms each, a dozen to hundreds of loads
+        # per sample, enough for a 95% interval, and ten Go cells then cost
+        # 15 s of the default run's three minutes (the seed took 3 × 1 s;
+        # `--set go.benchtime=1s --set go.count=3` reproduces it); at other
+        # sizes the engine's own sample time, so a quick run stays quick.
         if self.size == DEFAULT_SIZE:
-            return f"{max(3000 // count, 100)}ms"
+            return f"{max(1500 // count, 100)}ms"
         return f"{max(self.options.engine.min_sample_ns, 1_000_000) // 1_000_000}ms"
 
     def _go_list(self, name: str, every: Sequence[str]) -> list[str]:
@@ -127,6 +129,8 @@ class BulkloadSuite(Suite):
 
         size, seed = cell.params["size"], cell.params["seed"]
         fmt = make_format(cell.params["codec"], BULKLOAD_SCHEMA, cell.params["mode"], workdir=workdir)
+        if hasattr(fmt, "reuse_builds"):  # a format whose set-up builds something (embed compiles a module)
+            fmt.reuse_builds = not self.options.rebuild
         asset = workdir / "asset.bin"
         if "asset" in cell.params:
             from stratabench.adapters import golang

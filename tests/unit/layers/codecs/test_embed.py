@@ -88,3 +88,34 @@ def test_python_literal_keeps_every_value() -> None:
     assert nan != nan
     with pytest.raises(TypeError, match="no literal for a set"):
         python_literal({1})
+
+
+def test_the_compiled_module_is_reused_from_the_build_cache_unless_rebuilding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import py_compile
+
+    from stratabench.build_cache import CACHE_DIR_ENV
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    (tmp_path / "one").mkdir()
+    built = embed("cached", tmp_path / "one").encode(ROWS)
+    assert len(list((tmp_path / "cache" / "py-embed").glob("*.pyc"))) == 1
+
+    def no_compiler(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled although the build cache holds this module")
+
+    monkeypatch.setattr(py_compile, "compile", no_compiler)
+    (tmp_path / "two").mkdir()
+    again = embed("cached", tmp_path / "two")
+    assert again.encode(ROWS) == built
+    assert canonical_hash(again.to_rows(again.decode(built))) == canonical_hash(ROWS)
+
+    other = generate(51, 100)  # other records: another key, so a compile
+    (tmp_path / "three").mkdir()
+    with pytest.raises(DataError, match="compiled although"):
+        embed("cached", tmp_path / "three").encode(other)
+    rebuild = embed("resident", tmp_path / "two")
+    rebuild.reuse_builds = False
+    with pytest.raises(DataError, match="compiled although"):
+        rebuild.encode(ROWS)
