@@ -200,20 +200,22 @@ def process_cpu_ns(pids: Sequence[int]) -> int | None:
 
 
 def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
-    """Trace one operation's memory; return the metrics and one result.
+    """Trace one operation's memory; return the metrics and its result.
 
     ``alloc_bytes`` is the tracemalloc peak over the baseline during the
     operation, ``retained_bytes`` what stays allocated with its result
-    alive. ``allocs`` (live memory blocks) is counted on a second, untraced
-    call, because tracemalloc's own bookkeeping would be counted too.
+    alive, ``allocs`` the memory blocks that stay live with it, after a
+    collection. tracemalloc keeps its own records with the raw allocator,
+    outside the blocks ``sys.getallocatedblocks`` counts, so one traced
+    call gives all three (an untraced second call counted the same blocks).
     """
     gc.collect()
     # What was alive before the pass (the cell's dataset, a hundred thousand
     # records in bulkload) cannot be the pass's garbage: freezing it keeps the
-    # collections below to the objects the calls made, instead of traversing
-    # everything again each time.
+    # collection below to the objects the call made.
     gc.freeze()
     try:
+        blocks_before = sys.getallocatedblocks()
         tracemalloc.start()
         try:
             baseline, _ = tracemalloc.get_traced_memory()
@@ -222,10 +224,6 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
             current, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        del result
-        gc.collect()
-        blocks_before = sys.getallocatedblocks()
-        result = call()
         gc.collect()
         blocks_after = sys.getallocatedblocks()
     finally:
