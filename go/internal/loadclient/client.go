@@ -355,7 +355,7 @@ func measure(spec *Spec, requests *Requests) Report {
 		Ops: r.ops, Kinds: r.kinds, Errors: r.errors, FirstError: optional(r.firstError),
 		FailedChecks: requests.Failures.Count, FirstFailedCheck: optional(requests.Failures.First),
 		Histogram: Encode(total), IntervalHistograms: each,
-		WindowS: float64(max(0, min(stopped, deadline)-windowStart)) / nsPerS,
+		WindowS:  float64(max(0, min(stopped, deadline)-windowStart)) / nsPerS,
 		BusyCPUS: float64(max(0, busyNs)) / nsPerS, WallS: float64(stopped-started) / nsPerS,
 		HostBusy: hostBusy, Scheduled: scheduled, Unsent: unsent, FinalLagNs: lag, Fatal: optional(r.fatal),
 	}
