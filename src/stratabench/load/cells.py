@@ -34,10 +34,11 @@ __all__ = ["cell_name", "load_cell"]
 
 
 def cell_name(result: LoadResult) -> str:
-    """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``."""
+    """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``; Go clients add ``/go``."""
     spec = result.spec
     pace = "closed" if spec.rate_per_s is None else f"r{spec.rate_per_s:g}"
-    return f"{spec.workload}/c{spec.clients}/{pace}"
+    lang = "" if spec.client_lang == "python" else f"/{spec.client_lang}"
+    return f"{spec.workload}/c{spec.clients}/{pace}{lang}"
 
 
 def load_cell(
@@ -71,6 +72,7 @@ def load_cell(
         "store": redact(spec.store_url),
         "workload": spec.workload,
         "clients": spec.clients,
+        "client_lang": spec.client_lang,
         "rate": spec.rate_per_s,
         "records": len(spec.payloads),
         "payload_bytes": round(sum(sizes) / len(sizes)),
@@ -109,7 +111,7 @@ def load_cell(
         ],
     }  # fmt: skip
     return CellResult(
-        suite=suite, cell=cell_name(result), params=cell_params, language="python",
+        suite=suite, cell=cell_name(result), params=cell_params, language=spec.client_lang,
         status="ok" if result.ok else "failed", error=result.error, metrics=metrics,
         integrity=integrity, notes=notes, duration_s=duration_s,
     )  # fmt: skip

@@ -42,10 +42,13 @@ from stratabench.load.store_requests import StoreRequestPlan
 from stratabench.load.workload import workload
 from stratabench.options import RunOptions
 
-__all__ = ["ClientRunner", "LoadResult", "LoadSpec", "run_load"]
+__all__ = ["CLIENT_LANGS", "ClientRunner", "LoadResult", "LoadSpec", "default_runner", "run_load"]
 
 BUSY_CLIENT = 0.9
 """A client that kept this share of a core busy is saturated: it, not the server, set the pace."""
+
+CLIENT_LANGS = ("python", "go")
+"""What load clients can be written in."""
 
 ON_SCHEDULE = 0.95
 """An open loop that answered less than this share of the requests due in its window fell behind."""
@@ -93,6 +96,9 @@ class LoadSpec:
         Seeds the clients' request plans.
     options
         Run options, for store settings (``--set redis.socket_timeout=...``).
+    client_lang
+        What the clients are written in (:data:`CLIENT_LANGS`): ``python``
+        processes, or ``go`` processes (:mod:`stratabench.load.go_clients`).
     max_consecutive_errors
         Failed requests in a row after which a client decides the server is gone.
 
@@ -113,8 +119,15 @@ class LoadSpec:
     seed: int = 1
     options: RunOptions | None = field(default=None, compare=False)
     max_consecutive_errors: int = 5
+    client_lang: str = "python"
 
     def __post_init__(self) -> None:
+        if self.client_lang not in CLIENT_LANGS:
+            raise UsageError(f"--client-lang {self.client_lang!r}: choose {' or '.join(CLIENT_LANGS)}")
+        if self.client_lang == "go":
+            from stratabench.load.go_clients import check_go_store
+
+            check_go_store(self.store_url)
         if self.clients < 1:
             raise UsageError(f"--clients must be at least 1, not {self.clients}")
         if self.rate_per_s is not None:
@@ -233,6 +246,17 @@ class LoadResult:
         return next((r.first_failed_check for r in self.reports if r.first_failed_check), None)
 
 
+def default_runner(client_lang: str) -> ClientRunner:
+    """Local processes of ``client_lang`` clients: Python's, or Go's."""
+    if client_lang == "go":
+        from stratabench.load.go_clients import GoProcesses
+
+        return GoProcesses()
+    from stratabench.load.processes import LocalProcesses
+
+    return LocalProcesses()
+
+
 def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: float | None = None) -> LoadResult:
     """Run one configuration (see the module docstring).
 
@@ -241,7 +265,7 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     spec
         The configuration.
     runner
-        Where the clients run; local processes when ``None``.
+        Where the clients run; :func:`default_runner` when ``None``.
     timeout_s
         Longest wait for the clients; by default warm-up plus duration plus two minutes for loading.
 
@@ -252,11 +276,9 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     UsageError
         More clients than the runner can hold.
     """
-    from stratabench.load.processes import LocalProcesses
-
     store = open_store(spec.store_url, namespace=spec.namespace, options=spec.options, server_pids=())
     try:
-        clients = runner if runner is not None else LocalProcesses()
+        clients = runner if runner is not None else default_runner(spec.client_lang)
         budget = timeout_s if timeout_s is not None else spec.warmup_s + spec.duration_s + 120.0
         reports = tuple(clients.run(spec.client_specs(), budget))
         try:
