@@ -48,6 +48,7 @@ def load_cell(
     params: Mapping[str, Any] | None = None,
     runner: str = "local processes",
     duration_s: float | None = None,
+    notes: Mapping[str, Any] | None = None,
 ) -> CellResult:
     """The result record of one load configuration (see the module docstring).
 
@@ -65,6 +66,8 @@ def load_cell(
         Where the clients ran, kept in ``notes``.
     duration_s
         How long the configuration took, loading included.
+    notes
+        More notes (a sweep point's ``over_limit``: why it passed a limit, or ``None``).
     """
     spec = result.spec
     sizes = [len(p) for p in spec.payloads]
@@ -91,7 +94,8 @@ def load_cell(
                   result.first_failed_check)
         if reads else None
     )  # fmt: skip
-    notes = {
+    all_notes = {
+        **(notes or {}),
         "runner": runner,
         "latency": result.latency.to_json(),
         "ops_per_s_total": result.ops_per_s,
@@ -113,5 +117,5 @@ def load_cell(
     return CellResult(
         suite=suite, cell=cell_name(result), params=cell_params, language=spec.client_lang,
         status="ok" if result.ok else "failed", error=result.error, metrics=metrics,
-        integrity=integrity, notes=notes, duration_s=duration_s,
+        integrity=integrity, notes=all_notes, duration_s=duration_s,
     )  # fmt: skip
