@@ -518,7 +518,7 @@ def curve_chart(chart_id: str, title: str, caption: str, curves: Sequence[Curve]
             (star,) = ax.plot([x], [y], linestyle="none", marker="*", markersize=14, color=_FRONTIER,
                               markeredgecolor="#7a3e00", zorder=5)
             marks.tag(star, "marked")
-            marks.tag(ax.annotate(mark_label, (x, y), xytext=(7, -12), textcoords="offset points",
+            marks.tag(ax.annotate(mark_label, (x, y), xytext=(-8, 9), textcoords="offset points",
                                   color="#7a3e00", fontsize=8, fontweight="bold"), "label")
     if limit is not None:
         ax.axhline(limit, color=_FAILED, linewidth=0.9, linestyle="--")

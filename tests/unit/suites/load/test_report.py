@@ -11,49 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.load.cells import load_cell
-from stratabench.load.run import LoadResult, merge_reports
-from stratabench.load.sweep import SweepLimits, sweep
 from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.terminal import TerminalReporter
-from stratabench.results.environment import environment
-from stratabench.results.format import ResultsFile, header_record, load
-from stratabench.results.writer import ResultsWriter
+from stratabench.results.format import ResultsFile, load
 from stratabench.suites.kit.reports import run_report
-from tests.unit.load.reports import SPEC, report
-
-LIMITS = SweepLimits(p99_ns=2_000_000)
-
-
-def _at(rate: float) -> LoadResult:
-    """What a server answers at ``rate``: 100 µs until 3,000/s, then queueing (the knee at 3,000/s)."""
-    latency = 100_000 if rate <= 3000 else 5_000_000
-    spec = replace(SPEC, rate_per_s=rate)
-    per_interval = int(rate * SPEC.duration_s / SPEC.intervals / 2)
-    return merge_reports(spec, [report(i, [[latency] * per_interval] * SPEC.intervals,
-                                       scheduled=per_interval * SPEC.intervals) for i in range(2)])
-
+from tests.unit.load.reports import write_load_run
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> ResultsFile:
     path = tmp_path_factory.mktemp("load") / "run.jsonl"
-    header = header_record("load", "2026-11-23T00:00:00+00:00", environment(), {"suites": ["load"]}, {})
-    with ResultsWriter(path, header) as writer:
-        closed = merge_reports(SPEC, [report(0, [[80_000] * 50] * 5), report(1, [[90_000] * 50] * 5)])
-        writer.write(load_cell(closed, params={"sweep": "peak"}))
-        go = merge_reports(replace(SPEC, client_lang="go", clients=1), [report(0, [[30_000] * 90] * 5, failed_checks=2,
-                                                                   first_failed_check="key user000000000007: x")])
-        writer.write(load_cell(go))
-
-        def measure(spec: object) -> LoadResult:
-            result = _at(spec.rate_per_s)  # type: ignore[attr-defined]
-            writer.write(load_cell(result, params={"sweep": "point", "p99_limit_ns": LIMITS.p99_ns,
-                                                   "error_limit": LIMITS.error_fraction},
-                                   notes={"over_limit": LIMITS.exceeded(result)}))
-            return result
-
-        swept = sweep(SPEC, [1000, 2000, 3000, 4000, 5000], LIMITS, measure=measure)  # type: ignore[arg-type]
-        assert swept.knee is not None and swept.knee.rate_per_s == 3000
+    write_load_run(path)
     return load(path)
 
 
