@@ -20,7 +20,8 @@ import pytest
 from stratabench.load.go_clients import GoProcesses
 from stratabench.load.histogram import decode, merge, summarize_histogram
 from stratabench.load.records import generated_payloads
-from stratabench.load.run import LoadResult, LoadSpec, merge_reports, run_load
+from stratabench.load.run import LoadSpec, merge_reports, run_load
+from tests.integration.test_load_redis import keys_left
 
 pytestmark = pytest.mark.server
 
@@ -38,16 +39,6 @@ def spec(url: str, **changes: object) -> LoadSpec:
                                  "client_lang": "go", "run_id": f"itgo{os.getpid()}-{time.monotonic_ns()}"}
     values.update(changes)
     return LoadSpec(url, PAYLOADS, **values)  # type: ignore[arg-type]
-
-
-def keys_left(url: str, result: LoadResult) -> list[bytes]:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        return list(client.scan_iter(match=f"sb:{result.spec.namespace}:*"))
-    finally:
-        client.close()
 
 
 def test_two_go_clients_in_a_closed_loop_verify_every_read_and_merge_exactly(
