@@ -117,3 +117,24 @@ def test_a_value_changed_behind_the_go_clients_back_is_caught(
         client.close()
     assert result.failed_checks > 0
     assert result.error is not None and "key user000000000007: a 7-byte value this run did not write" in result.error
+
+
+def test_the_cli_runs_both_languages_and_reports_them(
+    server_url: Callable[[str], str], go_program: Callable[[str], Path], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from stratabench.cli.main import main
+    from stratabench.results.format import load
+
+    go_program("stratabench-go")
+    output = tmp_path / "run.jsonl"
+    code = main(["load", "--store", server_url("redis"), "--client-lang", "python,go", "--clients", "1",
+                 "--duration", "0.5", "--warmup", "0.1", "--records", "50", "-o", str(output), "--quiet"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    cells = load(output).cells
+    assert [(c.cell, c.language, c.params["client_lang"]) for c in cells] == [
+        ("get/c1/closed", "python", "python"), ("get/c1/closed/go", "go", "go")]
+    assert all(c.ok and c.integrity is not None and c.integrity.ok for c in cells)
+    assert "1 Python" in printed and "1 Go" in printed  # the run ends with the report `stratabench report` gives
+    assert main(["report", str(output), "--format", "html", "-o", str(tmp_path / "page.html")]) == 0
