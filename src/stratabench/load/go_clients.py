@@ -183,9 +183,10 @@ class GoProcesses:
                 for client in clients:
                     client.say("go")
                 self._collect(by_index, lines, reports, deadline, until_ready=False)
+            called_off = len(ready) < len(specs)
             for spec in specs:
                 if spec.index not in reports:
-                    why = ("the run was called off before it started" if spec.index in ready and len(ready) < len(specs)
+                    why = ("the run was called off before it started" if called_off
                            else f"Go client {spec.index} had not finished after its time was up")
                     reports[spec.index] = ClientReport.not_run(spec, why, pid=by_index[spec.index].process.pid)
         finally:
