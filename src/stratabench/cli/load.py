@@ -1,12 +1,21 @@
-"""``stratabench load``: many clients against one store; throughput, tail latency, the knee, and nothing lost."""
+"""``stratabench load``: many clients against one store or service; throughput, tail latency, the knee, nothing lost.
+
+``stratabench load --store URL`` loads a store; ``stratabench load parking
+--server NAME --db NAME|URL`` loads a parking server with drivers of its
+API (:mod:`stratabench.suites.parking.load`): the same clients, histograms
+and results, every answer checked and the database reconciled after each
+configuration.
+"""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +27,7 @@ from stratabench.layers.stores.base import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, default_runner, run_load
+from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, run_load
 from stratabench.load.store_requests import store_libraries
 from stratabench.load.sweep import SweepLimits, default_rates, sweep
 from stratabench.load.workload import WORKLOADS
@@ -29,6 +38,7 @@ from stratabench.suites.kit.reports import run_report
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
+from stratabench.suites.parking.process import IMPLEMENTATIONS
 from stratabench.units import format_ns
 
 __all__ = ["LoadOptions", "add_parser", "load"]
@@ -42,7 +52,16 @@ def add_parser(subparsers: Any) -> None:
         "loop, or an open loop at --rate with latency measured from each request's due time; every read is "
         "checked against what its client wrote. Results stream to a JSON Lines file, one cell per configuration.",
     )
-    parser.add_argument("--store", required=True, metavar="URL", help="the store to load, e.g. redis://127.0.0.1:6379/0")
+    parser.add_argument("service", nargs="?", choices=["parking"],
+                        help="load a study's service instead of a store: parking (with --server and --db)")
+    parser.add_argument("--store", metavar="URL", help="the store to load, e.g. redis://127.0.0.1:6379/0")
+    service = parser.add_argument_group("a service (stratabench load parking)")
+    service.add_argument("--server", default="python-core", metavar="NAME[,NAME]",
+                         help="the parking servers to load, comma-separated: "
+                         + ", ".join(IMPLEMENTATIONS) + " (default python-core)")
+    service.add_argument("--db", default="sqlite", metavar="NAME|URL",
+                         help="the parking database: sqlite (a fresh file), postgresql or mariadb (a private server "
+                         "for the run), or a database URL (the study's own database in it) (default sqlite)")
     work = parser.add_argument_group("workload")
     work.add_argument("--workload", default="get", metavar="NAME[,NAME]",
                       help=f"{', '.join(WORKLOADS)} (comma-separated for several; default get): "
@@ -109,9 +128,14 @@ class LoadOptions:
         Where the clients run: ``None`` for local processes.
     run_id, output, overwrite, quiet, format
         As the options of ``stratabench run``.
+    data
+        The user's records file, if any.
+    database
+        The parking database asked for (``sqlite``, ``postgresql``,
+        ``mariadb`` or a URL); ``None`` when loading a store.
     """
 
-    specs: tuple[LoadSpec, ...]
+    specs: tuple[Pacing, ...]
     sweep: bool
     sweep_rates: tuple[float, ...]
     limits: SweepLimits
@@ -122,6 +146,7 @@ class LoadOptions:
     quiet: bool
     format: str
     data: str | None
+    database: str | None = None
 
     def run_options(self) -> RunOptions:
         """The options the results header records: what ``report`` and ``compare`` read back.
@@ -129,6 +154,8 @@ class LoadOptions:
         The load-specific figures (clients, rate, durations, records) are each cell's parameters.
         """
         first = self.specs[0]
+        if not isinstance(first, LoadSpec):
+            return RunOptions(suites=("load",), run_id=self.run_id)
         settings = first.options.settings if first.options else {}
         return RunOptions(suites=("load",), stores=(first.store_url,), data=self.data, seed=first.seed,
                           settings=settings, run_id=self.run_id)
@@ -143,6 +170,10 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     """Check every argument and build every configuration: a bad one is one line before anything starts."""
     from stratabench.plugins import check_settings
 
+    if (args.service is None) == (args.store is None):
+        raise UsageError("give --store URL to load a store, or `stratabench load parking` to load a parking server")
+    if args.service == "parking":
+        return _parking_options(args)
     run_id = new_run_id()
     settings = parse_settings(args.settings)
     check_settings(settings)
@@ -179,6 +210,55 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     )  # fmt: skip
 
 
+_PRIVATE_DATABASES = ("sqlite", "postgresql", "mariadb")
+
+
+def _parking_options(args: argparse.Namespace) -> LoadOptions:
+    """The parking configurations: each server x clients x rate, on one database."""
+    from stratabench.suites.parking.load import ParkingLoadSpec
+    from stratabench.suites.parking.schema import sqlalchemy_url
+
+    if args.sweep:
+        raise UsageError("--sweep loads stores only; give the parking server --rate values instead")
+    servers = [name.strip() for name in args.server.split(",") if name.strip()]
+    unknown = [name for name in servers if name not in IMPLEMENTATIONS]
+    if unknown or not servers:
+        raise UsageError(f"--server {args.server!r}: choose among {', '.join(IMPLEMENTATIONS)}")
+    if args.db not in _PRIVATE_DATABASES:
+        sqlalchemy_url(args.db)  # a URL of a kind the servers cannot use is refused now
+    run_id = new_run_id()
+    rates: list[float | None] = list(_numbers(args.rate, "--rate", float)) if args.rate else [None]
+    # The database is known once it runs (a private server's port): a placeholder of the right kind until then.
+    placeholder = args.db if args.db not in _PRIVATE_DATABASES else f"{args.db}://"
+    specs = tuple(
+        ParkingLoadSpec(impl=impl, db_url=placeholder, clients=int(clients), rate_per_s=rate, seed=args.seed,
+                        warmup_s=_one(args.warmup, "--warmup"), duration_s=_one(args.duration, "--duration"))
+        for impl in servers
+        for clients in _numbers(args.clients, "--clients", int)
+        for rate in rates
+    )  # fmt: skip
+    return LoadOptions(
+        specs=specs, sweep=False, sweep_rates=(), limits=SweepLimits(), cluster=parse_cluster(args.cluster) if
+        args.cluster else None, run_id=run_id, output=Path(args.output or f"results/{run_id}.jsonl"),
+        overwrite=args.overwrite, quiet=args.quiet, format=args.format, data=None, database=args.db,
+    )  # fmt: skip
+
+
+@contextmanager
+def _parking_database(name: str) -> Iterator[str]:
+    """The URL of the parking database: a fresh SQLite file, a private server for the run, or the user's."""
+    if name == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="stratabench-parking-load-") as folder:
+            yield f"sqlite:///{Path(folder) / 'parking.db'}"
+    elif name in _PRIVATE_DATABASES:
+        from stratabench.services.session import local_services
+
+        with local_services([name]) as running:
+            yield running[name].url
+    else:
+        yield name
+
+
 def _payloads(args: argparse.Namespace) -> tuple[bytes, ...]:
     if args.data:
         from stratabench.datasets.userfile import load_records
@@ -191,7 +271,7 @@ def _payloads(args: argparse.Namespace) -> tuple[bytes, ...]:
 
 def _runners(options: LoadOptions) -> dict[str, ClientRunner]:
     """A runner per client language the configurations use (a Go build happens here, before any client)."""
-    langs = dict.fromkeys(spec.client_lang for spec in options.specs)
+    langs = dict.fromkeys(spec.language for spec in options.specs)
     if options.cluster is not None:
         return {"python": DaskClients(options.cluster, clients=max(s.clients for s in options.specs))}
     return {lang: default_runner(lang) for lang in langs}
@@ -204,11 +284,18 @@ class _Session:
         self.options, self.runners, self.writer = options, runners, writer
         self.results: list[LoadResult] = []
         self.cells: list[CellResult] = []
+        self.database_url = ""
 
-    def measure(self, spec: LoadSpec, limits: SweepLimits | None = None, **params: Any) -> LoadResult:
+    def measure(self, spec: Pacing, limits: SweepLimits | None = None, **params: Any) -> LoadResult:
         started = time.monotonic()
-        runner = self.runners[spec.client_lang]
-        result = run_load(spec, runner)
+        runner = self.runners[spec.language]
+        if isinstance(spec, LoadSpec):
+            result = run_load(spec, runner)
+        else:
+            from stratabench.suites.parking.load import ParkingLoadSpec, run_parking_load
+
+            assert isinstance(spec, ParkingLoadSpec)
+            result = run_parking_load(replace(spec, db_url=self.database_url), runner).load
         # A sweep point keeps why it passed a limit, so a report finds the knee from the file alone.
         notes = {} if limits is None else {"over_limit": limits.exceeded(result)}
         cell = load_cell(result, params=params, runner=runner.description, duration_s=time.monotonic() - started,
@@ -224,7 +311,8 @@ class _Session:
                 print(f"{cell_name(result)}: failed: {result.error}", file=sys.stderr)
         return result
 
-    def sweep(self, spec: LoadSpec) -> None:
+    def sweep(self, spec: Pacing) -> None:
+        assert isinstance(spec, LoadSpec)  # options refuse --sweep for a service
         rates = self.options.sweep_rates
         if not rates:
             # The closed loop's peak throughput sets the rates to try.
@@ -238,16 +326,23 @@ def load(options: LoadOptions) -> int:
     """Run every configuration, write the results, print the tables; 1 if a configuration failed."""
     reporter = REPORTERS.get(options.format)()
     first = options.specs[0]
-    # An unreachable store or cluster is one line before any client, cluster or results file exists.
-    open_store(first.store_url, namespace=first.namespace, options=first.options, server_pids=()).close()
+    if isinstance(first, LoadSpec):
+        # An unreachable store or cluster is one line before any client, cluster or results file exists.
+        open_store(first.store_url, namespace=first.namespace, options=first.options, server_pids=()).close()
+        libraries: tuple[str, ...] = store_libraries(first.store_url)
+    else:
+        libraries = ("sqlalchemy",)
     runners = _runners(options)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     # The clients' libraries are recorded with the rest: workers of a cluster must run the same.
-    libraries = ("hdrh", "distributed", *store_libraries(first.store_url))
-    header = header_record(options.run_id, started, environment(libraries), options.run_options().to_json())
+    header = header_record(options.run_id, started, environment(("hdrh", "distributed", *libraries)),
+                           options.run_options().to_json())  # fmt: skip
     try:
-        with ResultsWriter(options.output, header, overwrite=options.overwrite) as writer:
+        with ExitStack() as stack:
+            writer = stack.enter_context(ResultsWriter(options.output, header, overwrite=options.overwrite))
             session = _Session(options, runners, writer)
+            if options.database is not None:
+                session.database_url = stack.enter_context(_parking_database(options.database))
             try:
                 for spec in options.specs:
                     if options.sweep:

@@ -15,8 +15,10 @@ URL, a workload, payloads, clients and a rate; no study is named here.
 - :mod:`.records`, :mod:`.cells`: payloads in, result records out.
 
 Another kind of client (a driver of a service, say) plugs in at
-:func:`.client.run_client`'s request step: the gate, the loops, the
-histograms, the runners and the merge do not depend on what a request is.
+:func:`.client.run_client`'s request step: a subclass of :class:`.run.Pacing`
+names its :class:`.client.RequestPlan` per client, and the gate, the loops,
+the histograms, the runners (:func:`.run.run_clients`) and the merge do not
+depend on what a request is.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from stratabench.load.cluster import DaskClients, parse_cluster
 from stratabench.load.go_clients import GoProcesses
 from stratabench.load.processes import LocalProcesses
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.run import CLIENT_LANGS, LoadResult, LoadSpec, run_load
+from stratabench.load.run import CLIENT_LANGS, LoadResult, LoadSpec, Pacing, merge_reports, run_clients, run_load
 from stratabench.load.sweep import SweepLimits, SweepResult, default_rates, sweep
 from stratabench.load.workload import WORKLOADS
 
@@ -38,13 +40,16 @@ __all__ = [
     "LoadResult",
     "LoadSpec",
     "LocalProcesses",
+    "Pacing",
     "SweepLimits",
     "SweepResult",
     "default_rates",
     "generated_payloads",
     "load_cell",
+    "merge_reports",
     "parse_cluster",
     "payloads_from_rows",
+    "run_clients",
     "run_load",
     "sweep",
 ]

@@ -27,18 +27,14 @@ from typing import Any
 from stratabench.datasets.verify import Integrity
 from stratabench.load.histogram import decode, summarize_histogram
 from stratabench.load.run import LoadResult
-from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 
 __all__ = ["cell_name", "load_cell"]
 
 
 def cell_name(result: LoadResult) -> str:
-    """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``; Go clients add ``/go``."""
-    spec = result.spec
-    pace = "closed" if spec.rate_per_s is None else f"r{spec.rate_per_s:g}"
-    lang = "" if spec.client_lang == "python" else f"/{spec.client_lang}"
-    return f"{spec.workload}/c{spec.clients}/{pace}{lang}"
+    """``workload/clients/closed`` or ``workload/clients/rate`` for a store (``a/c8/r20000``); see ``Pacing.cell_name``."""
+    return result.spec.cell_name
 
 
 def load_cell(
@@ -69,30 +65,17 @@ def load_cell(
     notes
         More notes (a sweep point's ``over_limit``: why it passed a limit, or ``None``).
     """
-    spec = result.spec
-    sizes = [len(p) for p in spec.payloads]
-    cell_params: dict[str, Any] = {
-        "store": redact(spec.store_url),
-        "workload": spec.workload,
-        "clients": spec.clients,
-        "client_lang": spec.client_lang,
-        "rate": spec.rate_per_s,
-        "records": len(spec.payloads),
-        "payload_bytes": round(sum(sizes) / len(sizes)),
-        "warmup_s": spec.warmup_s,
-        "duration_s": spec.duration_s,
-        **(params or {}),
-    }
+    cell_params: dict[str, Any] = {**result.spec.cell_params(), **(params or {})}
     metrics: dict[str, MetricResult] = {}
     if result.ops:
         metrics["ops_per_s"] = MetricResult.of(list(result.interval_ops_per_s))
         p99s = [s.p99_ns for s in (summarize_histogram(decode(h)) for h in result.interval_histograms) if s.count]
         metrics["latency_ns"] = MetricResult.of([float(p) for p in p99s if p is not None])
-    reads = result.reads
+    checked = result.checked
+    noun = result.spec.verified_phrase
     integrity = (
-        Integrity(f"{reads} reads as written", f"{reads - result.failed_checks} reads as written",
-                  result.first_failed_check)
-        if reads else None
+        Integrity(f"{checked} {noun}", f"{checked - result.failed_checks} {noun}", result.first_failed_check)
+        if checked else None
     )  # fmt: skip
     all_notes = {
         **(notes or {}),
@@ -115,7 +98,7 @@ def load_cell(
         ],
     }  # fmt: skip
     return CellResult(
-        suite=suite, cell=cell_name(result), params=cell_params, language=spec.client_lang,
+        suite=suite, cell=cell_name(result), params=cell_params, language=result.spec.language,
         status="ok" if result.ok else "failed", error=result.error, metrics=metrics,
         integrity=integrity, notes=all_notes, duration_s=duration_s,
     )  # fmt: skip

@@ -69,9 +69,14 @@ class CheckFailures:
     first: str | None = None
 
     def add(self, key: bytes, reason: str) -> None:
+        """Count a value of ``key`` that was not as written."""
+        self.note(f"key {key.decode('ascii', 'replace')}: {reason}")
+
+    def note(self, what: str) -> None:
+        """Count a wrong answer of any kind (a service's), described by ``what``."""
         self.count += 1
         if self.first is None:
-            self.first = f"key {key.decode('ascii', 'replace')}: {reason}"
+            self.first = what
 
 
 @dataclass

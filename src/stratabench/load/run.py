@@ -1,8 +1,12 @@
 """One load configuration: check it, run its clients, merge what they measured, say what it means.
 
-:func:`run_load` takes a :class:`LoadSpec` (store, workload, clients, rate,
-durations, payloads) and a client runner — :class:`~.processes.LocalProcesses`
-by default, :class:`~.cluster.DaskClients` for a cluster — and returns a
+A configuration is a :class:`Pacing` (clients, closed loop or rate,
+durations) plus what its clients send (:meth:`Pacing.plans`):
+:class:`LoadSpec` for a store, a study's own subclass for a service (its
+drivers). :func:`run_clients` runs the clients of any of them and
+:func:`merge_reports` merges them; :func:`run_load` is the whole of a
+store's configuration, with a client runner — :class:`~.processes.LocalProcesses`
+by default, :class:`~.cluster.DaskClients` for a cluster — returning a
 :class:`LoadResult`. In order:
 
 1. Check the spec: bad numbers are refused when the spec is built, before
@@ -21,8 +25,8 @@ by default, :class:`~.cluster.DaskClients` for a cluster — and returns a
 6. Delete the run's keys (and nothing else) from the store.
 
 A client that stopped early (the server died) makes the result ``failed``
-with one line, and every histogram taken before is kept; so does a read
-that failed its integrity check.
+with one line, and every histogram taken before is kept; so does an answer
+that failed its check (a read not as written).
 """
 
 from __future__ import annotations
@@ -32,17 +36,19 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from stratabench.errors import StoreError, UsageError
 from stratabench.layers.stores.base import open_store
-from stratabench.load.client import ClientReport, ClientSpec
+from stratabench.load.client import ClientReport, ClientSpec, RequestPlan
 from stratabench.load.histogram import LatencySummary, decode, encode, merge, summarize_histogram
 from stratabench.load.store_requests import StoreRequestPlan
 from stratabench.load.workload import workload
 from stratabench.options import RunOptions
+from stratabench.redact import redact
 
-__all__ = ["CLIENT_LANGS", "ClientRunner", "LoadResult", "LoadSpec", "default_runner", "run_load"]
+__all__ = ["CLIENT_LANGS", "ClientRunner", "LoadResult", "LoadSpec", "Pacing", "default_runner", "merge_reports",
+           "run_clients", "run_load"]
 
 BUSY_CLIENT = 0.9
 """A client that kept this share of a core busy is saturated: it, not the server, set the pace."""
@@ -71,9 +77,109 @@ def _positive(value: float, what: str, hint: str) -> None:
         raise UsageError(f"{what} must be a positive number, not {value:g}; {hint}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class Pacing:
+    """How many clients, at what pace, for how long: what every load configuration has, whatever it loads.
+
+    A configuration of a store (:class:`LoadSpec`) or of a service (a
+    study's own subclass) adds what its clients send (:meth:`plans`) and
+    how its cells are named; the runners, the merge and the diagnosis only
+    read this part.
+
+    Attributes
+    ----------
+    clients
+        Concurrent clients, each a process (or a cluster task).
+    rate_per_s
+        Total requests per second of an open loop; ``None`` for a closed loop.
+    warmup_s, duration_s
+        Seconds of unrecorded warm-up, then of measurement.
+    max_consecutive_errors
+        Failed requests in a row after which a client decides the server is gone.
+
+    Raises
+    ------
+    UsageError
+        On construction, for a count, rate or duration that cannot work.
+    """
+
+    clients: int = 1
+    rate_per_s: float | None = None
+    warmup_s: float = 1.0
+    duration_s: float = 10.0
+    max_consecutive_errors: int = 5
+
+    def __post_init__(self) -> None:
+        if self.clients < 1:
+            raise UsageError(f"--clients must be at least 1, not {self.clients}")
+        if self.rate_per_s is not None:
+            _positive(self.rate_per_s, "--rate", "give requests per second, or leave --rate out for a closed loop")
+        _positive(self.duration_s, "--duration", "give the seconds to measure")
+        if not self.warmup_s >= 0:
+            raise UsageError(f"--warmup must be zero or more seconds, not {self.warmup_s:g}")
+
+    @property
+    def intervals(self) -> int:
+        """Intervals of the window: one per second, at least five (samples for ``compare``), at most 600."""
+        return min(600, max(5, round(self.duration_s)))
+
+    @property
+    def pace(self) -> str:
+        """``closed``, or ``r`` and the rate: the last part of a cell's name."""
+        return "closed" if self.rate_per_s is None else f"r{self.rate_per_s:g}"
+
+    @property
+    def cell_name(self) -> str:
+        """The name of this configuration's cell: ``c8/closed``; subclasses put what is loaded first."""
+        return f"c{self.clients}/{self.pace}"
+
+    @property
+    def subject(self) -> tuple[str, str]:
+        """What is loaded, as the first column of the load table: (header, value)."""
+        return "loaded", type(self).__name__
+
+    @property
+    def title(self) -> str:
+        """The load table's title."""
+        return "load"
+
+    @property
+    def language(self) -> str:
+        """What the clients are written in: the ``language`` of the cell."""
+        return "python"
+
+    def cell_params(self) -> dict[str, Any]:
+        """The coordinates of this configuration's cell (subclasses add what is loaded)."""
+        return {"clients": self.clients, "rate": self.rate_per_s, "warmup_s": self.warmup_s,
+                "duration_s": self.duration_s}  # fmt: skip
+
+    #: What an answer that passed its check is, in the integrity field of a cell.
+    verified_phrase = "answers as required"
+
+    def checked(self, reports: Sequence[ClientReport]) -> tuple[int, str]:
+        """How many answers were checked, and what a failed check means, for the failure line."""
+        return sum(r.ops + r.errors for r in reports), "answers were not what they had to be"
+
+    def plans(self) -> list[RequestPlan]:
+        """What each client sends, one plan per client."""
+        raise NotImplementedError(f"{type(self).__name__} says what its clients send in plans()")
+
+    def client_specs(self) -> list[ClientSpec]:
+        """Each client's spec: its plan (its own data) and its share of the rate, offset from the others'."""
+        rate = None if self.rate_per_s is None else self.rate_per_s / self.clients
+        return [
+            ClientSpec(
+                index=index, clients=self.clients, rate_per_s=rate, phase=index / self.clients, requests=plan,
+                warmup_s=self.warmup_s, duration_s=self.duration_s, intervals=self.intervals,
+                max_consecutive_errors=self.max_consecutive_errors,
+            )  # fmt: skip
+            for index, plan in enumerate(self.plans())
+        ]
+
+
 @dataclass(frozen=True)
-class LoadSpec:
-    """One load configuration.
+class LoadSpec(Pacing):
+    """One load configuration of a store; the pace, durations and clients are :class:`Pacing`'s.
 
     Attributes
     ----------
@@ -84,12 +190,6 @@ class LoadSpec:
         must be at least one per client.
     workload
         A :data:`~stratabench.load.workload.WORKLOADS` name.
-    clients
-        Concurrent clients, each a process (or a cluster task).
-    rate_per_s
-        Total requests per second of an open loop; ``None`` for a closed loop.
-    warmup_s, duration_s
-        Seconds of unrecorded warm-up, then of measurement.
     run_id
         Names the store namespace the run writes in (:attr:`namespace`).
     seed
@@ -99,8 +199,6 @@ class LoadSpec:
     client_lang
         What the clients are written in (:data:`CLIENT_LANGS`): ``python``
         processes, or ``go`` processes (:mod:`stratabench.load.go_clients`).
-    max_consecutive_errors
-        Failed requests in a row after which a client decides the server is gone.
 
     Raises
     ------
@@ -111,30 +209,19 @@ class LoadSpec:
     store_url: str
     payloads: tuple[bytes, ...]
     workload: str = "get"
-    clients: int = 1
-    rate_per_s: float | None = None
-    warmup_s: float = 1.0
-    duration_s: float = 10.0
     run_id: str = "local"
     seed: int = 1
     options: RunOptions | None = field(default=None, compare=False)
-    max_consecutive_errors: int = 5
     client_lang: str = "python"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.client_lang not in CLIENT_LANGS:
             raise UsageError(f"--client-lang {self.client_lang!r}: choose {' or '.join(CLIENT_LANGS)}")
         if self.client_lang == "go":
             from stratabench.load.go_clients import check_go_store
 
             check_go_store(self.store_url)
-        if self.clients < 1:
-            raise UsageError(f"--clients must be at least 1, not {self.clients}")
-        if self.rate_per_s is not None:
-            _positive(self.rate_per_s, "--rate", "give requests per second, or leave --rate out for a closed loop")
-        _positive(self.duration_s, "--duration", "give the seconds to measure")
-        if not self.warmup_s >= 0:
-            raise UsageError(f"--warmup must be zero or more seconds, not {self.warmup_s:g}")
         workload(self.workload)
         if len(self.payloads) < self.clients:
             raise UsageError(
@@ -150,27 +237,43 @@ class LoadSpec:
         return f"{self.run_id}.load.{digest}"
 
     @property
-    def intervals(self) -> int:
-        """Intervals of the window: one per second, at least five (samples for ``compare``), at most 600."""
-        return min(600, max(5, round(self.duration_s)))
+    def cell_name(self) -> str:
+        """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``; Go clients add ``/go``."""
+        lang = "" if self.client_lang == "python" else f"/{self.client_lang}"
+        return f"{self.workload}/{super().cell_name}{lang}"
 
-    def client_specs(self) -> list[ClientSpec]:
-        """Each client's spec: its own keys (a contiguous share of the payloads) and its share of the rate."""
+    @property
+    def subject(self) -> tuple[str, str]:
+        return "workload", self.workload
+
+    @property
+    def language(self) -> str:
+        return self.client_lang
+
+    @property
+    def title(self) -> str:
+        return f"load: {redact(self.store_url)}, {len(self.payloads)} keys"
+
+    def cell_params(self) -> dict[str, Any]:
+        sizes = [len(p) for p in self.payloads]
+        return {"store": redact(self.store_url), "workload": self.workload, **super().cell_params(),
+                "client_lang": self.client_lang, "records": len(self.payloads),
+                "payload_bytes": round(sum(sizes) / len(sizes))}  # fmt: skip
+
+    verified_phrase = "reads as written"
+
+    def checked(self, reports: Sequence[ClientReport]) -> tuple[int, str]:
+        return sum(r.kinds.get("read", 0) for r in reports), "reads did not return what was written"
+
+    def plans(self) -> list[RequestPlan]:
+        """Each client's own keys: a contiguous share of the payloads."""
         count = len(self.payloads)
-        rate = None if self.rate_per_s is None else self.rate_per_s / self.clients
         return [
-            ClientSpec(
-                index=index, clients=self.clients, rate_per_s=rate, phase=index / self.clients,
-                requests=StoreRequestPlan(
-                    store_url=self.store_url, namespace=self.namespace, workload=self.workload, first_key=first,
-                    payloads=self.payloads[first:end], seed=self.seed, options=self.options,
-                ),
-                warmup_s=self.warmup_s, duration_s=self.duration_s, intervals=self.intervals,
-                max_consecutive_errors=self.max_consecutive_errors,
+            StoreRequestPlan(
+                store_url=self.store_url, namespace=self.namespace, workload=self.workload, first_key=first,
+                payloads=self.payloads[first:end], seed=self.seed, options=self.options,
             )  # fmt: skip
-            for index, (first, end) in enumerate(
-                (i * count // self.clients, (i + 1) * count // self.clients) for i in range(self.clients)
-            )
+            for first, end in ((i * count // self.clients, (i + 1) * count // self.clients) for i in range(self.clients))
         ]
 
 
@@ -203,7 +306,7 @@ class LoadResult:
         Why the configuration failed, one line; ``None`` when it did not.
     """
 
-    spec: LoadSpec
+    spec: Pacing
     reports: tuple[ClientReport, ...]
     histogram: str
     interval_histograms: tuple[str, ...]
@@ -238,6 +341,11 @@ class LoadResult:
         return sum(r.kinds.get("read", 0) for r in self.reports)
 
     @property
+    def checked(self) -> int:
+        """Answers that were checked (reads, for a store)."""
+        return self.spec.checked(self.reports)[0]
+
+    @property
     def failed_checks(self) -> int:
         return sum(r.failed_checks for r in self.reports)
 
@@ -258,7 +366,7 @@ def default_runner(client_lang: str) -> ClientRunner:
 
 
 def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: float | None = None) -> LoadResult:
-    """Run one configuration (see the module docstring).
+    """Run one configuration of a store (see the module docstring).
 
     Parameters
     ----------
@@ -278,9 +386,8 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     """
     store = open_store(spec.store_url, namespace=spec.namespace, options=spec.options, server_pids=())
     try:
-        clients = runner if runner is not None else default_runner(spec.client_lang)
-        budget = timeout_s if timeout_s is not None else spec.warmup_s + spec.duration_s + 120.0
-        reports = tuple(clients.run(spec.client_specs(), budget))
+        reports = run_clients(spec, runner if runner is not None else default_runner(spec.client_lang),
+                              timeout_s=timeout_s)
         try:
             store.cleanup()
         except StoreError:
@@ -290,7 +397,21 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     return merge_reports(spec, reports)
 
 
-def merge_reports(spec: LoadSpec, reports: Sequence[ClientReport]) -> LoadResult:
+def run_clients(spec: Pacing, runner: ClientRunner | None = None, *,
+                timeout_s: float | None = None) -> tuple[ClientReport, ...]:  # fmt: skip
+    """Run the clients of any configuration (:meth:`Pacing.plans`) and return their reports, no client left running.
+
+    ``runner`` is local processes when ``None``; ``timeout_s`` defaults to
+    warm-up plus duration plus two minutes for preparing.
+    """
+    from stratabench.load.processes import LocalProcesses
+
+    clients = runner if runner is not None else LocalProcesses()
+    budget = timeout_s if timeout_s is not None else spec.warmup_s + spec.duration_s + 120.0
+    return tuple(clients.run(spec.client_specs(), budget))
+
+
+def merge_reports(spec: Pacing, reports: Sequence[ClientReport]) -> LoadResult:
     """Merge client reports into one :class:`LoadResult`, with its diagnosis."""
     total = merge(r.histogram for r in reports)
     intervals = tuple(
@@ -309,7 +430,7 @@ def merge_reports(spec: LoadSpec, reports: Sequence[ClientReport]) -> LoadResult
     )  # fmt: skip
 
 
-def _failure(spec: LoadSpec, reports: Sequence[ClientReport]) -> str | None:
+def _failure(spec: Pacing, reports: Sequence[ClientReport]) -> str | None:
     stopped = [r for r in reports if r.fatal]
     if stopped and all(r.wall_s == 0 for r in stopped):
         return f"{len(stopped)} of {spec.clients} clients could not start: {stopped[0].fatal}"
@@ -321,9 +442,9 @@ def _failure(spec: LoadSpec, reports: Sequence[ClientReport]) -> str | None:
         )
     failed = sum(r.failed_checks for r in reports)
     if failed:
-        reads = sum(r.kinds.get("read", 0) for r in reports)
+        checked, meaning = spec.checked(reports)
         first_check = next(r.first_failed_check for r in reports if r.first_failed_check)
-        return f"{failed} of {reads} reads did not return what was written; first: {first_check}"
+        return f"{failed} of {checked} {meaning}; first: {first_check}"
     return None
 
 
@@ -364,7 +485,7 @@ def _saturation(reports: Sequence[ClientReport]) -> tuple[bool, list[str]]:
     return bool(busy) or crowded, warnings
 
 
-def _lateness(spec: LoadSpec, reports: Sequence[ClientReport], saturated: bool) -> tuple[bool, list[str]]:
+def _lateness(spec: Pacing, reports: Sequence[ClientReport], saturated: bool) -> tuple[bool, list[str]]:
     if spec.rate_per_s is None:
         return False, []
     due = sum(r.scheduled or 0 for r in reports)

@@ -49,3 +49,26 @@ def test_an_unreachable_store_is_one_line_before_any_client_starts(
     assert code == 69
     assert err.startswith("error: cannot connect to redis at 127.0.0.1:") and err.count("\n") == 1, err
     assert not output.exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["parking", "--server", "python-rust"], "error: --server 'python-rust': choose among python-orm, python-core,"),
+        (["parking", "--clients", "0"], "error: --clients must be at least 1, not 0"),
+        (["parking", "--rate", "0"], "error: --rate must be a positive number, not 0;"),
+        (["parking", "--db", "oracle://somewhere/db"], "error: parking database URL 'oracle': use sqlite:///PATH,"),
+        (["parking", "--sweep"], "error: --sweep loads stores only;"),
+        (["parking", "--store", "redis://127.0.0.1:6379/0"], "error: give --store URL to load a store, or"),
+        ([], "error: give --store URL to load a store, or `stratabench load parking`"),
+    ],
+)
+def test_bad_parking_load_input_is_one_line_and_nothing_is_written(
+    arguments: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "results.jsonl"
+    code = main(["load", "-o", str(output), *arguments])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(message) and err.count("\n") == 1, err
+    assert not output.exists()

@@ -66,10 +66,30 @@ def _status(cell: CellResult) -> str:
     return ", ".join(words)
 
 
+def _subject(cell: CellResult) -> tuple[str, str]:
+    """What was loaded, as (header, value): a store's workload, or a service's server and database."""
+    p = cell.params
+    if "workload" in p:
+        return "workload", str(p["workload"])
+    if "server" in p:
+        return "server", f"{p['server']} on {p.get('database')}"
+    return "cell", cell.cell
+
+
+def _where(cell: CellResult) -> str:
+    """The title of a configuration table: the store and its keys, or the service's database."""
+    p = cell.params
+    if "store" in p:
+        return f"load on {redact(str(p['store']))}: {p.get('records')} keys of {p.get('payload_bytes')} bytes"
+    if "db" in p:
+        return f"servers under load on {redact(str(p['db']))}, every answer checked"
+    return "load"
+
+
 def _row(cell: CellResult) -> dict[str, Any]:
     latency = cell.notes.get("latency") or {}
     row: dict[str, Any] = {
-        "workload": cell.params.get("workload"), "clients": cell.params.get("clients"), "lang": _lang(cell),
+        "subject": _subject(cell)[1], "clients": cell.params.get("clients"), "lang": _lang(cell),
         "clients_in": f"{cell.params.get('clients')} {_lang(cell).capitalize()}",
         "rate": cell.params.get("rate"), "ops_per_s": cell.notes.get("ops_per_s_total"),
         "errors": cell.notes.get("errors"), "failed_checks": cell.notes.get("failed_checks"), "status": _status(cell),
@@ -133,12 +153,11 @@ def _limits_text(cell: CellResult) -> str:
 def load_tables(results: Sequence[CellResult], options: RunOptions) -> list[Table]:
     """Every configuration, one table per store; then each sweep's table with its knee."""
     tables = []
-    for store in dict.fromkeys(str(c.params.get("store")) for c in results):
-        cells = [c for c in results if str(c.params.get("store")) == store]
-        first = cells[0].params
+    for where in dict.fromkeys(_where(c) for c in results):
+        cells = [c for c in results if _where(c) == where]
         table = Table(
-            f"load on {redact(store)}: {first.get('records')} keys of {first.get('payload_bytes')} bytes",
-            [Column("workload", "workload"), Column("clients_in", "clients", "right"),
+            where,
+            [Column("subject", _subject(cells[0])[0]), Column("clients_in", "clients", "right"),
              Column("rate", "rate/s", "right", _rate), Column("ops_per_s", "done/s", "right", _per_second),
              *_latency_columns([key for key, _, _, _ in _LATENCIES]), Column("errors", "errors", "right"),
              Column("failed_checks", "wrong reads", "right"), Column("status", "status")],

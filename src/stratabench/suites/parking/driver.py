@@ -35,7 +35,9 @@ from urllib.parse import urlencode, urlsplit
 
 from stratabench.errors import StratabenchError, UsageError
 
-__all__ = ["DriverFailure", "DriverOptions", "ParkingClient", "RunResult", "SuiteDriver", "main"]
+__all__ = [
+    "DriverFailure", "DriverOptions", "Exchange", "ParkingClient", "RunResult", "SuiteDriver", "main", "service_descr",
+]
 
 _PLATE_LETTERS = "ABEKMHOPCTYX"
 _PLATE_REGIONS = [*range(1, 200), 777]
@@ -146,7 +148,7 @@ class RunResult:
         return self.failure is None
 
 
-def _descr(version: int, *, parking_id: str | None = None, plate: str | None = None,
+def service_descr(version: int, *, parking_id: str | None = None, plate: str | None = None,
            duration: int | None = None, ticket: str | None = None) -> str:  # fmt: skip
     """``service_descr`` in one version's vocabulary; every value a JSON string, as the study's client wrote."""
     descr: dict[str, str] = {}
@@ -265,7 +267,7 @@ class SuiteDriver:
         v = self.options.target_version
         user = self.random_id()
         self.step("quote 2 h")
-        descr = _descr(v, parking_id="1333", duration=120, plate=self.random_plate())
+        descr = service_descr(v, parking_id="1333", duration=120, plate=self.random_plate())
         _places, price, _balance = self.quote(descr, user)
         self.step("reserve and pay")
         first = self.random_id()
@@ -326,7 +328,7 @@ class SuiteDriver:
         balance: Decimal | None = None
         for round_number in (1, 2):
             self.step(f"round {round_number}: quote 2 h")
-            descr = _descr(v, parking_id="1333", duration=120, plate=self.random_plate())
+            descr = service_descr(v, parking_id="1333", duration=120, plate=self.random_plate())
             _places, price, balance = self.quote(descr, user)
             self.equal(wallet, balance, "balance")
             self.step(f"round {round_number}: reserve and pay")
@@ -341,7 +343,7 @@ class SuiteDriver:
             exchange = self.expect(self.call("stop_service", transaction_id=transaction_id), "success")
             self.equal(refund, self.decimal(exchange, "delta_amount"), "delta_amount")
             self.step(f"round {round_number}: quote 1 h shows the refund")
-            descr = _descr(v, parking_id="1333", duration=60, plate=self.random_plate())
+            descr = service_descr(v, parking_id="1333", duration=60, plate=self.random_plate())
             _places, price, balance = self.quote(descr, user)
             self.equal((Decimal("1.75") * price).quantize(Decimal(".01")), refund, "refund of 1.75 h")
             self.equal(wallet, balance, "balance")
@@ -354,7 +356,7 @@ class SuiteDriver:
         self.confirm("pay_reservation", transaction_id)
         paid_from_wallet = price
         self.step("the wallet went down by the price")
-        descr = _descr(v, parking_id="1333", duration=60, plate=self.random_plate())
+        descr = service_descr(v, parking_id="1333", duration=60, plate=self.random_plate())
         _places, price, new_balance = self.quote(descr, user)
         if balance is None or new_balance is None:
             raise self.fail("info.balance (protocol 2)")
@@ -381,16 +383,16 @@ class SuiteDriver:
             raise self.fail("available_places as an integer", exchange) from None
         if v > 0:
             self.step("quote an unknown ticket")
-            bad = _descr(v, parking_id=lot, ticket="xxx0", plate=plate)
+            bad = service_descr(v, parking_id=lot, ticket="xxx0", plate=plate)
             self.expect(self.call("get_service_info", service_descr=bad, user_id=user), "not_available",
                         "user_ticket_not_found")  # fmt: skip
         if v == 1:
             self.step("quote a ticket without a plate (v1)")
-            bare = _descr(v, parking_id=lot, ticket=ticket)
+            bare = service_descr(v, parking_id=lot, ticket=ticket)
             self.expect(self.call("get_service_info", service_descr=bare, user_id=user), "not_available",
                         "invalid_registration_plate")  # fmt: skip
         self.step("quote the ticket")
-        descr = _descr(v, parking_id=lot, ticket=ticket, plate=plate)
+        descr = service_descr(v, parking_id=lot, ticket=ticket, plate=plate)
         _places, price, _balance = self.quote(descr, user, ticket=True)
         self.step("reserve")
         transaction_id = self.random_id()
@@ -411,7 +413,7 @@ class SuiteDriver:
             self.expect(self.call("get_service_info", service_descr=descr, user_id=user), "not_available",
                         "user_ticket_out_of_parking" if v > 0 else None)  # fmt: skip
             self.step("the place is free again")
-            by_plate = _descr(v, parking_id=lot, duration=60, plate=plate)
+            by_plate = service_descr(v, parking_id=lot, duration=60, plate=plate)
             self.equal(places_before, self.places(by_plate, user), "free places")
         self.step("cancel")
         self.confirm("cancel_reservation", transaction_id)
@@ -423,27 +425,27 @@ class SuiteDriver:
         user = self.random_id() if v > 0 else None
         if v > 0:
             self.step("quote without user_id")
-            descr = _descr(v, parking_id="1333", duration=120, plate=plate)
+            descr = service_descr(v, parking_id="1333", duration=120, plate=plate)
             self.expect(self.call("get_service_info", service_descr=descr, user_id=None), "not_available",
                         "invalid_user_id")  # fmt: skip
         self.step("quote an unknown lot")
-        descr = _descr(v, parking_id="1333-", duration=120, plate=plate)
+        descr = service_descr(v, parking_id="1333-", duration=120, plate=plate)
         self.expect(self.call("get_service_info", service_descr=descr, user_id=user), "not_available",
                     "invalid_parking_id" if v > 0 else None)  # fmt: skip
         self.step("quote without duration")
-        descr = _descr(v, parking_id="1333", plate=plate)
+        descr = service_descr(v, parking_id="1333", plate=plate)
         self.expect(self.call("get_service_info", service_descr=descr, user_id=user), "not_available",
                     "invalid_duration" if v > 0 else None)  # fmt: skip
         if v == 1:
             self.step("quote without a plate (v1)")
-            descr = _descr(v, parking_id="1333", duration=120)
+            descr = service_descr(v, parking_id="1333", duration=120)
             self.expect(self.call("get_service_info", service_descr=descr, user_id=user), "not_available",
                         "invalid_registration_plate")  # fmt: skip
         self.step("quote 2 h")
-        descr = _descr(v, parking_id="1333", duration=120, plate=plate)
+        descr = service_descr(v, parking_id="1333", duration=120, plate=plate)
         places, price, _balance = self.quote(descr, user)
         self.step("reserve without a plate")
-        bare = _descr(v, parking_id="1333", duration=120)
+        bare = service_descr(v, parking_id="1333", duration=120)
         self.expect(self.reserve(bare, transaction_id, price, user), "not_available",
                     "invalid_registration_plate" if v > 0 else None)  # fmt: skip
         self.step("reserve at a wrong price")
@@ -484,7 +486,7 @@ class SuiteDriver:
         answered = []
         for version in range(3):
             self.step(f"quote in protocol {version}")
-            descr = _descr(version, parking_id="1333", duration=120, plate=plate)
+            descr = service_descr(version, parking_id="1333", duration=120, plate=plate)
             exchange = self.call("get_service_info", version=version, service_descr=descr, user_id=user)
             if exchange.status == "success":
                 answered.append(version)
