@@ -80,6 +80,9 @@ def load_cell(
     all_notes = {
         **(notes or {}),
         "runner": runner,
+        # What the configuration loaded, in its own words, for reports that read the file alone.
+        "title": result.spec.title,
+        "subject": list(result.spec.subject),
         "latency": result.latency.to_json(),
         "ops_per_s_total": result.ops_per_s,
         "ops": result.ops,

@@ -68,7 +68,10 @@ def _status(cell: CellResult) -> str:
 
 def _subject(cell: CellResult) -> tuple[str, str]:
     """What was loaded, as (header, value): a store's workload, or a service's server and database."""
-    p = cell.params
+    noted = cell.notes.get("subject")
+    if isinstance(noted, list) and len(noted) == 2:
+        return str(noted[0]), str(noted[1])
+    p = cell.params  # a file written before cells noted their subject
     if "workload" in p:
         return "workload", str(p["workload"])
     if "server" in p:
@@ -78,7 +81,9 @@ def _subject(cell: CellResult) -> tuple[str, str]:
 
 def _where(cell: CellResult) -> str:
     """The title of a configuration table: the store and its keys, or the service's database."""
-    p = cell.params
+    if isinstance(cell.notes.get("title"), str):
+        return str(cell.notes["title"])
+    p = cell.params  # a file written before cells noted their title
     if "store" in p:
         return f"load on {redact(str(p['store']))}: {p.get('records')} keys of {p.get('payload_bytes')} bytes"
     if "db" in p:

@@ -31,7 +31,7 @@ def _rendered(results: ResultsFile, fmt: str, detail: str = "tables") -> str:
 
 def test_the_terminal_shows_each_configuration_and_the_sweep_with_its_knee(results: ResultsFile) -> None:
     text = _rendered(results, "terminal")
-    assert "load on redis://127.0.0.1:1/0: 8 keys of 1 bytes" in text
+    assert "load: redis://127.0.0.1:1/0, 8 keys" in text
     assert re.search(r"get\s+2 Python\s+closed\s+100\s+80.1 µs\s+90.0 µs\s+0\s+0\n", text), text
     assert re.search(r"get\s+1 Go\s+closed\s+90\s+30.0 µs\s+30.0 µs\s+0\s+2\s+failed, wrong data", text), text
     assert "rate sweep: workload get, 2 clients in Python" in text
