@@ -4,10 +4,12 @@ go 1.24
 
 require (
 	github.com/FerretDB/FerretDB v1.24.0
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2
 	github.com/glebarez/go-sqlite v1.21.2
 	github.com/glebarez/sqlite v1.11.0
 	github.com/go-sql-driver/mysql v1.8.1
 	github.com/jackc/pgx/v5 v5.6.0
+	github.com/redis/go-redis/v9 v9.17.3
 	github.com/tinylib/msgp v1.6.5
 	github.com/vmihailenco/msgpack/v4 v4.3.13
 	gorm.io/driver/mysql v1.6.0
@@ -23,6 +25,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect

@@ -8,6 +8,7 @@
 //	stratabench-go info
 //	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
 //	stratabench-go hash --seed S --size N
+//	stratabench-go load   (one load client: spec on stdin, report on stdout; see load.go)
 //
 // stdout carries only JSON Lines (bulkload, info) or the hash; diagnostics
 // go to stderr. Bad flags or an unknown format exit with code 2 and a
@@ -57,7 +58,7 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usagef("missing command: want bulkload, info, export or hash")
+		return usagef("missing command: want bulkload, info, export, hash or load")
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
@@ -69,11 +70,13 @@ func run(args []string, stdout io.Writer) error {
 		return runExport(args)
 	case "hash":
 		return runHash(args, stdout)
+	case "load":
+		return runLoad(args, os.Stdin, stdout, os.Exit)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: stratabench-go bulkload|info|export|hash [flags]")
+		fmt.Fprintln(stdout, "usage: stratabench-go bulkload|info|export|hash|load [flags]")
 		return nil
 	}
-	return usagef("unknown command %q: want bulkload, info, export or hash", cmd)
+	return usagef("unknown command %q: want bulkload, info, export, hash or load", cmd)
 }
 
 func newFlags(name string) *flag.FlagSet {

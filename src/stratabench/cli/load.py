@@ -26,22 +26,22 @@ from stratabench.errors import StratabenchError, UsageError
 from stratabench.layers.stores.base import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
-from stratabench.load.processes import LocalProcesses
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, run_load
+from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, run_load
 from stratabench.load.store_requests import store_libraries
-from stratabench.load.sweep import SweepLimits, SweepResult, default_rates, sweep
+from stratabench.load.sweep import SweepLimits, default_rates, sweep
 from stratabench.load.workload import WORKLOADS
 from stratabench.options import RunOptions
 from stratabench.report.formats import REPORTERS
-from stratabench.report.table import Column, Table
+from stratabench.results.records import CellResult
+from stratabench.suites.kit.reports import run_report
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites.parking.process import IMPLEMENTATIONS
 from stratabench.units import format_ns
 
-__all__ = ["LoadOptions", "add_parser", "load", "load_tables"]
+__all__ = ["LoadOptions", "add_parser", "load"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -88,6 +88,9 @@ def add_parser(subparsers: Any) -> None:
     where.add_argument("--cluster", metavar="ADDR",
                        help="run the clients as Dask tasks: local, local:N (N worker processes here) or a "
                        "scheduler address such as tcp://host:8786")
+    where.add_argument("--client-lang", default="python", metavar="LANG[,LANG]",
+                       help="what the clients are written in: python (processes, or Dask tasks) or go (processes "
+                       "of the Go program, Redis only); comma-separated to run each configuration with both")
     where.add_argument("--set", action="append", metavar="PLUGIN.SETTING=VALUE", dest="settings",
                        help="a store setting, e.g. redis.socket_timeout=5 (repeatable)")
     add_output_arguments(parser)
@@ -178,12 +181,17 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     payloads = _payloads(args)
     rates: list[float | None] = list(_numbers(args.rate, "--rate", float)) if args.rate else [None]
     workloads = [w.strip() for w in args.workload.split(",") if w.strip()]
+    langs = [lang.strip() for lang in args.client_lang.split(",") if lang.strip()]
+    cluster = parse_cluster(args.cluster) if args.cluster else None
+    if cluster is not None and "go" in langs:
+        raise UsageError("--cluster runs Python clients only; leave go out of --client-lang, or --cluster out")
     configurations = [
         LoadSpec(args.store, payloads, workload=workload, clients=int(clients), rate_per_s=rate,
                  warmup_s=_one(args.warmup, "--warmup"), duration_s=_one(args.duration, "--duration"),
-                 run_id=run_id, seed=args.seed, options=run_options)
+                 run_id=run_id, seed=args.seed, options=run_options, client_lang=lang)
         for workload in workloads
         for clients in _numbers(args.clients, "--clients", int)
+        for lang in langs
         for rate in rates
     ]  # fmt: skip
     if not configurations:
@@ -196,7 +204,7 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
         sweep_rates=tuple(r for r in rates if r is not None) if args.sweep else (),
         limits=SweepLimits(p99_ns=_one(args.p99_limit, "--p99-limit") * 1e6,
                            error_fraction=_one(args.error_limit, "--error-limit")),
-        cluster=parse_cluster(args.cluster) if args.cluster else None,
+        cluster=cluster,
         run_id=run_id, output=Path(args.output or f"results/{run_id}.jsonl"), overwrite=args.overwrite,
         quiet=args.quiet, format=args.format, data=args.data,
     )  # fmt: skip
@@ -261,32 +269,39 @@ def _payloads(args: argparse.Namespace) -> tuple[bytes, ...]:
                               args.seed)
 
 
-def _runner(options: LoadOptions) -> ClientRunner:
-    if options.cluster is None:
-        return LocalProcesses()
-    return DaskClients(options.cluster, clients=max(s.clients for s in options.specs))
+def _runners(options: LoadOptions) -> dict[str, ClientRunner]:
+    """A runner per client language the configurations use (a Go build happens here, before any client)."""
+    langs = dict.fromkeys(spec.language for spec in options.specs)
+    if options.cluster is not None:
+        return {"python": DaskClients(options.cluster, clients=max(s.clients for s in options.specs))}
+    return {lang: default_runner(lang) for lang in langs}
 
 
 class _Session:
     """Runs configurations, writing each as a cell the moment it is measured."""
 
-    def __init__(self, options: LoadOptions, runner: ClientRunner, writer: ResultsWriter) -> None:
-        self.options, self.runner, self.writer = options, runner, writer
+    def __init__(self, options: LoadOptions, runners: dict[str, ClientRunner], writer: ResultsWriter) -> None:
+        self.options, self.runners, self.writer = options, runners, writer
         self.results: list[LoadResult] = []
-        self.sweeps: list[SweepResult] = []
+        self.cells: list[CellResult] = []
         self.database_url = ""
 
-    def measure(self, spec: Pacing, **params: Any) -> LoadResult:
+    def measure(self, spec: Pacing, limits: SweepLimits | None = None, **params: Any) -> LoadResult:
         started = time.monotonic()
+        runner = self.runners[spec.language]
         if isinstance(spec, LoadSpec):
-            result = run_load(spec, self.runner)
+            result = run_load(spec, runner)
         else:
             from stratabench.suites.parking.load import ParkingLoadSpec, run_parking_load
 
             assert isinstance(spec, ParkingLoadSpec)
-            result = run_parking_load(replace(spec, db_url=self.database_url), self.runner).load
-        self.writer.write(load_cell(result, params=params, runner=self.runner.description,
-                                    duration_s=time.monotonic() - started))
+            result = run_parking_load(replace(spec, db_url=self.database_url), runner).load
+        # A sweep point keeps why it passed a limit, so a report finds the knee from the file alone.
+        notes = {} if limits is None else {"over_limit": limits.exceeded(result)}
+        cell = load_cell(result, params=params, runner=runner.description, duration_s=time.monotonic() - started,
+                         notes=notes)
+        self.writer.write(cell)
+        self.cells.append(cell)
         self.results.append(result)
         if not self.options.quiet:
             if result.ok:
@@ -300,10 +315,11 @@ class _Session:
         assert isinstance(spec, LoadSpec)  # options refuse --sweep for a service
         rates = self.options.sweep_rates
         if not rates:
-            rates = default_rates(self.measure(spec, sweep="probe").ops_per_s)
+            # The closed loop's peak throughput sets the rates to try.
+            rates = default_rates(self.measure(spec, sweep="peak").ops_per_s)
         limits = self.options.limits
-        self.sweeps.append(sweep(spec, rates, limits, measure=lambda s: self.measure(
-            s, sweep="point", p99_limit_ns=limits.p99_ns, error_limit=limits.error_fraction)))
+        sweep(spec, rates, limits, measure=lambda s: self.measure(
+            s, limits, sweep="point", p99_limit_ns=limits.p99_ns, error_limit=limits.error_fraction))
 
 
 def load(options: LoadOptions) -> int:
@@ -316,7 +332,7 @@ def load(options: LoadOptions) -> int:
         libraries: tuple[str, ...] = store_libraries(first.store_url)
     else:
         libraries = ("sqlalchemy",)
-    runner = _runner(options)
+    runners = _runners(options)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     # The clients' libraries are recorded with the rest: workers of a cluster must run the same.
     header = header_record(options.run_id, started, environment(("hdrh", "distributed", *libraries)),
@@ -324,7 +340,7 @@ def load(options: LoadOptions) -> int:
     try:
         with ExitStack() as stack:
             writer = stack.enter_context(ResultsWriter(options.output, header, overwrite=options.overwrite))
-            session = _Session(options, runner, writer)
+            session = _Session(options, runners, writer)
             if options.database is not None:
                 session.database_url = stack.enter_context(_parking_database(options.database))
             try:
@@ -334,67 +350,18 @@ def load(options: LoadOptions) -> int:
                     else:
                         session.measure(spec)
             except StratabenchError:
-                if session.results:
-                    sys.stdout.write(reporter.render(load_tables(session.results, session.sweeps)))
+                if session.cells:
+                    sys.stdout.write(reporter.render_report(run_report(session.cells, header)))
                     print(f"results so far: {options.output}", file=sys.stderr)
                 raise
     finally:
-        runner.close()
-    sys.stdout.write(reporter.render(load_tables(session.results, session.sweeps)))
+        for runner in runners.values():
+            runner.close()
+    # The same report `stratabench report FILE` gives: one table model for a run and its file.
+    sys.stdout.write(reporter.render_report(run_report(session.cells, header)))
     print(f"results: {options.output}", file=sys.stderr)
     failed = [r for r in session.results if not r.ok]
     if failed:
         print(f"{len(failed)} of {len(session.results)} configurations failed; see the status column", file=sys.stderr)
         return 1
     return 0
-
-
-def _ops(value: Any) -> str:
-    return "-" if value is None else f"{value:,.0f}"
-
-
-def _rate(value: Any) -> str:
-    return "closed" if value is None else f"{value:,.0f}/s"
-
-
-_LATENCY = [Column(key, header, "right", format_ns) for key, header in
-            (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"), ("max", "max"))]
-
-
-def _row(result: LoadResult) -> dict[str, Any]:
-    s = result.latency
-    return {"subject": result.spec.subject[1], "clients": result.spec.clients, "rate": result.spec.rate_per_s,
-            "ops_per_s": result.ops_per_s, "p50": s.p50_ns, "p90": s.p90_ns, "p99": s.p99_ns, "p999": s.p999_ns,
-            "max": s.max_ns, "errors": result.errors, "failed_checks": result.failed_checks,
-            "status": "ok" if result.ok else "failed"}
-
-
-def load_tables(results: Sequence[LoadResult], sweeps: Sequence[SweepResult]) -> list[Table]:
-    """The configurations as one table, and each sweep as a table of rate against throughput and p99."""
-    if not results:
-        return []
-    table = Table(
-        results[0].spec.title,
-        [Column("subject", results[0].spec.subject[0]), Column("clients", "clients", "right"), Column("rate", "rate", "right", _rate),
-         Column("ops_per_s", "ops/s", "right", _ops), *_LATENCY, Column("errors", "errors", "right"),
-         Column("failed_checks", "failed checks", "right"), Column("status", "status")],
-        [_row(r) for r in results],
-    )
-    for result in results:
-        table.notes.extend(f"{cell_name(result)}: {line}" for line in (result.error, *result.warnings) if line)
-    tables = [table]
-    for swept in sweeps:
-        spec = swept.points[0].result.spec
-        curve = Table(
-            f"sweep: {spec.subject[0]} {spec.subject[1]}, {spec.clients} clients",
-            [Column("rate", "rate", "right", _rate), Column("ops_per_s", "ops/s", "right", _ops), *_LATENCY,
-             Column("over_limit", "past the limit")],
-            [{**_row(p.result), "over_limit": p.over_limit or "no"} for p in swept.points],
-        )
-        knee = swept.knee
-        curve.notes.append(
-            f"knee: {knee.rate_per_s:,.0f} requests/s ({knee.result.ops_per_s:,.0f} ops/s answered, "
-            f"p99 {format_ns(knee.result.latency.p99_ns)})" if knee else "knee: none, the lowest rate was already past a limit"
-        )
-        tables.append(curve)
-    return tables

@@ -8,7 +8,8 @@ URL, a workload, payloads, clients and a rate; no study is named here.
 - :mod:`.workload`: get, put and YCSB-like mixes A, B, C.
 - :mod:`.integrity`: per-key version stamps, checked on every read.
 - :mod:`.client`: one client's life (load, start gate, closed or open loop, report).
-- :mod:`.processes`, :mod:`.cluster`: clients as local processes, or as Dask tasks.
+- :mod:`.processes`, :mod:`.cluster`: clients as local processes, or as Dask tasks;
+  :mod:`.go_clients`: clients written in Go, as processes of ``stratabench-go load``.
 - :mod:`.histogram`: HDR histograms, recorded in bulk, encoded, merged exactly.
 - :mod:`.run`: one configuration, merged and diagnosed; :mod:`.sweep`: the rate sweep and its knee.
 - :mod:`.records`, :mod:`.cells`: payloads in, result records out.
@@ -24,15 +25,18 @@ from __future__ import annotations
 
 from stratabench.load.cells import load_cell
 from stratabench.load.cluster import DaskClients, parse_cluster
+from stratabench.load.go_clients import GoProcesses
 from stratabench.load.processes import LocalProcesses
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.run import LoadResult, LoadSpec, Pacing, merge_reports, run_clients, run_load
+from stratabench.load.run import CLIENT_LANGS, LoadResult, LoadSpec, Pacing, merge_reports, run_clients, run_load
 from stratabench.load.sweep import SweepLimits, SweepResult, default_rates, sweep
 from stratabench.load.workload import WORKLOADS
 
 __all__ = [
+    "CLIENT_LANGS",
     "WORKLOADS",
     "DaskClients",
+    "GoProcesses",
     "LoadResult",
     "LoadSpec",
     "LocalProcesses",

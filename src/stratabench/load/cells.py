@@ -44,6 +44,7 @@ def load_cell(
     params: Mapping[str, Any] | None = None,
     runner: str = "local processes",
     duration_s: float | None = None,
+    notes: Mapping[str, Any] | None = None,
 ) -> CellResult:
     """The result record of one load configuration (see the module docstring).
 
@@ -61,6 +62,8 @@ def load_cell(
         Where the clients ran, kept in ``notes``.
     duration_s
         How long the configuration took, loading included.
+    notes
+        More notes (a sweep point's ``over_limit``: why it passed a limit, or ``None``).
     """
     cell_params: dict[str, Any] = {**result.spec.cell_params(), **(params or {})}
     metrics: dict[str, MetricResult] = {}
@@ -74,8 +77,12 @@ def load_cell(
         Integrity(f"{checked} {noun}", f"{checked - result.failed_checks} {noun}", result.first_failed_check)
         if checked else None
     )  # fmt: skip
-    notes = {
+    all_notes = {
+        **(notes or {}),
         "runner": runner,
+        # What the configuration loaded, in its own words, for reports that read the file alone.
+        "title": result.spec.title,
+        "subject": list(result.spec.subject),
         "latency": result.latency.to_json(),
         "ops_per_s_total": result.ops_per_s,
         "ops": result.ops,
@@ -94,7 +101,7 @@ def load_cell(
         ],
     }  # fmt: skip
     return CellResult(
-        suite=suite, cell=cell_name(result), params=cell_params, language="python",
+        suite=suite, cell=cell_name(result), params=cell_params, language=result.spec.language,
         status="ok" if result.ok else "failed", error=result.error, metrics=metrics,
-        integrity=integrity, notes=notes, duration_s=duration_s,
+        integrity=integrity, notes=all_notes, duration_s=duration_s,
     )  # fmt: skip

@@ -47,10 +47,14 @@ from stratabench.load.workload import workload
 from stratabench.options import RunOptions
 from stratabench.redact import redact
 
-__all__ = ["ClientRunner", "LoadResult", "LoadSpec", "Pacing", "merge_reports", "run_clients", "run_load"]
+__all__ = ["CLIENT_LANGS", "ClientRunner", "LoadResult", "LoadSpec", "Pacing", "default_runner", "merge_reports",
+           "run_clients", "run_load"]
 
 BUSY_CLIENT = 0.9
 """A client that kept this share of a core busy is saturated: it, not the server, set the pace."""
+
+CLIENT_LANGS = ("python", "go")
+"""What load clients can be written in."""
 
 ON_SCHEDULE = 0.95
 """An open loop that answered less than this share of the requests due in its window fell behind."""
@@ -139,6 +143,11 @@ class Pacing:
         """The load table's title."""
         return "load"
 
+    @property
+    def language(self) -> str:
+        """What the clients are written in: the ``language`` of the cell."""
+        return "python"
+
     def cell_params(self) -> dict[str, Any]:
         """The coordinates of this configuration's cell (subclasses add what is loaded)."""
         return {"clients": self.clients, "rate": self.rate_per_s, "warmup_s": self.warmup_s,
@@ -187,6 +196,9 @@ class LoadSpec(Pacing):
         Seeds the clients' request plans.
     options
         Run options, for store settings (``--set redis.socket_timeout=...``).
+    client_lang
+        What the clients are written in (:data:`CLIENT_LANGS`): ``python``
+        processes, or ``go`` processes (:mod:`stratabench.load.go_clients`).
 
     Raises
     ------
@@ -200,9 +212,16 @@ class LoadSpec(Pacing):
     run_id: str = "local"
     seed: int = 1
     options: RunOptions | None = field(default=None, compare=False)
+    client_lang: str = "python"
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.client_lang not in CLIENT_LANGS:
+            raise UsageError(f"--client-lang {self.client_lang!r}: choose {' or '.join(CLIENT_LANGS)}")
+        if self.client_lang == "go":
+            from stratabench.load.go_clients import check_go_store
+
+            check_go_store(self.store_url)
         workload(self.workload)
         if len(self.payloads) < self.clients:
             raise UsageError(
@@ -219,12 +238,17 @@ class LoadSpec(Pacing):
 
     @property
     def cell_name(self) -> str:
-        """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``."""
-        return f"{self.workload}/{super().cell_name}"
+        """``workload/clients/closed`` or ``workload/clients/rate``: ``a/c8/r20000``; Go clients add ``/go``."""
+        lang = "" if self.client_lang == "python" else f"/{self.client_lang}"
+        return f"{self.workload}/{super().cell_name}{lang}"
 
     @property
     def subject(self) -> tuple[str, str]:
         return "workload", self.workload
+
+    @property
+    def language(self) -> str:
+        return self.client_lang
 
     @property
     def title(self) -> str:
@@ -233,7 +257,8 @@ class LoadSpec(Pacing):
     def cell_params(self) -> dict[str, Any]:
         sizes = [len(p) for p in self.payloads]
         return {"store": redact(self.store_url), "workload": self.workload, **super().cell_params(),
-                "records": len(self.payloads), "payload_bytes": round(sum(sizes) / len(sizes))}  # fmt: skip
+                "client_lang": self.client_lang, "records": len(self.payloads),
+                "payload_bytes": round(sum(sizes) / len(sizes))}  # fmt: skip
 
     verified_phrase = "reads as written"
 
@@ -329,6 +354,17 @@ class LoadResult:
         return next((r.first_failed_check for r in self.reports if r.first_failed_check), None)
 
 
+def default_runner(client_lang: str) -> ClientRunner:
+    """Local processes of ``client_lang`` clients: Python's, or Go's."""
+    if client_lang == "go":
+        from stratabench.load.go_clients import GoProcesses
+
+        return GoProcesses()
+    from stratabench.load.processes import LocalProcesses
+
+    return LocalProcesses()
+
+
 def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: float | None = None) -> LoadResult:
     """Run one configuration of a store (see the module docstring).
 
@@ -337,7 +373,7 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     spec
         The configuration.
     runner
-        Where the clients run; local processes when ``None``.
+        Where the clients run; :func:`default_runner` when ``None``.
     timeout_s
         Longest wait for the clients; by default warm-up plus duration plus two minutes for loading.
 
@@ -350,7 +386,8 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     """
     store = open_store(spec.store_url, namespace=spec.namespace, options=spec.options, server_pids=())
     try:
-        reports = run_clients(spec, runner, timeout_s=timeout_s)
+        reports = run_clients(spec, runner if runner is not None else default_runner(spec.client_lang),
+                              timeout_s=timeout_s)
         try:
             store.cleanup()
         except StoreError:

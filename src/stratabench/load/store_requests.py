@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from stratabench.layers.stores.base import BatchStore, Store, open_store, parse_store_url, store_for_scheme
 from stratabench.load.integrity import CheckFailures, KeyLedger
-from stratabench.load.workload import PLAN_LENGTH, plan_operations, workload
+from stratabench.load.workload import PLAN_LENGTH, OperationPlan, plan_operations, workload
 from stratabench.options import RunOptions
 
 __all__ = ["StoreRequestPlan", "StoreRequests", "key_name", "store_libraries"]
@@ -76,20 +76,22 @@ class StoreRequestPlan:
         """The store plugin's module and its driver (``redis`` takes seconds to import)."""
         return store_libraries(self.store_url)
 
+    def operations(self, index: int) -> OperationPlan:
+        """The request plan of client ``index``: the same for a Python and a Go client."""
+        return plan_operations(workload(self.workload), len(self.payloads), self.seed * 1_000_003 + index)
+
     def open(self, index: int) -> StoreRequests:
         store = open_store(self.store_url, namespace=self.namespace, options=self.options, server_pids=())
-        return StoreRequests(store, self.workload, self.first_key, self.payloads, self.seed * 1_000_003 + index)
+        return StoreRequests(store, self.first_key, self.payloads, self.operations(index))
 
 
 class StoreRequests:
     """One client's requests to its store (see the module docstring)."""
 
-    def __init__(self, store: Store, workload_name: str, first_key: int, payloads: tuple[bytes, ...],
-                 seed: int) -> None:
+    def __init__(self, store: Store, first_key: int, payloads: tuple[bytes, ...], plan: OperationPlan) -> None:
         self.store = store
         self.ledger = KeyLedger(list(range(first_key, first_key + len(payloads))), list(payloads))
         self.keys = [key_name(n) for n in self.ledger.numbers]
-        plan = plan_operations(workload(workload_name), len(payloads), seed)
         self._reads, self._keys = plan.reads, plan.keys
         self._step = 0
         self._failures = CheckFailures()

@@ -12,7 +12,11 @@ Three kinds, each drawn only where the results hold what it needs:
   chart says the axis is broken;
 - **growth**: ``wall_ns`` against the parameter a suite sweeps (the record
   count by default), one line per cell, where a cell was measured at two
-  values or more.
+  values or more;
+- **curves** (:func:`curve_chart`): lines of (x, y) points a study computes
+  itself, each with one point marked and a limit drawn across (a load
+  sweep's throughput against p99 latency, with its knee); a study draws
+  them through :attr:`ChartPlan.curves`.
 
 Failed cells are drawn in red and marked "failed"; cells that could not run
 here are left out and counted in the caption. Every mark a reader counts
@@ -43,7 +47,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-__all__ = ["BAND_RATIO", "Chart", "ChartPlan", "bands", "pareto_frontier", "suite_charts"]
+__all__ = ["BAND_RATIO", "Chart", "ChartPlan", "Curve", "CurveAxes", "bands", "curve_chart", "pareto_frontier", "suite_charts"]
 
 #: Within one linear band the largest median is at most this many times the
 #: smallest, so the shortest bar stays at least 1/30 of its axis: visible.
@@ -87,11 +91,15 @@ class ChartPlan:
     group
         One time chart per value of this parameter (an operation, a cell
         family), so a suite of many cells gets several short charts.
+    curves
+        The study's own charts of its cells (drawn with :func:`curve_chart`),
+        shown first; ``None`` for none.
     """
 
     sweep: str = "size"
     ignore: tuple[str, ...] = ()
     group: str | None = None
+    curves: Callable[[Sequence[CellResult]], list[Chart]] | None = None
 
 
 @dataclass(frozen=True)
@@ -447,8 +455,86 @@ def _growth_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan) ->
     return Chart(chart_id, f"{suite}: growth with {plan.sweep}", caption, _svg(figure, chart_id), marks.counts)
 
 
+@dataclass(frozen=True)
+class Curve:
+    """One line of a :func:`curve_chart`.
+
+    Attributes
+    ----------
+    label
+        Names the line in the legend.
+    points
+        (x, y) in the order they are joined.
+    marked
+        Index of the point to mark (a knee); ``None`` for none.
+    past_limit
+        Indexes of points drawn as past the limit (red crosses).
+    """
+
+    label: str
+    points: tuple[tuple[float, float], ...]
+    marked: int | None = None
+    past_limit: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class CurveAxes:
+    """What a :func:`curve_chart`'s axes show: labels and how to write their values."""
+
+    x_label: str
+    y_label: str
+    x_format: Callable[[float | None], str]
+    y_format: Callable[[float | None], str]
+
+
+def curve_chart(chart_id: str, title: str, caption: str, curves: Sequence[Curve], axes: CurveAxes, *,
+                mark_label: str, limit: float | None = None, limit_label: str = "limit") -> Chart:
+    """Lines of points, each with its marked point named ``mark_label``, and an optional horizontal limit.
+
+    Marks counted: ``line``, ``point``, ``past`` (points past the limit) and
+    ``marked``. Call it inside :func:`suite_charts` (through
+    :attr:`ChartPlan.curves`), which sets the project's chart style.
+    """
+    marks = _Marks(chart_id)
+    figure = _figure(3.4)
+    ax = figure.add_subplot()
+    xs_all: list[float] = []
+    ys_all: list[float] = []
+    for number, curve in enumerate(curves):
+        color = f"C{number % 10}"
+        xs = [x for x, _ in curve.points]
+        ys = [y for _, y in curve.points]
+        xs_all += xs
+        ys_all += ys
+        (line,) = ax.plot(xs, ys, color=color, linewidth=1.2, label=curve.label)
+        marks.tag(line, "line")
+        for index, (x, y) in enumerate(curve.points):
+            past = index in curve.past_limit
+            (point,) = ax.plot([x], [y], linestyle="none", marker="X" if past else "o",
+                               color=_FAILED if past else color, markersize=7 if past else 4)
+            marks.tag(point, "past" if past else "point")
+        if curve.marked is not None:
+            x, y = curve.points[curve.marked]
+            (star,) = ax.plot([x], [y], linestyle="none", marker="*", markersize=14, color=_FRONTIER,
+                              markeredgecolor="#7a3e00", zorder=5)
+            marks.tag(star, "marked")
+            marks.tag(ax.annotate(mark_label, (x, y), xytext=(-8, 9), textcoords="offset points",
+                                  color="#7a3e00", fontsize=8, fontweight="bold"), "label")
+    if limit is not None:
+        ax.axhline(limit, color=_FAILED, linewidth=0.9, linestyle="--")
+        ax.annotate(limit_label, (0, limit), xycoords=("axes fraction", "data"), xytext=(3, 3),
+                    textcoords="offset points", color=_FAILED, fontsize=7.5)
+        ys_all.append(limit)
+    x_log = _scale(ax, "x", xs_all, axes.x_format)
+    y_log = _scale(ax, "y", ys_all, axes.y_format)
+    ax.set_xlabel(axes.x_label + (" (log scale)" if x_log else ""))
+    ax.set_ylabel(axes.y_label + (" (log scale)" if y_log else ""))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return Chart(chart_id, title, caption, _svg(figure, chart_id), marks.counts)
+
+
 def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | None = None) -> list[Chart]:
-    """The charts of one suite's cells, in reading order: trade-off, growth, time per cell."""
+    """The charts of one suite's cells, in reading order: the study's curves, trade-off, growth, time per cell."""
     import matplotlib
 
     plan = plan or ChartPlan()
@@ -458,6 +544,8 @@ def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | No
     suffix = f" (largest {plan.sweep} of each cell)" if swept else ""
     charts: list[Chart | None] = []
     with matplotlib.rc_context(_RC):
+        if plan.curves is not None:
+            charts += plan.curves(results)
         charts.append(_tradeoff_chart(suite, largest, plan.group, suffix))
         charts.append(_growth_chart(suite, results, plan))
         for value, members in _groups(largest, plan.group):

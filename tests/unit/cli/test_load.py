@@ -25,6 +25,8 @@ from stratabench.services.ports import free_port
         (["--records", "2", "--clients", "3"], "error: 3 clients need at least 3 records, one key each, and there are 2"),
         (["--set", "redis.nonsense=1"], "error: "),
         (["--data", "/no/such/file.jsonl"], "error: /no/such/file.jsonl: no such file"),
+        (["--client-lang", "rust"], "error: --client-lang 'rust': choose python or go"),
+        (["--client-lang", "go", "--cluster", "local"], "error: --cluster runs Python clients only;"),
     ],
 )
 def test_bad_input_is_one_line_and_nothing_is_written(

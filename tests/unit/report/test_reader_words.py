@@ -19,6 +19,7 @@ from stratabench.results.writer import ResultsWriter
 from stratabench.suites import SUITES
 from stratabench.suites.kit.reports import run_report
 from tests.golden_files import GOLDEN
+from tests.unit.load.reports import write_load_run
 
 FAST = EngineOptions(samples=3, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 
@@ -55,6 +56,10 @@ def small_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ResultsFil
             execute(Plan([(suite, suite.cells())]), options, writer, QuietProgress())
         runs[name] = load(path)
     runs["golden"] = load(GOLDEN / "results" / "v1.jsonl")
+    # A load run needs a server: its cells come from made-up client reports, through the same writer.
+    load_path = tmp_path_factory.mktemp("load") / "run.jsonl"
+    write_load_run(load_path)
+    runs["load"] = load(load_path)
     return runs
 
 
@@ -63,7 +68,7 @@ def _rendered(results: ResultsFile, fmt: str, detail: str = "full") -> str:
     return reporter.render_report(run_report(results.cells, results.header, detail))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("run", [*SMALL_RUNS, "golden"])
+@pytest.mark.parametrize("run", [*SMALL_RUNS, "golden", "load"])
 def test_every_report_fits_100_columns(small_runs: dict[str, ResultsFile], run: str) -> None:
     for detail in ("summary", "tables", "full"):
         text = _rendered(small_runs[run], "terminal", detail)
@@ -71,7 +76,7 @@ def test_every_report_fits_100_columns(small_runs: dict[str, ResultsFile], run: 
         assert len(widest) <= 100, f"{run} {detail}: {len(widest)} columns: {widest}"
 
 
-@pytest.mark.parametrize("run", [*SMALL_RUNS, "golden"])
+@pytest.mark.parametrize("run", [*SMALL_RUNS, "golden", "load"])
 @pytest.mark.parametrize("fmt", ["terminal", "markdown", "csv", "json", "html"])
 def test_no_word_from_inside_the_project(small_runs: dict[str, ResultsFile], run: str, fmt: str) -> None:
     text = _rendered(small_runs[run], fmt)
@@ -80,7 +85,7 @@ def test_no_word_from_inside_the_project(small_runs: dict[str, ResultsFile], run
     assert not OTHER_BASELINES.search(text), OTHER_BASELINES.search(text)
 
 
-@pytest.mark.parametrize("run", [*SMALL_RUNS, "golden"])
+@pytest.mark.parametrize("run", [*SMALL_RUNS, "golden", "load"])
 def test_readable_numbers_units_and_status(small_runs: dict[str, ResultsFile], run: str) -> None:
     report = run_report(small_runs[run].cells, small_runs[run].header, "full")
     text = TerminalReporter(100).render_report(report)

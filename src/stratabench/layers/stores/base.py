@@ -68,6 +68,7 @@ __all__ = [
     "batch_getter",
     "batch_putter",
     "Sweepable",
+    "key_prefix",
     "key_ttl_setting",
     "swept_name",
     "namespace_identifier",
@@ -339,6 +340,15 @@ class StoreConnection:
             raise self._failed(operation, exc) from exc
 
 
+def key_prefix(namespace: str) -> bytes:
+    """``sb:{namespace}:``: what every key of ``namespace`` starts with in a key/value server.
+
+    Clients that write a store's keys without its plugin (the Go load
+    clients) name them with this, so that the plugin's cleanup finds them.
+    """
+    return f"sb:{namespace}:".encode()
+
+
 class Store(StoreConnection, ABC):
     """Bytes by key, inside a namespace of its own.
 
@@ -488,7 +498,7 @@ class Store(StoreConnection, ABC):
     @property
     def prefix(self) -> bytes:
         """``sb:{namespace}:``, the key prefix of key/value servers."""
-        return f"sb:{self.namespace}:".encode()
+        return key_prefix(self.namespace)
 
     @property
     def config(self) -> SettingReader:

@@ -63,26 +63,31 @@ def study_charts(suite: str, plan: ChartPlan) -> None:
     _CHARTS[suite] = plan
 
 
-def _known(suite: str) -> bool:
+def _discover() -> None:
     from stratabench.suites import SUITES
 
-    return suite in SUITES  # discovering the suites imports every study package, and so its report
+    # Discovering the suites imports every package under suites/, and so each report: a
+    # study's, and that of results no suite writes (``load``).
+    _ = SUITES.names  # reading it imports every package
 
 
 def report_of(suite: str) -> StudyReport | None:
     """The registered report of ``suite``, or ``None`` (its package is imported to find it)."""
-    return _REPORTS.get(suite) if _known(suite) else None
+    _discover()
+    return _REPORTS.get(suite)
 
 
 def answer_of(suite: str) -> StudyAnswer | None:
     """The registered answer of ``suite``, or ``None``."""
-    return _ANSWERS.get(suite) if _known(suite) else None
+    _discover()
+    return _ANSWERS.get(suite)
 
 
 def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail: Detail = "tables") -> Report:
     """The run's report: provenance, then per suite its answer, its tables, every cell and its chart plan."""
     options = RunOptions.from_json(header.get("options") or {})
     report = Report(header, detail=detail, results=list(results))
+    _discover()
     for suite in dict.fromkeys(result.suite for result in results):
         cells = [result for result in results if result.suite == suite]
         own, answering = report_of(suite), answer_of(suite)
