@@ -160,7 +160,7 @@ def target_table(means: _Means) -> Table:
     n = 100_000
     sqlite, json_file = means.mean("sqlite", n, 17), means.mean("json-file", n, 17)
     if sqlite is None or json_file is None:
-        verdict, here = Verdict.NOT_MEASURED, "needs 100,000 list entries (--set treestore.grid=full)"
+        verdict, here = Verdict.NOT_MEASURED, "needs 100,000 list entries (run treestore --full)"
     else:
         factor = json_file / sqlite
         verdict = Verdict.HOLDS if factor >= SQLITE_TARGET else Verdict.DOES_NOT_HOLD

@@ -12,9 +12,9 @@ Backends: the embedded ones always (``json-file`` baseline, ``sqlite``;
 when the run has a Redis or MongoDB-wire URL (``--services local`` or
 ``--store``), with ``redis+search`` beside ``redis``.
 
-Settings (``--set treestore.NAME=VALUE``): ``grid`` (``default`` or
-``full``: sizes 1,000 / 10,000 / 100,000 with 10 tries), ``sizes``,
-``tries``, ``tries_many_subs`` (test 11), ``state`` (``sysrepo``,
+``run treestore --full`` runs the reference grid: sizes 1,000 / 10,000 /
+100,000 with 10 tries everywhere. Settings (``--set treestore.NAME=VALUE``):
+``sizes``, ``tries``, ``tries_many_subs`` (test 11), ``state`` (``sysrepo``,
 ``fresh-state`` or ``both``), ``backends``, ``warmup``.
 """
 
@@ -69,14 +69,14 @@ def _numbers(text: str, name: str) -> tuple[int, ...]:
 class TreestoreSuite(Suite):
     """One JSON file against per-node databases fed by diffs (sysrepo's datastore plugins)."""
 
+    full_grid = "N = 1,000, 10,000 and 100,000, 10 tries per test (sysrepo's published grid)"
     settings = (
-        Setting("treestore.grid", "default", "default: N = --size or 1,000 with 2 tries; full: the reference "
-                "grid, N = 1,000, 10,000 and 100,000 with 10 tries", "text", ("default", "full")),
-        Setting("treestore.sizes", "", "dataset sizes N, comma-separated; empty: from grid (or --size)"),
-        Setting("treestore.tries", "", "tries per test; empty: 2 (grid full: 10)", "whole",
+        Setting("treestore.sizes", "", "dataset sizes N, comma-separated; empty: --size, else 1,000 "
+                "(run --full: 1,000, 10,000 and 100,000)"),
+        Setting("treestore.tries", "", "tries per test; empty: 2 (run --full: 10)", "whole",
                 minimum=1, maximum=10_000),
         Setting("treestore.tries_many_subs", "", "tries of 'many oper change_subs' (20 commits × 12 subscribers, "
-                "most of the run's time); empty: 1, or as tries in the full grid", "whole",
+                "most of the run's time); empty: 1, or as tries with run --full", "whole",
                 minimum=1, maximum=10_000),
         Setting("treestore.state", "sysrepo", "state across tries: sysrepo (the reference's), fresh-state "
                 "(setup before every try), or both", "text", ("sysrepo", "fresh-state", "both")),
@@ -89,7 +89,7 @@ class TreestoreSuite(Suite):
 
     @property
     def full(self) -> bool:
-        return self.config.text("treestore.grid") == "full"
+        return self.options.full
 
     def sizes(self) -> tuple[int, ...]:
         if self.config.given("treestore.sizes") and self.config.text("treestore.sizes"):

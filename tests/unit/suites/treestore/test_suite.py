@@ -12,9 +12,9 @@ from stratabench.suites.treestore.report import treestore_tables
 from stratabench.suites.treestore.suite import FULL_SIZES, TreestoreSuite
 
 
-def suite(**settings: str) -> TreestoreSuite:
+def suite(*, full: bool = False, **settings: str) -> TreestoreSuite:
     return TreestoreSuite(RunOptions(suites=("treestore",), settings={f"treestore.{k}": v for k, v in settings.items()},
-                                     run_id="20261122-230000-abcd"))
+                                     run_id="20261122-230000-abcd", full=full))
 
 
 def test_the_default_run_is_small_and_embedded() -> None:
@@ -29,7 +29,7 @@ def test_the_default_run_is_small_and_embedded() -> None:
 
 
 def test_the_full_grid_is_the_references() -> None:
-    cells = suite(grid="full").cells()
+    cells = suite(full=True).cells()
     assert {cell.params["n"] for cell in cells} == set(FULL_SIZES)
     assert {cell.params["tries"] for cell in cells} == {10}
     assert "sqlite@disk" in {cell.params["backend"] for cell in cells}
