@@ -349,7 +349,9 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
     if record.get("actual"):
         integrity = Integrity(record["expected"], record["actual"],
                               None if record["expected"] == record["actual"] else "stored or read tree differs")
-    notes: dict[str, Any] = {**header, "tries": len(samples), "state": cell.params["state"],
+    # The worker's header (spec §8.2: versions, layout, directories, pragmas, codec, subscribers) rides
+    # with every cell, since each cell is a record of its own; the report shows it once, at the top.
+    notes: dict[str, Any] = {"header": header, "tries": len(samples), "state": cell.params["state"],
                              "integrity_checks": record.get("checks", 0)}
     if samples:
         mean = sum(samples) / len(samples)

@@ -63,11 +63,18 @@ def test_a_small_run_measures_every_cell_and_reports_the_studys_tables(tmp_path:
         assert result.ok, f"{result.cell}: {result.error}"
         assert result.integrity is not None and result.integrity.ok
         assert len(result.metrics["wall_ns"].samples) == result.params["tries"]
-        assert result.notes["transport_codec"].startswith(("orjson", "json"))
+        assert result.notes["header"]["transport_codec"].startswith(("orjson", "json"))
     titles = [table.title for table in treestore_tables(results, run.options)]
-    assert titles[0] == "treestore: 20 list entries, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
+    header = treestore_tables(results, run.options)[0]
+    assert header.title == "treestore: result header"
+    shown = {(row["scope"], row["field"]): row["value"] for row in header.rows}
+    assert shown[("run", "tries at N = 20")] == "2 (many oper change_subs: 1)"
+    assert shown[("run", "state mode")] == "sysrepo"
+    assert shown[("sqlite", "SQLite pragmas")] == "journal_mode=WAL, synchronous=NORMAL"
+    assert shown[("json-file", "its filesystem")] and shown[("sqlite", "subscriber mode")] == "threads"
+    assert titles[1] == "treestore: 20 list entries, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
     tables = treestore_tables(results, run.options)
-    assert len(tables[0].rows) == 22 and tables[0].rows[2]["sqlite:vs"].endswith(("faster", "slower", "×"))
+    assert len(tables[1].rows) == 22 and tables[1].rows[2]["sqlite:vs"].endswith(("faster", "slower", "×"))
     claims = next(table for table in tables if "claims" in table.title)
     assert [row["n"] for row in claims.rows] == list(range(1, 8))
     assert claims.rows[1]["verdict"] == "not measured: needs a server"  # claim 2 is about network backends only
