@@ -22,8 +22,8 @@ from stratabench.report.generic import generic_tables
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, conclusions_table, findings_table
-from stratabench.suites.kit.reports import study_report
-from stratabench.suites.treestore.catalog import TESTS
+from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
+from stratabench.suites.treestore.catalog import FAMILIES, TESTS
 from stratabench.suites.treestore.claims import NETWORK, Judged, judge_claims, published_means
 from stratabench.suites.treestore.reference import PUBLISHED, comparison, published_mean
 from stratabench.suites.treestore.suite import ORDER
@@ -246,12 +246,8 @@ def state_table(means: _Means, backends: list[str], sizes: list[int]) -> Table:
     return table
 
 
-FAMILIES = {"reads (1-6)": range(1, 7), "bulk writes (7-11)": range(7, 12), "removals (12-15)": range(12, 16),
-            "single-item writes (16-22)": range(16, 23)}
-
-
 def growth_table(means: _Means, backends: list[str], sizes: list[int], state: str) -> Table:
-    """Time against N per backend and test family (the HTML report draws each column's bars)."""
+    """Time against N per backend and test family, summed; the HTML report plots each test's line."""
     columns = [Column("family", "test family"), Column("backend", "backend")]
     columns += [Column(f"n{n}", f"N = {n:,} (s)", "right", _seconds) for n in sizes]
     columns.append(Column("growth", f"× from N = {sizes[0]:,} to {sizes[-1]:,}", "right"))
@@ -299,3 +295,7 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
     tables.append(differences_table(ours))
     tables += generic_tables(ours)
     return tables
+
+
+# One growth plot of time against N per test family (a line per backend and test), one time chart per family.
+study_charts("treestore", ChartPlan(sweep="n", ignore=("tries",), group="family", growth_by_group=True))

@@ -41,7 +41,7 @@ from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
 from stratabench.suites.treestore.backends import TREE_BACKENDS
-from stratabench.suites.treestore.catalog import TESTS
+from stratabench.suites.treestore.catalog import TESTS, family_of
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
 
@@ -145,7 +145,7 @@ class TreestoreSuite(Suite):
                 for test in TESTS:
                     for backend, url in backends:
                         params = {"backend": backend, "n": n, "test": test.number, "test_name": test.name,
-                                  "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,
+                                  "family": family_of(test.number), "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,
                                   "store": url}
                         cells.append(self.spec(f"{backend}/{n}/{test.number:02d}-{test.slug}{suffix}", params,
                                                language=LANGUAGE))
