@@ -151,10 +151,13 @@ def _verdict(judged: Judged, network_present: bool) -> Verdict:
 
 def claims_table(means: _Means, backends: list[str], sizes: list[int], state: str) -> Table:
     n = 10_000 if 10_000 in sizes else max(sizes)
-    ours = judge_claims(lambda b, size, number: means.mean(b, size, number, state), backends, n, sizes)
+    # A backend that could not run here at all (redis+search without its module) is not a backend the
+    # claims are about; one that ran but lost some cells still is, and those claims say what is missing.
+    ran = [b for b in backends if any(means.cell(b, size, test.number, state) for size in sizes for test in TESTS)]
+    ours = judge_claims(lambda b, size, number: means.mean(b, size, number, state), ran, n, sizes)
     reference = {j.number: j for j in judge_claims(published_means, ["json-file", "mongodb", "redis"], n
                                                    if n in PUBLISHED else 10_000, sorted(PUBLISHED))}
-    network_present = any(b in NETWORK for b in backends)
+    network_present = any(b in NETWORK for b in ran)
     found = []
     for judged in ours:
         evidence = judged.evidence or "-"
