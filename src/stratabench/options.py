@@ -135,6 +135,10 @@ class RunOptions:
     rebuild
         Build the Go programs and assets anew instead of reusing the build
         cache (:mod:`stratabench.build_cache`).
+    full
+        Run each suite's reference grid (the sizes and tries of the study it
+        reproduces) instead of its everyday default; only suites that
+        declare one (:attr:`~stratabench.suites.kit.suite.Suite.full_grid`) accept it.
     """
 
     suites: tuple[str, ...] = ()
@@ -149,6 +153,7 @@ class RunOptions:
     run_id: str = "local"
     engine: EngineOptions = field(default_factory=EngineOptions)
     rebuild: bool = False
+    full: bool = False
 
     def __post_init__(self) -> None:
         if self.size is not None and self.size < 1:

@@ -38,6 +38,7 @@ from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
+from stratabench.suites import SUITES
 from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_seconds, plan_run, previous_durations
 from stratabench.suites.kit.reports import run_report
 
@@ -54,6 +55,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("suites", nargs="*", metavar="SUITE",
                         help="suites to run, by name or as a comma list ('stratabench list' shows them)")
+    parser.add_argument("--full", action="store_true",
+                        help="the named studies' reference grids instead of their everyday defaults (treestore: "
+                        "N = 1,000, 10,000 and 100,000 with 10 tries, as sysrepo published; hours with servers); "
+                        "refused for a suite that has no such grid")
     parser.add_argument("--quick", action="store_true",
                         help=f"a first look: {QUICK_SIZE:,} records per dataset (unless --size), sampled as --fast "
                         "(unless a sampling option is given); the answers are rougher, the tables the same")
@@ -122,6 +127,8 @@ def handle(args: argparse.Namespace) -> int:
     suites = names(args.suites) or (("matrix",) if args.data else ())
     if args.quick:
         _quick(args)
+    if args.full:
+        _check_full(suites)
     settings = parse_settings(args.settings)
     check_settings(settings)  # a misspelt name is an error here, not a setting silently ignored
     for url in args.store or ():
@@ -141,6 +148,7 @@ def handle(args: argparse.Namespace) -> int:
         run_id=run_id,
         engine=engine_options(args),
         rebuild=args.rebuild,
+        full=args.full,
     )
     if options.data is not None:
         _check_data_file(options.data)
@@ -157,6 +165,17 @@ def _quick(args: argparse.Namespace) -> None:
     chosen = (getattr(args, "preset", None), args.samples, args.min_time, args.target, args.budget)
     if all(option is None for option in chosen):
         args.preset = "fast"
+
+
+def _check_full(suites: tuple[str, ...]) -> None:
+    """``--full`` names the suites it applies to: each must have a reference grid."""
+    having = [info.name for info in SUITES if info.cls.full_grid]
+    if not suites:
+        raise UsageError(f"--full: name the study to run at full size ({', '.join(having)}); "
+                         "the default run has no full grid")
+    without = [name for name in suites if not SUITES.info(name).cls.full_grid]
+    if without:
+        raise UsageError(f"--full: {', '.join(without)} has no reference grid; only {', '.join(having)} has one")
 
 
 def _check_data_file(path: str) -> None:

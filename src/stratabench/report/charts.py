@@ -94,12 +94,16 @@ class ChartPlan:
     curves
         The study's own charts of its cells (drawn with :func:`curve_chart`),
         shown first; ``None`` for none.
+    growth_by_group
+        One growth plot per value of ``group`` too, instead of one for the
+        suite: a study that sweeps many cells keeps each plot's lines few.
     """
 
     sweep: str = "size"
     ignore: tuple[str, ...] = ()
     group: str | None = None
     curves: Callable[[Sequence[CellResult]], list[Chart]] | None = None
+    growth_by_group: bool = False
 
 
 @dataclass(frozen=True)
@@ -411,14 +415,15 @@ def _largest_only(results: Sequence[CellResult], plan: ChartPlan) -> tuple[list[
     return [cell for cell in results if id(cell) not in smaller], bool(smaller)
 
 
-def _growth_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan) -> Chart | None:
+def _growth_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan, group: str = "") -> Chart | None:
     lines = _sweeps(_measured(results, "wall_ns"), plan)
     if not lines:
         return None
+    named = f"{suite} {group}" if group else suite
     skip = {plan.sweep, *plan.ignore}
     keys = sorted({key for members in lines for c in members for key in c.params if key not in skip})
     varying = [key for key in keys if len({repr(c.params.get(key)) for m in lines for c in m}) > 1]
-    chart_id = f"{_slug(suite)}-growth"
+    chart_id = f"{_slug(named)}-growth"
     marks = _Marks(chart_id)
     figure = _figure(3.4 + (0.13 * -(-len(lines) // 3) if len(lines) > 12 else 0))
     ax = figure.add_subplot()
@@ -452,7 +457,7 @@ def _growth_chart(suite: str, results: Sequence[CellResult], plan: ChartPlan) ->
     points = sum(len(m) for m in lines)
     caption = (f"{len(lines)} cell{'s' if len(lines) != 1 else ''} measured at several values of "
                f"{plan.sweep}, {points} points.")
-    return Chart(chart_id, f"{suite}: growth with {plan.sweep}", caption, _svg(figure, chart_id), marks.counts)
+    return Chart(chart_id, f"{named}: growth with {plan.sweep}", caption, _svg(figure, chart_id), marks.counts)
 
 
 @dataclass(frozen=True)
@@ -547,7 +552,10 @@ def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | No
         if plan.curves is not None:
             charts += plan.curves(results)
         charts.append(_tradeoff_chart(suite, largest, plan.group, suffix))
-        charts.append(_growth_chart(suite, results, plan))
+        if plan.growth_by_group:
+            charts += [_growth_chart(suite, members, plan, value) for value, members in _groups(results, plan.group)]
+        else:
+            charts.append(_growth_chart(suite, results, plan))
         for value, members in _groups(largest, plan.group):
             charts.append(_time_chart(suite, members, plan, value, suffix))
     return [chart for chart in charts if chart is not None]

@@ -58,6 +58,8 @@ def test_timeit_prints_the_level_its_interval_reaches(capsys: pytest.CaptureFixt
         (["report", str(RESULTS), "--format", "pdf"], 2, "error: unknown report format 'pdf'; known: csv, html, json, markdown, terminal"),
         (["run", "timeit", "--set", "nodot"], 2, "error: --set 'nodot': expected PLUGIN.SETTING=VALUE"),
         (["run", "--data", "/nonexistent.jsonl"], 2, "error: --data /nonexistent.jsonl: no such file"),
+        (["run", "bulkload,treestore", "--full"], 2, "error: --full: bulkload has no reference grid; only treestore"),
+        (["run", "--full"], 2, "error: --full: name the study to run at full size (treestore)"),
         (["timeit", "--in-process", "--min-time", "0.001", "--samples", "1", "1 +"], 1, "error: statement '1 +' is not valid Python"),
     ],
 )
@@ -230,6 +232,14 @@ def test_run_prints_its_plan_and_takes_comma_lists(capsys: pytest.CaptureFixture
     assert codecs == {"json", "pickle"}
     assert out.index("where and when this was measured") < out.index("matrix: the answer") < out.index(
         "matrix: 5 records")
+
+
+def test_full_plans_the_treestore_reference_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "treestore", "--full", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "treestore/json-file" not in out  # cell names are backend/N/test
+    for n in ("1000", "10000", "100000"):
+        assert f"  json-file/{n}/17-create-an-item-cached" in out and f"  sqlite@disk/{n}/01-get-tree" in out
 
 
 def test_quick_is_a_small_dataset_sampled_as_fast(capsys: pytest.CaptureFixture[str]) -> None:

@@ -77,6 +77,17 @@ def test_a_study_can_sweep_another_parameter_and_group_its_bars() -> None:
     assert charts[0].marks["line"] == 2 and charts[1].marks["bar"] == 1
 
 
+def test_a_study_can_ask_for_a_growth_plot_per_group() -> None:
+    cells = [_cell(f"{backend}/{n}/{test}", n * 1e3 * (2 if backend == "json-file" else 1), backend=backend, n=n,
+                   test=test, family="reads" if test < 3 else "writes", codec="x")
+             for backend in ("json-file", "sqlite") for n in (1000, 10000, 100000) for test in (1, 2, 3)]
+    charts = suite_charts("tree", cells, ChartPlan(sweep="n", group="family", growth_by_group=True))
+    growth = [chart for chart in charts if chart.id.endswith("-growth")]
+    assert [chart.id for chart in growth] == ["tree-reads-growth", "tree-writes-growth"]
+    assert growth[0].marks == {"line": 4, "point": 12} and growth[1].marks == {"line": 2, "point": 6}
+    assert growth[0].title == "tree reads: growth with n" and "json-file 2" in growth[0].svg
+
+
 def test_the_svg_is_stable_and_its_ids_are_its_own() -> None:
     cells = [_cell("a", 100.0, 900.0), _cell("b", 200.0, 300.0)]
     first, again = suite_charts("demo", cells), suite_charts("demo", cells)

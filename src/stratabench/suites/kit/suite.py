@@ -47,6 +47,8 @@ class Suite(ABC):
     name: ClassVar[str]
     #: Whether ``stratabench run`` with no suite named includes this suite.
     default: ClassVar[bool] = True
+    #: What ``run --full`` runs for this suite (its reference grid), in a few words; empty: the suite has none.
+    full_grid: ClassVar[str] = ""
     #: Every ``--set`` setting the suite reads, each with its default (read them with :attr:`config`).
     settings: ClassVar[tuple[Setting, ...]] = ()
 

@@ -17,7 +17,7 @@ from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING
 from stratabench.suites.treestore.core import Connection, Core, Session
 from stratabench.suites.treestore.dataset import Dataset, entries
 
-__all__ = ["TESTS", "Fixture", "TreeTest"]
+__all__ = ["FAMILIES", "TESTS", "Fixture", "TreeTest", "family_of"]
 
 
 @dataclass
@@ -210,3 +210,12 @@ TESTS: tuple[TreeTest, ...] = (
     TreeTest(22, "remove an item cached", src, tr, remove_target, ("running", "removed"), consumes_state=True),
 )
 """In table order (spec §7.2); the names are the reference's."""
+
+
+FAMILIES = {"reads (1-6)": range(1, 7), "bulk writes (7-11)": range(7, 12), "removals (12-15)": range(12, 16),
+            "single-item writes (16-22)": range(16, 23)}
+"""The tests grouped by what they do, for growth figures and charts."""
+
+
+def family_of(number: int) -> str:
+    return next(family for family, numbers in FAMILIES.items() if number in numbers)

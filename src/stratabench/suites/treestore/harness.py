@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from stratabench.errors import IntegrityError, StratabenchError
@@ -111,8 +111,11 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
 
 def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Mapping[int, int] | None = None,
                 fresh_state: bool = False, warmup: int = 0,
-                tests: Sequence[TreeTest] = TESTS) -> Iterator[Outcome]:
+                tests: Iterable[TreeTest] = TESTS) -> Iterator[Outcome]:
     """Install, run ``tests`` in order, uninstall and clean up; one outcome per test.
+
+    ``tests`` may be lazy (the worker's tests come as the parent asks for
+    them): each is taken only when the previous one has been reported.
 
     ``tries_for`` overrides the tries of single tests by number (the default
     run gives test 11 fewer). The backend's namespace is removed at the end

@@ -12,9 +12,9 @@ Backends: the embedded ones always (``json-file`` baseline, ``sqlite``;
 when the run has a Redis or MongoDB-wire URL (``--services local`` or
 ``--store``), with ``redis+search`` beside ``redis``.
 
-Settings (``--set treestore.NAME=VALUE``): ``grid`` (``default`` or
-``full``: sizes 1,000 / 10,000 / 100,000 with 10 tries), ``sizes``,
-``tries``, ``tries_many_subs`` (test 11), ``state`` (``sysrepo``,
+``run treestore --full`` runs the reference grid: sizes 1,000 / 10,000 /
+100,000 with 10 tries everywhere. Settings (``--set treestore.NAME=VALUE``):
+``sizes``, ``tries``, ``tries_many_subs`` (test 11), ``state`` (``sysrepo``,
 ``fresh-state`` or ``both``), ``backends``, ``warmup``.
 """
 
@@ -24,11 +24,12 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import CellSpec, Operation
@@ -40,7 +41,7 @@ from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
 from stratabench.suites.treestore.backends import TREE_BACKENDS
-from stratabench.suites.treestore.catalog import TESTS
+from stratabench.suites.treestore.catalog import TESTS, family_of
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
 
@@ -68,14 +69,14 @@ def _numbers(text: str, name: str) -> tuple[int, ...]:
 class TreestoreSuite(Suite):
     """One JSON file against per-node databases fed by diffs (sysrepo's datastore plugins)."""
 
+    full_grid = "N = 1,000, 10,000 and 100,000, 10 tries per test (sysrepo's published grid)"
     settings = (
-        Setting("treestore.grid", "default", "default: N = --size or 1,000 with 2 tries; full: the reference "
-                "grid, N = 1,000, 10,000 and 100,000 with 10 tries", "text", ("default", "full")),
-        Setting("treestore.sizes", "", "dataset sizes N, comma-separated; empty: from grid (or --size)"),
-        Setting("treestore.tries", "", "tries per test; empty: 2 (grid full: 10)", "whole",
+        Setting("treestore.sizes", "", "dataset sizes N, comma-separated; empty: --size, else 1,000 "
+                "(run --full: 1,000, 10,000 and 100,000)"),
+        Setting("treestore.tries", "", "tries per test; empty: 2 (run --full: 10)", "whole",
                 minimum=1, maximum=10_000),
         Setting("treestore.tries_many_subs", "", "tries of 'many oper change_subs' (20 commits × 12 subscribers, "
-                "most of the run's time); empty: 1, or as tries in the full grid", "whole",
+                "most of the run's time); empty: 1, or as tries with run --full", "whole",
                 minimum=1, maximum=10_000),
         Setting("treestore.state", "sysrepo", "state across tries: sysrepo (the reference's), fresh-state "
                 "(setup before every try), or both", "text", ("sysrepo", "fresh-state", "both")),
@@ -88,7 +89,7 @@ class TreestoreSuite(Suite):
 
     @property
     def full(self) -> bool:
-        return self.config.text("treestore.grid") == "full"
+        return self.options.full
 
     def sizes(self) -> tuple[int, ...]:
         if self.config.given("treestore.sizes") and self.config.text("treestore.sizes"):
@@ -136,13 +137,15 @@ class TreestoreSuite(Suite):
         tries, many = self.tries()
         warmup = self.config.whole("treestore.warmup")
         cells = []
+        # Listed in the order they are measured: per N and state mode, each test on every backend in turn.
+        backends = self.backends()
         for n in self.sizes():
-            for backend, url in self.backends():
-                for state in self.states():
-                    suffix = STATE_SUFFIX[state] + (f"@warmup{warmup}" if warmup else "")
-                    for test in TESTS:
+            for state in self.states():
+                suffix = STATE_SUFFIX[state] + (f"@warmup{warmup}" if warmup else "")
+                for test in TESTS:
+                    for backend, url in backends:
                         params = {"backend": backend, "n": n, "test": test.number, "test_name": test.name,
-                                  "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,
+                                  "family": family_of(test.number), "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,
                                   "store": url}
                         cells.append(self.spec(f"{backend}/{n}/{test.number:02d}-{test.slug}{suffix}", params,
                                                language=LANGUAGE))
@@ -159,12 +162,36 @@ class TreestoreSuite(Suite):
         return f"{run}_{tag}_{n}_{state[0]}"[:40]
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
-        groups: dict[tuple[Any, ...], list[CellSpec]] = {}
+        """One worker per backend × N × state mode; the workers of one N and mode run interleaved.
+
+        Every backend's worker of a round (one N and state mode) is started
+        and installs its module first; then each test runs on every backend
+        back to back before the next test starts. Load drifting on a shared
+        machine over the minutes of a round then falls on all backends
+        alike instead of on whichever ran last.
+        """
+        rounds: dict[tuple[Any, ...], dict[tuple[Any, ...], list[CellSpec]]] = {}
         for cell in cells:
             p = cell.params
-            groups.setdefault((p["backend"], p["n"], p["state"], p["warmup"], p["store"]), []).append(cell)
-        for (backend, n, state, warmup, store), group in groups.items():
-            yield from self._run_group(backend, n, state, warmup, store, group, workdir)
+            rounds.setdefault((p["n"], p["state"], p["warmup"]), {}).setdefault(
+                (p["backend"], p["store"]), []).append(cell)
+        for (n, state, warmup), groups in rounds.items():
+            workers = [_Worker(self._job(backend, n, state, warmup, store, group), group,
+                               self.options.engine.cell_timeout_s * len(group))
+                       for (backend, store), group in groups.items()]
+            try:
+                for worker in workers:
+                    worker.start(workdir)
+                for worker in workers:
+                    yield from worker.ready()
+                for number in sorted({cell.params["test"] for group in groups.values() for cell in group}):
+                    for worker in workers:
+                        yield from worker.run(number)
+                for worker in workers:
+                    yield from worker.finish()
+            finally:
+                for worker in workers:
+                    worker.close()
 
     def _job(self, backend: str, n: int, state: str, warmup: int, store: str | None,
              group: Sequence[CellSpec]) -> dict[str, Any]:
@@ -175,43 +202,136 @@ class TreestoreSuite(Suite):
                 "tries_for": {str(k): v for k, v in tries.items() if v != usual},
                 "fresh_state": state == "fresh-state", "warmup": warmup, "tests": sorted(tries)}
 
-    def _run_group(self, backend: str, n: int, state: str, warmup: int, store: str | None,
-                   group: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
-        by_test = {cell.params["test"]: cell for cell in group}
-        job = self._job(backend, n, state, warmup, store, group)
-        limit = self.options.engine.cell_timeout_s * len(group)
+
+class _Worker:
+    """One backend's worker process of a round: started, asked for one test at a time, finished.
+
+    Its time limit (``--cell-timeout`` × its cells) counts only the time it
+    is asked to work, not the time it waits while other backends run.
+    """
+
+    def __init__(self, job: dict[str, Any], cells: Sequence[CellSpec], limit_s: float) -> None:
+        self.job = job
+        self.by_test = {cell.params["test"]: cell for cell in cells}
+        self.limit_s = limit_s
+        self.busy_s = 0.0
+        self.killed = False
+        self.header: dict[str, Any] = {}
+        self.process: subprocess.Popen[str] | None = None
+        self.errors: IO[str] | None = None
+
+    @property
+    def label(self) -> str:
+        return f"treestore worker for {self.job['backend']} at N={self.job['n']}"
+
+    def start(self, workdir: Path) -> None:
+        self.errors = tempfile.TemporaryFile("w+", dir=workdir)  # a file, so a chatty worker never blocks on a full pipe
+        self.process = subprocess.Popen([sys.executable, "-m", "stratabench.suites.treestore.worker"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
+                                        text=True, cwd=workdir)
+        self._send(self.job)
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(message) + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return False
+        return True
+
+    def _next(self) -> dict[str, Any] | None:
+        """The next record that is not the header (kept), within what is left of the time limit; None at the end."""
+        assert self.process is not None and self.process.stdout is not None
+        watchdog = threading.Timer(max(self.limit_s - self.busy_s, 0.001), self._expire)
         started = time.monotonic()
-        header: dict[str, Any] = {}
-        with subprocess.Popen([sys.executable, "-m", "stratabench.suites.treestore.worker"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir) as worker:
-            assert worker.stdin is not None and worker.stdout is not None and worker.stderr is not None
-            watchdog = threading.Timer(limit, worker.kill)
-            watchdog.start()
-            worker.stdin.write(json.dumps(job))
-            worker.stdin.close()
-            for line in worker.stdout:
-                record = json.loads(line)
+        watchdog.start()
+        try:
+            while line := self.process.stdout.readline():
+                record: dict[str, Any] = json.loads(line)
                 if "header" in record:
-                    header = record["header"]
-                elif "unavailable" in record or "failed" in record:
-                    status: Status = "unavailable" if "unavailable" in record else "failed"
-                    for cell in by_test.values():
-                        yield CellResult.failure(cell, status, record.get(status) or "")
-                    by_test.clear()
+                    self.header = record["header"]
                 else:
-                    cell = by_test.pop(record["test"])
-                    yield _result(cell, record, header, time.monotonic() - started)
-                    started = time.monotonic()
-            problem = worker.stderr.read().strip().splitlines()
-            worker.wait()
-            timed_out = not watchdog.is_alive() and worker.returncode != 0
+                    return record
+            return None
+        finally:
             watchdog.cancel()
-        if worker.returncode != 0:
-            _remove_namespace(job)
-        reason = (f"killed after {limit:g} s (--cell-timeout × tests)" if timed_out else
-                  problem[-1] if problem else f"the worker ended with exit status {worker.returncode}")
-        for cell in by_test.values():
-            yield CellResult.failure(cell, "failed", f"treestore worker for {backend} at N={n}: {reason}")
+            self.busy_s += time.monotonic() - started
+
+    def _expire(self) -> None:
+        self.killed = True
+        self.kill()
+
+    def _fail_rest(self, status: Status, reason: str) -> Iterator[CellResult]:
+        for cell in self.by_test.values():
+            yield CellResult.failure(cell, status, reason)
+        self.by_test.clear()
+
+    def ready(self) -> Iterator[CellResult]:
+        """Wait until the module is installed (or the backend refused to open)."""
+        record = self._next()
+        if record is None:
+            yield from self._ended()
+        elif "unavailable" in record or "failed" in record:
+            status: Status = "unavailable" if "unavailable" in record else "failed"
+            yield from self._fail_rest(status, record.get(status) or "")
+
+    def run(self, number: int) -> Iterator[CellResult]:
+        """Ask for one test and turn its line into the cell's result."""
+        cell = self.by_test.get(number)
+        if cell is None:
+            return
+        started = time.monotonic()
+        record = self._next() if self._send({"test": number}) else None
+        if record is None or "test" not in record:
+            yield from self._ended()
+            return
+        yield _result(self.by_test.pop(record["test"]), record, self.header, time.monotonic() - started)
+
+    def finish(self) -> Iterator[CellResult]:
+        """End of input: the worker uninstalls and exits; cells it never reported fail with its reason."""
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=max(self.limit_s - self.busy_s, 1.0))
+        except subprocess.TimeoutExpired:
+            self._expire()
+        yield from self._ended()
+
+    def _ended(self) -> Iterator[CellResult]:
+        assert self.process is not None
+        try:
+            self.process.wait(timeout=10)  # it closed its output: let it clean up and say why
+        except subprocess.TimeoutExpired:
+            self.kill()
+        if self.process.returncode != 0:
+            _remove_namespace(self.job)
+        if not self.by_test:
+            return
+        assert self.errors is not None
+        self.errors.seek(0)
+        problem = self.errors.read().strip().splitlines()
+        reason = (f"killed after {self.limit_s:g} s (--cell-timeout × tests)" if self.killed else
+                  problem[-1] if problem else f"the worker ended with exit status {self.process.returncode}")
+        yield from self._fail_rest("failed", f"{self.label}: {reason}")
+
+    def kill(self) -> None:
+        """Stop the process if it still runs (an abandoned run, a time limit), and reap it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def close(self) -> None:
+        self.kill()
+        if self.process is not None:
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    stream.close()
+        if self.errors is not None:
+            self.errors.close()
 
 
 def _remove_namespace(job: dict[str, Any]) -> None:
@@ -229,7 +349,9 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
     if record.get("actual"):
         integrity = Integrity(record["expected"], record["actual"],
                               None if record["expected"] == record["actual"] else "stored or read tree differs")
-    notes: dict[str, Any] = {**header, "tries": len(samples), "state": cell.params["state"],
+    # The worker's header (spec §8.2: versions, layout, directories, pragmas, codec, subscribers) rides
+    # with every cell, since each cell is a record of its own; the report shows it once, at the top.
+    notes: dict[str, Any] = {"header": header, "tries": len(samples), "state": cell.params["state"],
                              "integrity_checks": record.get("checks", 0)}
     if samples:
         mean = sum(samples) / len(samples)

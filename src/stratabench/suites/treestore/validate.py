@@ -7,7 +7,8 @@ data, and that linear cost is part of what the study measures.
 
 from __future__ import annotations
 
-from operator import itemgetter, methodcaller
+from functools import partial
+from operator import attrgetter, is_not, itemgetter, methodcaller
 from typing import Any
 
 from stratabench.errors import StratabenchError
@@ -15,6 +16,11 @@ from stratabench.suites.treestore.schema import CONTAINER, LEAF, LEAF_LIST, STRI
 from stratabench.suites.treestore.tree import Inner, Instances
 
 __all__ = ["ValidationError", "validate"]
+
+_ABSENT = object()
+"""What a column reads for a leaf an entry does not have (``None`` is a value, and an invalid one)."""
+_PRESENT = partial(is_not, _ABSENT)
+_CHILDREN = attrgetter("children")
 
 
 class ValidationError(StratabenchError):
@@ -64,7 +70,7 @@ def _check_instances(instances: Instances, schema: SchemaNode, where: str) -> No
         return
     keys = schema.keys
     if schema.leaves_only:
-        _check_flat_entries([entry.children for entry in entries], schema, where)
+        _check_flat_entries(list(map(_CHILDREN, entries)), schema, where)
         return
     seen = set()
     for entry in entries:
@@ -82,24 +88,31 @@ def _check_flat_entries(children: list[dict[str, Any]], schema: SchemaNode, wher
 
     The study's lists are all like this, and this pass runs on every commit:
     each check is one C-level pass (map, set, min, max) over a column of
-    values instead of Python code per leaf. Still every entry and every leaf.
+    values instead of Python code per leaf. Still every entry and every leaf:
+    columns are read with ``map`` of C getters, never a Python loop.
     """
     keys = schema.keys
+    columns: dict[str, list[Any]] = {}
     try:
-        key_column = list(map(itemgetter(*keys), children))
+        for key in keys:
+            columns[key] = list(map(itemgetter(key), children))
     except KeyError:
         raise ValidationError(f"{where}: an entry lacks a key ({', '.join(keys)})") from None
-    if len(set(key_column)) != len(children):
+    # Unique key tuples, re-derived from the entries: a first key unique on its own settles it
+    # without building N tuples (the study's k1 is); otherwise the tuples are compared.
+    first = columns[keys[0]]
+    if len(set(first)) != len(children) and len(set(zip(*(columns[key] for key in keys)))) != len(children):
         raise ValidationError(f"{where}: duplicate keys ({', '.join(keys)})")
-    allowed = frozenset(schema.children)
-    if not all(map(allowed.issuperset, children)):
+    for name in schema.children:
+        if name not in columns:
+            columns[name] = list(filter(_PRESENT, map(methodcaller("get", name, _ABSENT), children)))
+    # Every member of every entry is a schema leaf: the members counted equal the known ones found.
+    if sum(map(len, children)) != sum(map(len, columns.values())):
+        allowed = schema.children
         unknown = next(name for entry in children for name in entry if name not in allowed)
         raise ValidationError(f"{where}: no schema node {unknown!r}")
     for name, leaf in schema.children.items():
-        if name in keys:
-            column = (key_column if len(keys) == 1 else [key[keys.index(name)] for key in key_column])
-        else:
-            column = [value for value in map(methodcaller("get", name), children) if value is not None]
+        column = columns[name]
         if not column:
             continue
         if leaf.type == UINT32:
@@ -109,7 +122,6 @@ def _check_flat_entries(children: list[dict[str, Any]], schema: SchemaNode, wher
         elif set(map(type, column)) != {str}:
             bad = next(v for v in column if type(v) is not str)
             raise ValidationError(f"{where}/{name}: {bad!r} is not a valid string")
-
 
 def validate(root: Inner | None) -> None:
     """Check every node of a module tree against its schema.

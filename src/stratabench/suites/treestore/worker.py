@@ -1,10 +1,15 @@
 """One worker process per backend × N (spec §8.2): ``python -m stratabench.suites.treestore.worker``.
 
-Reads one job as JSON on stdin, runs the tests on that backend and size in
-this process (they share it, as they share sysrepo's), and writes JSON
-lines on stdout: first ``{"header": ...}`` (the backend's part of the
-result header), then one ``{"test": number, ...}`` per test as it
-finishes. A backend that cannot open writes ``{"unavailable": reason}`` or
+Reads one job as a JSON line on stdin and opens its backend, then runs the
+tests on that backend and size in this process (they share it, as they
+share sysrepo's) one at a time, each when the parent asks for it with a
+line ``{"test": number}``; end of input ends the run (uninstall, clean up).
+The parent asks every backend's worker for the same test back to back, so
+a change in the machine's load between tests hits all backends alike.
+
+On stdout, JSON lines: first ``{"header": ...}`` (the backend's part of the
+result header), then one ``{"test": number, ...}`` per test as it finishes.
+A backend that cannot open writes ``{"unavailable": reason}`` or
 ``{"failed": reason}`` instead. Nothing else is written to stdout.
 """
 
@@ -12,12 +17,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.suites.treestore.backends import TREE_BACKENDS
-from stratabench.suites.treestore.catalog import TESTS
+from stratabench.suites.treestore.catalog import TESTS, TreeTest
 from stratabench.suites.treestore.harness import run_backend
 from stratabench.suites.treestore import json_codec
 
@@ -29,8 +35,25 @@ def _emit(record: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def run_job(job: dict[str, Any]) -> None:
-    """Run one job, emitting its lines."""
+def _asked(commands: TextIO, tests: list[TreeTest]) -> Iterator[TreeTest]:
+    """The tests the parent asks for, as it asks; ``{"ready": true}`` first, once the module is installed.
+
+    Nothing of this worker runs while the parent measures another backend:
+    it waits on its input, its setup done before it says it is ready.
+    """
+    remaining = list(tests)
+    _emit({"ready": True})
+    for line in commands:
+        number = int(json.loads(line)["test"])
+        while remaining and remaining[0].number != number:
+            remaining.pop(0)  # not asked for (its cell was dropped): tests only move forward
+        if not remaining:
+            return
+        yield remaining.pop(0)
+
+
+def run_job(job: dict[str, Any], commands: TextIO | None = None) -> None:
+    """Run one job, emitting its lines; with ``commands``, each test when a line asks for it, else all."""
     try:
         backend_class = TREE_BACKENDS.get(job["backend"])
         directory = Path(job["directory"]) if job.get("directory") else None
@@ -43,7 +66,8 @@ def run_job(job: dict[str, Any]) -> None:
         return
     _emit({"header": {**backend.header(), "transport_codec": json_codec.name(), "subscribers": "threads"}})
     wanted = set(job.get("tests") or [test.number for test in TESTS])
-    tests = [test for test in TESTS if test.number in wanted]
+    chosen = [test for test in TESTS if test.number in wanted]
+    tests: Iterable[TreeTest] = chosen if commands is None else _asked(commands, chosen)
     tries_for = {int(number): int(tries) for number, tries in (job.get("tries_for") or {}).items()}
     for outcome in run_backend(backend, int(job["n"]), tries=int(job["tries"]), tries_for=tries_for,
                                fresh_state=bool(job.get("fresh_state")), warmup=int(job.get("warmup", 0)),
@@ -53,7 +77,7 @@ def run_job(job: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    run_job(json.loads(sys.stdin.read()))
+    run_job(json.loads(sys.stdin.readline()), sys.stdin)
 
 
 if __name__ == "__main__":

@@ -35,3 +35,22 @@ def test_a_claim_breaks_when_its_figures_do() -> None:
 def test_a_claim_about_network_backends_is_not_judged_without_them() -> None:
     judged = judge_claims(published_means, ["json-file"], 10_000, [10_000])
     assert judged[1].holds is None and "network" in judged[1].missing
+
+
+def test_a_backend_that_could_not_run_at_all_leaves_the_claims_to_those_that_ran() -> None:
+    from stratabench.results.records import CellResult, MetricResult
+    from stratabench.suites.treestore.report import _Means, claims_table
+
+    def cell(backend: str, number: int) -> CellResult:
+        params = {"backend": backend, "n": 10_000, "test": number, "state": "sysrepo"}
+        mean = published_means(backend, 10_000, number)
+        if mean is None:  # redis+search: no RediSearch 2.x on this server
+            return CellResult("treestore", f"{backend}/{number}", params, "python-worker", "unavailable", "no module")
+        return CellResult("treestore", f"{backend}/{number}", params, "python-worker", "ok", None, 1,
+                          {"wall_ns": MetricResult.of([mean * 1e9] * 3)})
+
+    backends = ["json-file", "mongodb", "redis", "redis+search"]
+    results = [cell(backend, number) for backend in backends for number in range(1, 23)]
+    table = claims_table(_Means(results), backends, [10_000], "sysrepo")
+    assert [row["verdict"] for row in table.rows] == ["holds"] * 7  # not "not measured: redis+search"
+    assert not any("redis+search" in str(row) for row in table.rows)

@@ -117,6 +117,8 @@ def test_validation_accepts_the_dataset_and_an_empty_presence_container() -> Non
     ({"perf:cont": {"lst": [{"k1": 2**32, "k2": "a"}]}}, "uint32"),
     ({"perf:cont": {"lst": [{"k1": 1, "k2": 5}]}}, "string"),
     ({"perf:cont": {"lst": [{"k1": 1, "k2": "a", "zz": "b"}]}}, "zz"),
+    ({"perf:cont": {"lst": [{"k1": 1, "k2": "a", "l": None}]}}, "string"),
+    ({"perf:cont": {"lst": [{"k1": True, "k2": "a"}]}}, "uint32"),
 ])
 def test_validation_rejects_bad_values_and_unknown_nodes(document: dict[str, Any], problem: str) -> None:
     with pytest.raises(ValidationError, match=problem):
@@ -129,6 +131,17 @@ def test_validation_rederives_key_uniqueness_instead_of_trusting_the_dictionary(
     assert isinstance(instances, Instances)
     second = instances.entries[(2, "str2")]
     second.children["k1"], second.children["k2"] = 1, "str1"  # the dict key still says (2, "str2")
+    with pytest.raises(ValidationError, match="duplicate"):
+        validate(tree)
+
+
+def test_validation_tells_equal_first_keys_from_equal_key_tuples() -> None:
+    tree = tree_of(1, 2)
+    instances = tree.children["cont"].children["lst"]
+    assert isinstance(instances, Instances)
+    instances.entries[(2, "str2")].children["k1"] = 1  # k1 repeats, (k1, k2) does not
+    validate(tree)
+    instances.entries[(2, "str2")].children["k2"] = "str1"
     with pytest.raises(ValidationError, match="duplicate"):
         validate(tree)
 
