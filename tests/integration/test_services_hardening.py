@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,3 +86,34 @@ def test_a_state_file_in_a_shared_directory_leaves_that_directory_alone(tmp_path
     monkeypatch.setenv(STATE_ENV, str(shared / "services.json"))
     state.remove([])
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+
+
+@pytest.mark.parametrize("name", ["memcached", "redis"])
+def test_a_server_started_by_a_killed_caller_does_not_outlive_it(name: str, tmp_path: Path) -> None:
+    # A library caller (a test, a script) starts a private server and is killed with SIGKILL, as a
+    # time-boxed test session is: the server must go too, not run on under init (ppid 1) with nobody
+    # holding its pid. Only `services up` asks for servers that outlive their caller.
+    if not SERVICES.get(name)().availability().ok:
+        unavailable(SERVICES.get(name)().availability().reason)
+    script = (
+        "import sys, time\n"
+        "from stratabench.services import SERVICES\n"
+        f"running = SERVICES.get({name!r})().start()\n"
+        "print(running.pids[0], flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, STATE_ENV: str(tmp_path / "state" / "services.json")}
+    caller = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+    assert caller.stdout is not None
+    try:
+        server = psutil.Process(int(caller.stdout.readline()))
+        assert server.ppid() == caller.pid
+    finally:
+        caller.kill()
+        caller.wait()
+        caller.stdout.close()
+    try:
+        server.wait(timeout=2)
+    except psutil.TimeoutExpired:
+        server.kill()
+        pytest.fail(f"{name} (pid {server.pid}, ppid {server.ppid()}) outlived its killed caller")
