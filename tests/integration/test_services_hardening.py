@@ -117,3 +117,14 @@ def test_a_server_started_by_a_killed_caller_does_not_outlive_it(name: str, tmp_
     except psutil.TimeoutExpired:
         server.kill()
         pytest.fail(f"{name} (pid {server.pid}, ppid {server.ppid()}) outlived its killed caller")
+
+
+def test_postgresql_keeps_its_shared_memory_in_its_own_directory() -> None:
+    # POSIX segments in /dev/shm outlive a postmaster killed with SIGKILL; files in the workdir go with it.
+    for running in started("postgresql"):
+        import psycopg
+
+        with psycopg.connect(running.url) as db:
+            row = db.execute("SHOW dynamic_shared_memory_type").fetchone()
+        assert row is not None and row[0] == "mmap"
+        assert (Path(running.workdir) / "data" / "pg_dynshmem").is_dir()
