@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from stratabench.errors import StoreError
 from stratabench.redact import password_of
 from stratabench.services import SERVICES, state
 from stratabench.services.base import RunningService
@@ -65,6 +66,29 @@ def test_redis_asks_for_its_password() -> None:
         with socket.create_connection((LOOPBACK, running.port), timeout=5) as sock:
             sock.sendall(b"SET stolen 1\r\n")
             assert sock.recv(128).startswith(b"-NOAUTH")
+        assert password not in running.redacted_url and password not in str(running.describe())
+
+
+def test_memcached_asks_for_its_password_and_the_store_gives_it() -> None:
+    from stratabench.layers.stores.base import open_store
+
+    for running in started("memcached"):
+        password = password_of(running.url)
+        assert password and len(password) >= 16
+        assert password not in " ".join(psutil.Process(running.pids[0]).cmdline())
+        with socket.create_connection((LOOPBACK, running.port), timeout=5) as sock:
+            sock.sendall(b"get stolen\r\n")
+            assert sock.recv(128).startswith(b"CLIENT_ERROR unauthenticated")
+        auth = Path(running.workdir) / "auth"
+        assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+        with open_store(running.url, namespace="auth-test") as store:
+            store.put(b"k", b"v")
+            assert store.get(b"k") == b"v" and list(store.keys()) == [b"k"]  # keys: a socket of its own
+            store.cleanup()
+        wrong = running.url.replace(password, "not-the-password")
+        with pytest.raises(StoreError, match="authentication refused") as caught:
+            open_store(wrong, namespace="auth-test")
+        assert password not in str(caught.value) and "not-the-password" not in str(caught.value)
         assert password not in running.redacted_url and password not in str(running.describe())
 
 
