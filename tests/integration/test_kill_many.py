@@ -20,8 +20,10 @@ each kill:
   one; a last run sweeps the rest, and nothing else is left in TMPDIR;
 - no password (the user's stores', the private servers') was printed.
 
-Each run is tiny (300 records, one suite, a few cells), so that the whole
-test fits in CI's three minutes.
+Each run is tiny (300 records, one suite, 12 cells of which memory is the
+only embedded store), so that the whole test aims at CI's three minutes; on
+a 2-core machine shared with three other test sessions it took 6 min 15 s,
+most of it each run's start-up (about 5 s there) and the 2 s waits.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def server_starting(tmp: Path) -> bool:
 def kill_moment(rand: random.Random, kind: str, part: str, process: subprocess.Popen[bytes], output: Path,
                 sandbox: dict[str, str], stores: tuple[str, str]) -> None:
     """Wait for the part of the run named ``part``, then a random moment more."""
-    target = rand.randint(0, 8)
+    target = rand.randint(0, 5)
     reached: Callable[[], bool] = {
         "starting": lambda: kind != "services" or server_starting(Path(sandbox["TMPDIR"])),
         "cells": lambda: cells(output) >= target and (kind != "services" or bool(servers_of(sandbox, process.pid))),
@@ -156,7 +158,6 @@ def test_twenty_kill_9s_at_random_moments_leave_nothing(
     printed, passwords_of = [], [redis_url, postgresql_url]
     roots: list[Path] = []
     reached = {"results": 0, "namespaces": 0, "servers": 0}
-    began = time.monotonic()
     for number, (kind, part) in enumerate(moments):
         output = tmp_path / f"results-{number}.jsonl"
         marker = uuid.uuid4().hex
@@ -175,7 +176,6 @@ def test_twenty_kill_9s_at_random_moments_leave_nothing(
             process.wait()
         time.sleep(2)
         what = f"kill {number + 1} ({kind}, {part})"
-        print(f"{what}: {time.monotonic() - began:.1f} s in", file=sys.stderr, flush=True)
         left = alive(before | of_the_run(marker, tmp))
         assert left == [], f"{what}: alive 2 s after kill -9: {[psutil.Process(p).cmdline() for p in left]}"
 
