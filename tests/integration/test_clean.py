@@ -128,6 +128,20 @@ def test_an_lmdb_environment_the_tool_made_goes_with_its_last_namespace(tmp_path
         open_store(f"lmdb://{tmp_path}/no/such/parent", namespace="x")
 
 
+def test_an_sqlite_file_the_tool_made_goes_with_its_last_table(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite://{tmp_path}/made-by-the-tool.db"
+    crash(url)
+    assert (tmp_path / "made-by-the-tool.db").is_file(), "the killed run left nothing: proves nothing"
+    assert main(["clean", "--store", url]) == 0
+    assert capsys.readouterr().out.count("removed stratabench_") == 2
+    assert sorted(tmp_path.iterdir()) == [], "clean left the tool's empty database file"
+    with open_store(url, namespace="finished-run") as store:  # a run that ends normally
+        store.put(b"k", b"v")
+        store.cleanup()
+    assert sorted(tmp_path.iterdir()) == [], "a finished run left the tool's empty database file"
+
+
 def test_patterns_match_what_runs_write() -> None:
     namespace = cell_namespace(RunOptions(run_id=new_run_id()), "cache_tiers", "get redis zlib")
     assert RUN_NAMESPACE_PATTERN.match(namespace)
