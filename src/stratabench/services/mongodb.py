@@ -8,6 +8,14 @@ temporary directory, has no password and prints ``ready mongodb://...``
 once it accepts connections. Its URL is ``mongodb://127.0.0.1:PORT/``.
 It is not a real MongoDB: the timings are FerretDB's.
 
+It has no password because it cannot take one: FerretDB 1.24's embeddable
+package (``ferretdb.Config``) has no setting for authentication, its
+SCRAM accounts (``--test-enable-new-auth``, ``--setup-username``) are
+reachable only through its internal packages, which another Go module
+cannot import, and its SQLite backend accepts any user name and password.
+It listens on 127.0.0.1 only, in a 0700 directory. Giving it a password
+means moving to FerretDB 2, which needs PostgreSQL with DocumentDB.
+
 It runs as the invoking user even under root: its binary lives in the
 work tree, which the ``nobody`` account may not be able to read.
 """
