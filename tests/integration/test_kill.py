@@ -246,7 +246,9 @@ def test_kill_9_during_the_go_build_leaves_nothing(
 
     def building() -> bool:
         try:
-            return any(child.name() == "go" for child in psutil.Process(process.pid).children(recursive=True))
+            # `go build`, not the `go env` / `go version` that key the build cache before it.
+            return any(child.name() == "go" and "build" in child.cmdline()
+                       for child in psutil.Process(process.pid).children(recursive=True))
         except psutil.Error:
             return False
 
