@@ -16,11 +16,9 @@ is on no command line. Its URL is ``memcached://sb:PASSWORD@127.0.0.1:PORT``.
 
 from __future__ import annotations
 
-import socket
-
 from stratabench.services import SERVICES
 from stratabench.services.base import Service
-from stratabench.services.ports import LOOPBACK
+from stratabench.services.ports import LOOPBACK, ask
 
 __all__ = ["AUTH_USER", "MemcachedService", "auth_command"]
 
@@ -67,12 +65,5 @@ class MemcachedService(Service):
         return f"memcached://{AUTH_USER}:{self.password}@{LOOPBACK}:{self.port}"
 
     def ready(self) -> bool:
-        with socket.create_connection((LOOPBACK, self.port), timeout=1.0) as sock:
-            sock.sendall(auth_command(AUTH_USER, self.password) + b"version\r\n")
-            answer = b""
-            while answer.count(b"\r\n") < 2:
-                chunk = sock.recv(128)
-                if not chunk:
-                    return False
-                answer += chunk
-            return answer.startswith(b"STORED\r\nVERSION")
+        answer = ask(self.port, auth_command(AUTH_USER, self.password) + b"version\r\n", 2)
+        return answer is not None and answer.startswith(b"STORED\r\nVERSION")
