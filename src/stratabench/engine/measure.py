@@ -12,6 +12,14 @@ The order matters:
    operation are the loop's totals divided by the loop count. Server CPU is
    read around the loop, outside it. How many samples: the stopping rule of
    :mod:`stratabench.engine.sampling` (adaptive by default, or ``--samples``).
+   Before the first timed run, what lives is collected and frozen
+   (``gc.freeze``); before each sample the collector runs, untimed. Every
+   sample then starts from the same collector state over the operation's own
+   objects: with the collector left as it was, a load of 100,000 records
+   swung between two speeds (about 2×) depending on which samples a full
+   collection fell into. Collections the operation itself causes stay
+   inside the timer; the operation pays for its own garbage, not for the
+   harness's heap.
 4. **Trace memory** in a separate pass, because tracemalloc slows every
    allocation and would distort the timings.
 5. **Verify** one result outside every timed region.
@@ -25,7 +33,8 @@ import math
 import os
 import sys
 import tracemalloc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +47,8 @@ from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 
-__all__ = ["LoopTimer", "Measurement", "calibrate", "loop_timer", "measure_operation", "memory_pass", "process_cpu_ns"]
+__all__ = ["LoopTimer", "Measurement", "calibrate", "frozen_heap", "loop_timer", "measure_operation", "memory_pass",
+           "process_cpu_ns"]
 
 #: Takes a loop count, runs the operation that many times, returns (wall_ns, cpu_ns) in total.
 LoopTimer = Callable[[int], tuple[int, int]]
@@ -199,6 +209,25 @@ def process_cpu_ns(pids: Sequence[int]) -> int | None:
     return int(total * 1e9)
 
 
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Collect, then freeze what lives now (``gc.freeze``) until the block ends.
+
+    The collector then traverses only objects made inside the block. On exit
+    the heap is unfrozen only if nothing was frozen before: a zygote's child
+    starts with the zygote's imports frozen, and unfreezing would hand them
+    back to every later collection of the cell (about 50 ms each here).
+    """
+    was_frozen = gc.get_freeze_count() > 0
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not was_frozen:
+            gc.unfreeze()
+
+
 def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
     """Trace one operation's memory; return the metrics and its result.
 
@@ -209,12 +238,10 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
     outside the blocks ``sys.getallocatedblocks`` counts, so one traced
     call gives all three (an untraced second call counted the same blocks).
     """
-    gc.collect()
     # What was alive before the pass (the cell's dataset, a hundred thousand
     # records in bulkload) cannot be the pass's garbage: freezing it keeps the
     # collection below to the objects the call made.
-    gc.freeze()
-    try:
+    with frozen_heap():
         blocks_before = sys.getallocatedblocks()
         tracemalloc.start()
         try:
@@ -226,8 +253,6 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
             tracemalloc.stop()
         gc.collect()
         blocks_after = sys.getallocatedblocks()
-    finally:
-        gc.unfreeze()
     metrics = {
         "alloc_bytes": float(peak - baseline),
         "retained_bytes": float(current - baseline),
@@ -257,38 +282,40 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     else:
         timed = loop_timer(op.call, clock)
 
-    warmups = options.warmups
-    if op.before_each is not None:
-        # Each operation needs a fresh state, so each sample is one operation.
-        loops = 1
-    else:
-        loops = calibrate(timed, options.min_sample_ns)
-        # Calibration ends with an untimed run of exactly ``loops`` operations
-        # (the one that reached the sample length): that run is a warm-up, and
-        # another would only cost a sample's time in every cell.
-        warmups = max(0, warmups - 1)
-    measurement = Measurement(loops=loops)
-    for _ in range(warmups):
+    with frozen_heap():
+        warmups = options.warmups
         if op.before_each is not None:
-            op.before_each()
-        timed(loops)
+            # Each operation needs a fresh state, so each sample is one operation.
+            loops = 1
+        else:
+            loops = calibrate(timed, options.min_sample_ns)
+            # Calibration ends with an untimed run of exactly ``loops`` operations
+            # (the one that reached the sample length): that run is a warm-up, and
+            # another would only cost a sample's time in every cell.
+            warmups = max(0, warmups - 1)
+        measurement = Measurement(loops=loops)
+        for _ in range(warmups):
+            if op.before_each is not None:
+                op.before_each()
+            timed(loops)
 
-    walls: list[float] = []
-    cpus: list[float] = []
-    server: list[float] = []
-    spent = 0
-    rule = StoppingRule(options)
-    while (stop := rule.stop(walls, spent)) is None:
-        if op.before_each is not None:
-            op.before_each()
-        server_before = process_cpu_ns(op.server_pids)
-        wall, cpu = timed(loops)
-        server_after = process_cpu_ns(op.server_pids)
-        spent += wall
-        walls.append(wall / loops)
-        cpus.append(cpu / loops)
-        if server_before is not None and server_after is not None:
-            server.append((server_after - server_before) / loops)
+        walls: list[float] = []
+        cpus: list[float] = []
+        server: list[float] = []
+        spent = 0
+        rule = StoppingRule(options)
+        while (stop := rule.stop(walls, spent)) is None:
+            if op.before_each is not None:
+                op.before_each()
+            gc.collect()
+            server_before = process_cpu_ns(op.server_pids)
+            wall, cpu = timed(loops)
+            server_after = process_cpu_ns(op.server_pids)
+            spent += wall
+            walls.append(wall / loops)
+            cpus.append(cpu / loops)
+            if server_before is not None and server_after is not None:
+                server.append((server_after - server_before) / loops)
     measurement.stop = stop
     measurement.samples["wall_ns"] = walls
     measurement.samples["cpu_ns"] = cpus
