@@ -14,14 +14,19 @@ from stratabench.metrics import METRICS
 from stratabench.report.answer import Answer, Candidate, answer
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
+from stratabench.results.stats import UNSTABLE_CV
 from stratabench.units import format_count
 
-__all__ = ["cells_export_table", "generic_answer", "generic_tables", "integrity_text", "status_text", "unstable_of"]
+__all__ = ["cells_export_table", "generic_answer", "generic_tables", "integrity_text", "status_text",
+           "unstable_of", "unstable_table"]
 
 
 def unstable_of(result: CellResult) -> list[str]:
-    """The metrics the engine flagged unstable for this cell (none when the results predate the flag)."""
-    flags = getattr(result, "unstable", None) or result.notes.get("unstable") or ()
+    """Why the engine flagged this cell unstable, one reason each with its figure (none when it held steady).
+
+    Results of format v1 kept the flag in ``notes["unstable"]``; they are read too.
+    """
+    flags = result.flags or result.notes.get("unstable") or ()
     return [str(flag) for flag in flags] if isinstance(flags, (list, tuple)) else [str(flags)]
 
 
@@ -32,10 +37,28 @@ def status_text(result: CellResult) -> str:
         problems.append(f"{result.status}: {result.error}" if result.error else str(result.status))
     elif result.integrity is not None and not result.integrity.ok:
         problems.append("wrong data (hash differs)")
-    unstable = unstable_of(result)
-    if unstable:
-        problems.append(f"unstable: {', '.join(unstable)}")
+    if unstable_of(result):
+        # The reasons, with their figures, are listed under the suite's tables (unstable_table):
+        # in a column they would make every table as wide as its longest reason.
+        problems.append("unstable")
     return "; ".join(problems)
+
+
+def unstable_table(suite: str, results: Sequence[CellResult]) -> Table | None:
+    """The suite's cells flagged unstable, each with its reasons and their figures; ``None`` when none is.
+
+    It goes under the suite's own tables, whose status columns say only "unstable".
+    """
+    flagged = [result for result in results if result.ok and unstable_of(result)]
+    if not flagged:
+        return None
+    table = Table(f"{suite}: {len(flagged)} of {len(results)} cells flagged unstable (their medians are less sure "
+                  "than measured)", [Column("cell", "cell"), Column("why", "why")])
+    table.rows = [{"cell": result.cell, "why": "; ".join(unstable_of(result))} for result in flagged]
+    table.notes = ["A cell is flagged when sampling spent its budget before the median's interval reached the "
+                   f"target, when its stdev is over {UNSTABLE_CV:.0%} of its mean, or when a sample lies far outside the interval. "
+                   "A quieter machine, --rigorous or a larger --budget narrows them."]
+    return table
 
 
 def integrity_text(result: CellResult) -> str:

@@ -20,7 +20,7 @@ from stratabench.options import RunOptions
 from stratabench.report.answer import Answer
 from stratabench.report.charts import ChartPlan
 from stratabench.report.document import Detail, Report, Section
-from stratabench.report.generic import generic_answer, generic_tables
+from stratabench.report.generic import generic_answer, generic_tables, unstable_table
 from stratabench.report.table import Table
 from stratabench.results.records import CellResult
 
@@ -91,10 +91,12 @@ def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail:
     for suite in dict.fromkeys(result.suite for result in results):
         cells = [result for result in results if result.suite == suite]
         own, answering = report_of(suite), answer_of(suite)
+        tables = generic_tables(cells) if own is None else own(cells, options)
+        flagged = unstable_table(suite, cells)
         report.sections.append(Section(
             suite,
             answering(cells, options) if answering is not None else generic_answer(suite, cells),
-            generic_tables(cells) if own is None else own(cells, options),
+            tables if flagged is None else [*tables, flagged],
             [] if own is None else generic_tables(cells),
             _CHARTS.get(suite, ChartPlan()),
         ))
