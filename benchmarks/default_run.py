@@ -17,7 +17,7 @@ Prints, side by side:
 
 Run it with the project's environment:
 
-    .venv/bin/python benchmarks/default_run.py [--warm-only] [-- RUN OPTIONS...]
+    .venv/bin/python benchmarks/default_run.py [--warm-only] [--keep DIR] [-- RUN OPTIONS...]
 
 It is a benchmark, not a test: it reports what one run measured.
 """
@@ -108,10 +108,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm-only", action="store_true",
                         help="skip the cold run: use the cache at $STRATABENCH_CACHE_DIR (or the default) as it is")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the results files in DIR")
     parser.add_argument("run_options", nargs="*", help="options passed to stratabench run (after --)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stratabench-default-run-") as tmp:
-        work = Path(tmp)
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         print(f"stratabench run {' '.join(args.run_options) or '(every default suite, embedded backends)'}")
         if args.warm_only:
             from stratabench.build_cache import cache_root

@@ -45,11 +45,20 @@ _LOGGERS = ("parking", "sqlalchemy.engine")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The server's options, shared by ``stratabench serve parking`` and ``python -m``."""
-    parser.add_argument("--impl", required=True, choices=SERVERS.names, help="which Python server")
+    # Checked when parsed, not listed as argparse choices: listing them imports every server, and so
+    # SQLAlchemy (about 2 s), whenever any stratabench command builds its parser.
+    parser.add_argument("--impl", required=True, type=_server_name, metavar="NAME",
+                        help="which Python server: python-orm (SQLAlchemy ORM) or python-core (SQL, no ORM)")
     parser.add_argument("--db", required=True, metavar="URL",
                         help="database URL: sqlite:///PATH, postgresql://..., mysql://...")  # fmt: skip
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: a free one)")
     parser.add_argument("--log", default="", metavar="FILE", help="log every HTTP message and SQL statement here")
+
+
+def _server_name(text: str) -> str:
+    if text not in SERVERS:
+        raise argparse.ArgumentTypeError(f"no Python parking server {text!r}; servers: {', '.join(SERVERS.names)}")
+    return text
 
 
 def configure_logging(log_file: str) -> None:
