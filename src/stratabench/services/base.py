@@ -88,6 +88,10 @@ class RunningService:
     owner_pid
         The process that owns it: a ``run --services local`` process, whose
         servers stop with it; ``None`` for servers of ``services up``.
+    under
+        Private servers this one runs on (the MongoDB-wire server's
+        PostgreSQL): started before it, with the same owner, and stopped
+        after it by :meth:`stop`.
     """
 
     name: str
@@ -102,6 +106,7 @@ class RunningService:
     version: str = ""
     owner_pid: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    under: tuple[RunningService, ...] = ()
 
     @property
     def redacted_url(self) -> str:
@@ -124,6 +129,7 @@ class RunningService:
         data = asdict(self)
         data["pids"] = list(self.pids)
         data["create_times"] = list(self.create_times)
+        data["under"] = [service.to_json() for service in self.under]
         return data
 
     @classmethod
@@ -131,6 +137,7 @@ class RunningService:
         values = dict(data)
         values["pids"] = tuple(values.get("pids", ()))
         values["create_times"] = tuple(values.get("create_times", ()))
+        values["under"] = tuple(cls.from_json(entry) for entry in values.get("under", ()))
         return cls(**values)
 
     def alive(self) -> bool:
@@ -138,9 +145,11 @@ class RunningService:
         return bool(_own_processes(self.pids, self.create_times, self.executable))
 
     def stop(self, *, timeout: float = 15.0) -> None:
-        """Stop its processes (signal, then SIGKILL after ``timeout``) and remove its directory."""
+        """Stop its processes (signal, then SIGKILL after ``timeout``), then the servers it runs on; remove their directories."""
         stop_processes(self.pids, self.create_times, self.executable, sig=self.stop_signal, timeout=timeout)
         shutil.rmtree(self.workdir, ignore_errors=True)
+        for service in self.under:
+            service.stop(timeout=timeout)
 
 
 def _own_processes(pids: Sequence[int], create_times: Sequence[float], executable: str) -> list[Any]:
