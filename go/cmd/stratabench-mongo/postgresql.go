@@ -65,11 +65,6 @@ func preparePostgreSQL(ctx context.Context, rawURL string) (string, error) {
 	for name, value := range sessionSettings {
 		query.Set(name, value)
 	}
-	// FerretDB's pool would open up to 50 connections, all that the
-	// project's private PostgreSQL accepts (max_connections=50).
-	if !query.Has("pool_max_conns") {
-		query.Set("pool_max_conns", "20")
-	}
 	u.RawQuery = query.Encode()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -80,6 +75,12 @@ func preparePostgreSQL(ctx context.Context, rawURL string) (string, error) {
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, ginTwins); err != nil {
 		return "", fmt.Errorf("install the GIN-twin trigger in PostgreSQL: %w", err)
+	}
+	// FerretDB's pool (not PostgreSQL) reads this one; it would open up to
+	// 50 connections, all that the project's private PostgreSQL accepts.
+	if !query.Has("pool_max_conns") {
+		query.Set("pool_max_conns", "20")
+		u.RawQuery = query.Encode()
 	}
 	return u.String(), nil
 }
