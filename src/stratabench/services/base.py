@@ -36,7 +36,7 @@ import subprocess
 import tempfile
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -139,6 +139,12 @@ class RunningService:
         values["create_times"] = tuple(values.get("create_times", ()))
         values["under"] = tuple(cls.from_json(entry) for entry in values.get("under", ()))
         return cls(**values)
+
+    def each(self) -> Iterator[RunningService]:
+        """This server, then every server it runs on (:attr:`under`, recursively)."""
+        yield self
+        for service in self.under:
+            yield from service.each()
 
     def alive(self) -> bool:
         """Whether any of its processes still runs (and is the one recorded)."""
