@@ -41,8 +41,9 @@ KNOWN_DIFFERENCES = (
     "Backends connect eagerly, so no timed try pays for a first connection (sysrepo's Redis plugin connects lazily).",
     "Redis runs the core-command layout (sorted-set index) unless redis+search is available; do not read its "
     "figures as the reference's Redis Stack column.",
-    "The MongoDB-wire server is the project's FerretDB (SQLite) unless a MongoDB is named; its timings are not "
-    "MongoDB 8.0's.",
+    "The MongoDB-wire server is the project's FerretDB 1.24 on a private PostgreSQL (with GIN twins of its indexes, "
+    "so equality filters use them) unless a MongoDB is named; FerretDB reads the whole collection for an $or or "
+    "a regex, and its timings are not MongoDB 8.0's.",
     "There is one more backend: SQLite (in the RAM-backed directory, and sqlite@disk on the system temp directory).",
     "Before each timed try the collector runs and the heap is frozen until the try ends (a C core has no GC).",
 )
