@@ -119,6 +119,30 @@ def _file(url: str) -> Check:
     return lambda: all(path.read_bytes() == b"keep" for path in files)
 
 
+def _lmdb(url: str) -> Check:
+    import lmdb
+
+    directory = Path(unquote(urlsplit(url).path))
+    directory.mkdir(parents=True, exist_ok=True)
+    names = [b"theirs", b"stratabench_someone_else", b"stratabench_20261122_101010_abcd"]
+    env = lmdb.open(str(directory), max_dbs=16)
+    with env.begin(write=True) as txn:
+        for name in names:
+            txn.put(b"k", b"keep", db=env.open_db(name, txn=txn))
+    env.close()
+
+    def check() -> bool:
+        env = lmdb.open(str(directory), max_dbs=16, readonly=True)
+        try:
+            with env.begin() as txn:
+                return all(txn.get(b"k", db=env.open_db(name, txn=txn, create=False)) == b"keep" for name in names)
+        finally:
+            env.close()
+
+    return check
+
+
 SENTINELS: dict[str, Callable[[str], Check]] = {
     "redis": _redis, "postgresql": _postgresql, "mysql": _mysql, "mongodb": _mongodb, "sqlite": _sqlite, "file": _file,
+    "lmdb": _lmdb,
 }

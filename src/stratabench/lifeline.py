@@ -82,4 +82,14 @@ def popen_tied(args: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
     def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(list(args), preexec_fn=preexec, **kwargs)  # noqa: PLW1509 -- see parent_death_signal
 
-    return spawner.submit(start).result()
+    future = spawner.submit(start)
+    try:
+        return future.result()
+    except BaseException:
+        # Interrupted while the spawner forks (Ctrl-C, SIGTERM): the child
+        # may start anyway, and nobody would hold it to stop it.
+        if not future.cancel() and future.exception() is None:
+            orphan = future.result()
+            orphan.kill()
+            orphan.wait()
+        raise

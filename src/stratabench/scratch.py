@@ -7,6 +7,12 @@ inherit, the Go program included) at a root of its own,
 ``$TMPDIR/stratabench/<run-id>-<pid>/``, removes it when it ends, and first
 sweeps the roots of earlier runs whose process is gone.
 
+Files some studies keep in RAM (``/dev/shm``: the tree-store study's SQLite
+and JSON files) get the same treatment: a second root,
+``/dev/shm/stratabench-UID/<run-id>-<pid>/``, named to children by
+``$STRATABENCH_RAM_DIR``, owned, removed and swept alike. Before it, a
+killed run left its files in ``/dev/shm``, holding RAM until a reboot.
+
 "Gone" is decided by a lock, not by the pid (which the system reuses): the
 owner holds an exclusive ``flock`` on ``<root>/.owner`` for its whole life,
 and the kernel releases it when the process ends, however it ends. A root
@@ -28,12 +34,15 @@ from pathlib import Path
 
 from stratabench.errors import OutputError
 
-__all__ = ["BASE_NAME", "run_scratch", "scratch_base", "sweep"]
+__all__ = ["BASE_NAME", "RAM_DIR_ENV", "run_scratch", "scratch_base", "sweep"]
 
 BASE_NAME = "stratabench"
 _OWNER_FILE = ".owner"
 _UNOWNED_GRACE_S = 60.0
 _ROOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+-\d+$")
+RAM_DIR_ENV = "STRATABENCH_RAM_DIR"
+"""The run's directory in RAM, for children; unset when the system has none."""
+_SHM = Path("/dev/shm")
 
 
 def _private_mode() -> int:
@@ -110,6 +119,30 @@ def sweep(base: Path | None = None) -> list[Path]:
     return removed
 
 
+def _ram_base() -> Path | None:
+    """``/dev/shm/stratabench-UID`` when the system has a writable ``/dev/shm`` and that name is ours."""
+    if not (_SHM.is_dir() and os.access(_SHM, os.W_OK | os.X_OK)):
+        return None
+    base = _SHM / f"{BASE_NAME}-{os.geteuid()}"
+    try:
+        info = base.lstat()
+    except FileNotFoundError:
+        return base
+    except OSError:
+        return None
+    return base if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() else None
+
+
+def _owned_root(base: Path, name: str) -> tuple[Path, int]:
+    """Make ``base/name`` and hold its owner lock (the fd) for the run's life."""
+    root = base / name
+    _make_private_dir(base)
+    _make_private_dir(root)
+    owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(owner, fcntl.LOCK_EX)
+    return root, owner
+
+
 @contextlib.contextmanager
 def run_scratch(run_id: str) -> Iterator[Path]:
     """Sweep leftovers, then make this run's root and send every temporary file there.
@@ -124,29 +157,37 @@ def run_scratch(run_id: str) -> Iterator[Path]:
     """
     base = scratch_base()
     sweep(base)
-    root = base / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', run_id)}-{os.getpid()}"
+    name = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', run_id)}-{os.getpid()}"
     try:
-        _make_private_dir(base)
-        _make_private_dir(root)
-        owner = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        root, owner = _owned_root(base, name)
     except OSError as exc:
         raise OutputError(
-            f"cannot make the run's temporary directory {root}: {exc.strerror or exc}; "
+            f"cannot make the run's temporary directory {base / name}: {exc.strerror or exc}; "
             "set TMPDIR to a writable directory"
         ) from None
-    fcntl.flock(owner, fcntl.LOCK_EX)
+    ram_base = _ram_base()
+    ram: tuple[Path, int] | None = None
+    if ram_base is not None:
+        sweep(ram_base)
+        try:
+            ram = _owned_root(ram_base, name)
+        except OSError:
+            ram = None  # studies fall back to the temporary root, which is swept too
     global _active_base
-    saved_tempdir, saved_env, saved_base = tempfile.tempdir, os.environ.get("TMPDIR"), _active_base
+    saved = tempfile.tempdir, os.environ.get("TMPDIR"), os.environ.get(RAM_DIR_ENV), _active_base
     _active_base = base
     tempfile.tempdir = str(root)
     os.environ["TMPDIR"] = str(root)
+    os.environ[RAM_DIR_ENV] = str(ram[0] if ram is not None else root)
     try:
         yield root
     finally:
-        tempfile.tempdir, _active_base = saved_tempdir, saved_base
-        if saved_env is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = saved_env
-        shutil.rmtree(root, ignore_errors=True)
-        os.close(owner)
+        tempfile.tempdir, _active_base = saved[0], saved[3]
+        for variable, value in (("TMPDIR", saved[1]), (RAM_DIR_ENV, saved[2])):
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
+        for made, lock in (root, owner), *([ram] if ram is not None else []):
+            shutil.rmtree(made, ignore_errors=True)
+            os.close(lock)

@@ -295,10 +295,9 @@ def _redis(url: str) -> tuple[Plant, Callable[[], bool]]:
 
 
 def _memcached(url: str) -> tuple[Plant, Callable[[], bool]]:
-    from pymemcache.client.base import Client
+    from stratabench.layers.stores.memcached import memcached_client
 
-    parts = urlsplit(url)
-    client = Client((parts.hostname, parts.port))
+    client = memcached_client(url)  # the private server takes a password
     client.set(b"theirs_key", b"keep")
 
     def undo() -> None:

@@ -45,7 +45,8 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if name in SERVICE_OF:
         server_url: Callable[[str], str] = request.getfixturevalue("server_url")
         return server_url(SERVICE_OF[name])
-    return {"sqlite": f"sqlite://{tmp_path}/user.db", "file": f"file://{tmp_path}/files"}[name]
+    return {"sqlite": f"sqlite://{tmp_path}/user.db", "file": f"file://{tmp_path}/files",
+            "lmdb": f"lmdb://{tmp_path}/user-lmdb"}[name]
 
 
 def crash(url: str, cells: int = 2) -> list[str]:
@@ -102,6 +103,43 @@ def test_drop_refuses_a_name_that_is_not_a_run_namespace(store_url: str) -> None
         for name in ("theirs", "stratabench_someone_else", 'x"; DROP TABLE theirs; --', "sb:*"):
             with pytest.raises(UsageError, match="not a namespace of a stratabench run"):
                 store.drop_namespace(name)
+
+
+def test_an_lmdb_environment_the_tool_made_goes_with_its_last_namespace(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    if not STORES.info("lmdb").availability.ok:
+        unavailable(f"store lmdb: {STORES.info('lmdb').availability.reason}")
+    url = f"lmdb://{tmp_path}/made-by-the-tool"
+    crash(url)
+    assert (tmp_path / "made-by-the-tool" / "data.mdb").is_file(), "the killed run left nothing: proves nothing"
+    assert main(["clean", "--store", url]) == 0
+    assert capsys.readouterr().out.count("removed stratabench_") == 2
+    assert not (tmp_path / "made-by-the-tool").exists(), "clean left the tool's empty environment"
+
+    with open_store(url, namespace="finished-run") as store:  # a run that ends normally
+        store.put(b"k", b"v")
+        store.cleanup()
+    assert not (tmp_path / "made-by-the-tool").exists(), "a finished run left the tool's empty environment"
+
+    assert main(["clean", "--store", url]) == 2
+    assert "no LMDB environment there to clean" in capsys.readouterr().err
+    assert not (tmp_path / "made-by-the-tool").exists(), "clean made what it was asked to clean"
+    with pytest.raises(UsageError, match="does not exist"):
+        open_store(f"lmdb://{tmp_path}/no/such/parent", namespace="x")
+
+
+def test_an_sqlite_file_the_tool_made_goes_with_its_last_table(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite://{tmp_path}/made-by-the-tool.db"
+    crash(url)
+    assert (tmp_path / "made-by-the-tool.db").is_file(), "the killed run left nothing: proves nothing"
+    assert main(["clean", "--store", url]) == 0
+    assert capsys.readouterr().out.count("removed stratabench_") == 2
+    assert sorted(tmp_path.iterdir()) == [], "clean left the tool's empty database file"
+    with open_store(url, namespace="finished-run") as store:  # a run that ends normally
+        store.put(b"k", b"v")
+        store.cleanup()
+    assert sorted(tmp_path.iterdir()) == [], "a finished run left the tool's empty database file"
 
 
 def test_patterns_match_what_runs_write() -> None:

@@ -14,6 +14,7 @@ import pytest
 from stratabench.errors import UsageError
 from stratabench.layers.stores.base import open_store
 from stratabench.options import RunOptions
+from stratabench.services.memcached import auth_command
 
 pytestmark = pytest.mark.server
 DAY = 86400
@@ -42,6 +43,9 @@ def test_redis_keys_carry_the_ttl(server_url: Callable[[str], str], ttl: str | N
 def _expiries(url: str, prefix: bytes) -> dict[bytes, int]:
     parts = urlsplit(url)
     with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 11211), timeout=5) as sock:
+        if parts.password:  # the private server takes a password: authenticate first
+            sock.sendall(auth_command(unquote(parts.username or ""), unquote(parts.password)))
+            assert sock.recv(64) == b"STORED\r\n"
         sock.sendall(b"lru_crawler metadump all\r\n")
         data = b""
         while not data.endswith(b"END\r\n"):

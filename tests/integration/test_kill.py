@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -56,11 +58,19 @@ class Run:
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path) -> dict[str, str]:
-    """TMPDIR, services state and build cache of the runs' own (an empty cache: the embed asset is built)."""
-    (tmp_path / "tmp").mkdir()
-    return {**os.environ, "TMPDIR": str(tmp_path / "tmp"), STATE_ENV: str(tmp_path / "state" / "services.json"),
-            CACHE_DIR_ENV: str(tmp_path / "cache")}
+def sandbox(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """TMPDIR, services state and build cache of the runs' own (an empty cache: the embed asset is built).
+
+    TMPDIR is not below pytest's 0700 ``tmp_path``: under root the private
+    servers run as ``nobody``, who must pass through it to their directories.
+    """
+    tmp = Path(tempfile.mkdtemp(prefix="stratabench-kill-test-"))
+    os.chmod(tmp, 0o711)
+    try:
+        yield {**os.environ, "TMPDIR": str(tmp), STATE_ENV: str(tmp_path / "state" / "services.json"),
+               CACHE_DIR_ENV: str(tmp_path / "cache")}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def stratabench(env: dict[str, str], *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -236,7 +246,9 @@ def test_kill_9_during_the_go_build_leaves_nothing(
 
     def building() -> bool:
         try:
-            return any(child.name() == "go" for child in psutil.Process(process.pid).children(recursive=True))
+            # `go build`, not the `go env` / `go version` that key the build cache before it.
+            return any(child.name() == "go" and "build" in child.cmdline()
+                       for child in psutil.Process(process.pid).children(recursive=True))
         except psutil.Error:
             return False
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
+from stratabench.errors import StoreError
 from stratabench.redact import password_of
 from stratabench.services import SERVICES, state
 from stratabench.services.base import RunningService
@@ -66,6 +69,29 @@ def test_redis_asks_for_its_password() -> None:
         assert password not in running.redacted_url and password not in str(running.describe())
 
 
+def test_memcached_asks_for_its_password_and_the_store_gives_it() -> None:
+    from stratabench.layers.stores.base import open_store
+
+    for running in started("memcached"):
+        password = password_of(running.url)
+        assert password and len(password) >= 16
+        assert password not in " ".join(psutil.Process(running.pids[0]).cmdline())
+        with socket.create_connection((LOOPBACK, running.port), timeout=5) as sock:
+            sock.sendall(b"get stolen\r\n")
+            assert sock.recv(128).startswith(b"CLIENT_ERROR unauthenticated")
+        auth = Path(running.workdir) / "auth"
+        assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+        with open_store(running.url, namespace="auth-test") as store:
+            store.put(b"k", b"v")
+            assert store.get(b"k") == b"v" and list(store.keys()) == [b"k"]  # keys: a socket of its own
+            store.cleanup()
+        wrong = running.url.replace(password, "not-the-password")
+        with pytest.raises(StoreError, match="authentication refused") as caught:
+            open_store(wrong, namespace="auth-test")
+        assert password not in str(caught.value) and "not-the-password" not in str(caught.value)
+        assert password not in running.redacted_url and password not in str(running.describe())
+
+
 def test_the_state_directory_is_made_private_even_if_it_existed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     parent = tmp_path / "cache" / "stratabench"
     parent.mkdir(parents=True, mode=0o755)
@@ -84,3 +110,45 @@ def test_a_state_file_in_a_shared_directory_leaves_that_directory_alone(tmp_path
     monkeypatch.setenv(STATE_ENV, str(shared / "services.json"))
     state.remove([])
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+
+
+@pytest.mark.parametrize("name", ["memcached", "redis"])
+def test_a_server_started_by_a_killed_caller_does_not_outlive_it(name: str, tmp_path: Path) -> None:
+    # A library caller (a test, a script) starts a private server and is killed with SIGKILL, as a
+    # time-boxed test session is: the server must go too, not run on under init (ppid 1) with nobody
+    # holding its pid. Only `services up` asks for servers that outlive their caller.
+    if not SERVICES.get(name)().availability().ok:
+        unavailable(SERVICES.get(name)().availability().reason)
+    script = (
+        "import sys, time\n"
+        "from stratabench.services import SERVICES\n"
+        f"running = SERVICES.get({name!r})().start()\n"
+        "print(running.pids[0], flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, STATE_ENV: str(tmp_path / "state" / "services.json")}
+    caller = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+    assert caller.stdout is not None
+    try:
+        server = psutil.Process(int(caller.stdout.readline()))
+        assert server.ppid() == caller.pid
+    finally:
+        caller.kill()
+        caller.wait()
+        caller.stdout.close()
+    try:
+        server.wait(timeout=2)
+    except psutil.TimeoutExpired:
+        server.kill()
+        pytest.fail(f"{name} (pid {server.pid}, ppid {server.ppid()}) outlived its killed caller")
+
+
+def test_postgresql_keeps_its_shared_memory_in_its_own_directory() -> None:
+    # POSIX segments in /dev/shm outlive a postmaster killed with SIGKILL; files in the workdir go with it.
+    for running in started("postgresql"):
+        import psycopg
+
+        with psycopg.connect(running.url) as db:
+            row = db.execute("SHOW dynamic_shared_memory_type").fetchone()
+        assert row is not None and row[0] == "mmap"
+        assert (Path(running.workdir) / "data" / "pg_dynshmem").is_dir()

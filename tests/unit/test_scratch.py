@@ -91,3 +91,35 @@ def test_an_unwritable_tmpdir_is_one_line(own_tmp: Path, monkeypatch: pytest.Mon
     with pytest.raises(OutputError, match="cannot make the run's temporary directory .*set TMPDIR"):
         with run_scratch("20261122-101010-abcd"):
             pass
+
+
+def test_a_run_has_a_root_in_ram_that_the_next_run_sweeps(own_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Studies that keep files in /dev/shm write them in the run's RAM root, which kill -9 leaves behind.
+    import stratabench.scratch as scratch
+
+    shm = own_tmp / "shm"
+    shm.mkdir()
+    monkeypatch.setattr(scratch, "_SHM", shm)
+    monkeypatch.delenv(scratch.RAM_DIR_ENV, raising=False)
+    script = textwrap.dedent(f"""
+        import os, pathlib, time
+        import stratabench.scratch as scratch
+        scratch._SHM = pathlib.Path({str(shm)!r})
+        with scratch.run_scratch("20261122-101010-dead"):
+            ram = pathlib.Path(os.environ[scratch.RAM_DIR_ENV])
+            (ram / "tree.sqlite").write_bytes(b"x" * 1000)
+            print(ram, flush=True)
+            time.sleep(60)
+    """)
+    killed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert killed.stdout is not None
+    leftover = Path(killed.stdout.readline().strip())
+    assert leftover.parent == shm / f"stratabench-{os.geteuid()}" and (leftover / "tree.sqlite").is_file()
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait()
+    killed.stdout.close()
+    with run_scratch("20261122-101010-live") as root:
+        ram = Path(os.environ[scratch.RAM_DIR_ENV])
+        assert not leftover.exists(), "the next run did not sweep the killed run's RAM root"
+        assert ram.parent == leftover.parent and ram.name == root.name
+    assert not ram.exists() and scratch.RAM_DIR_ENV not in os.environ

@@ -210,11 +210,16 @@ def _preload(modules: Iterable[str]) -> None:
         except Exception:  # noqa: BLE001 - a module that cannot load here fails only the cells needing it
             traceback.print_exc()
             continue
-        # A cell factory may name the heavy libraries its cells import (``preload``).
+        # A cell factory may name the heavy libraries its cells import: a
+        # ``preload`` tuple, or a class method returning one.
         for value in vars(module).values():
-            for extra in getattr(value, "preload", ()) if isinstance(value, type) else ():
-                with contextlib.suppress(Exception):
-                    importlib.import_module(extra)
+            if not isinstance(value, type):
+                continue
+            with contextlib.suppress(Exception):  # a library missing here fails only the cells that need it
+                extras = getattr(value, "preload", ())
+                for extra in extras() if callable(extras) else extras:
+                    with contextlib.suppress(Exception):
+                        importlib.import_module(extra)
 
 
 def _child(message: dict[str, Any], arm: Any, channels: tuple[int, int]) -> int:

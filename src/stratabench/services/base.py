@@ -17,7 +17,13 @@ A server sees a cleaned environment (:meth:`Service.environment`: ``PATH``,
 caller's, which may hold secrets. Its directory is 0700. Servers of a run
 (``run --services local``) also get a parent-death signal
 (:mod:`stratabench.lifeline`), so that a run killed with SIGKILL does not
-leave them behind; the servers of ``services up`` are meant to outlive it.
+leave them behind. So does every server started without ``detached=True``:
+only the servers of ``services up`` are meant to outlive the process that
+started them (and are recorded in the state file, where ``services down``
+finds them). A private server started untied by a test or a library
+caller, whose caller was then killed, was nobody's to stop: that is how
+memcached processes with parent pid 1 were found running long after their
+runs.
 
 When running as root, servers that refuse root (PostgreSQL, MariaDB,
 memcached) and the others alike run as the unprivileged user ``nobody``:
@@ -446,7 +452,9 @@ class Service(ABC):
         text = (done.stdout or done.stderr).decode(errors="replace").strip()
         return text.splitlines()[0] if text else ""
 
-    def start(self, *, timeout: float | None = None, owner_pid: int | None = None) -> RunningService:
+    def start(
+        self, *, timeout: float | None = None, owner_pid: int | None = None, detached: bool = False
+    ) -> RunningService:
         """Start the server and wait until it answers.
 
         Parameters
@@ -455,6 +463,9 @@ class Service(ABC):
             Seconds to wait for it to answer; :attr:`start_timeout_s` by default.
         owner_pid
             Recorded in the result: the process whose servers these are.
+        detached
+            Let the server outlive this process (``services up``); otherwise
+            it gets SIGKILL when this process ends, however it ends.
 
         Raises
         ------
@@ -476,7 +487,7 @@ class Service(ABC):
                 self.give(self.workdir)
                 self.prepare()
                 _private_directories(self.workdir)
-                process = self._launch(tied=owner_pid is not None)
+                process = self._launch(tied=not detached)
                 self._wait_ready(process, timeout)
             except ServiceError as exc:
                 retry = "in use" in log_tail(self.log_path, lines=20).lower() and attempt + 1 < _PORT_RETRIES

@@ -60,9 +60,11 @@ def _names(names: Sequence[str]) -> list[str]:
 
 
 def start_services(
-    names: Sequence[str] = (), *, owner_pid: int | None = None, timeout: float | None = None
+    names: Sequence[str] = (), *, owner_pid: int | None = None, timeout: float | None = None, detached: bool = False
 ) -> tuple[dict[str, RunningService], dict[str, StratabenchError]]:
     """Start the servers ``names`` (every service if empty) in parallel.
+
+    They end with this process unless ``detached`` (see :meth:`Service.start`).
 
     Returns
     -------
@@ -79,7 +81,7 @@ def start_services(
     futures: dict[Future[RunningService], str] = {}
     try:
         for name in wanted:
-            futures[pool.submit(SERVICES.get(name)().start, timeout=timeout, owner_pid=owner_pid)] = name
+            futures[pool.submit(SERVICES.get(name)().start, timeout=timeout, owner_pid=owner_pid, detached=detached)] = name
         wait(futures)
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -141,7 +143,7 @@ def up(names: Sequence[str] = (), *, timeout: float | None = None) -> list[Servi
         else:
             to_start.append(name)
     if to_start:
-        started, failures = start_services(to_start, timeout=timeout)
+        started, failures = start_services(to_start, timeout=timeout, detached=True)
         for name, service in started.items():
             state.record(service)
             result[name] = ServiceStatus(name, "up", service)

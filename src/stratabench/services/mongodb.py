@@ -19,6 +19,14 @@ top-level field down. So this service needs PostgreSQL's server binaries
 as the ``postgresql`` service does. The PostgreSQL URL, password
 included, reaches FerretDB in a 0600 file, never on its command line.
 
+It has no password because it cannot take one: FerretDB 1.24's embeddable
+package (``ferretdb.Config``) has no setting for authentication, its
+SCRAM accounts (``--test-enable-new-auth``, ``--setup-username``) are
+reachable only through its internal packages, which another Go module
+cannot import, and its SQLite backend accepts any user name and password.
+It listens on 127.0.0.1 only, in a 0700 directory. Giving it a password
+means moving to FerretDB 2, which needs PostgreSQL with DocumentDB.
+
 It runs as the invoking user even under root: its binary lives in the
 work tree, which the ``nobody`` account may not be able to read.
 """

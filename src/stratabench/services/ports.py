@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-__all__ = ["LOOPBACK", "free_port", "port_answers"]
+__all__ = ["LOOPBACK", "ask", "free_port", "port_answers"]
 
 LOOPBACK = "127.0.0.1"
 """Every private server binds here and nowhere else."""
@@ -30,3 +30,16 @@ def port_answers(port: int, *, host: str = LOOPBACK, timeout: float = 0.5) -> bo
             return True
     except OSError:
         return False
+
+
+def ask(port: int, request: bytes, lines: int, *, timeout: float = 1.0) -> bytes | None:
+    """Send ``request`` to a loopback server and read ``lines`` CRLF-ended reply lines; ``None`` if it hangs up first."""
+    with socket.create_connection((LOOPBACK, port), timeout=timeout) as sock:
+        sock.sendall(request)
+        reply = b""
+        while reply.count(b"\r\n") < lines:
+            chunk = sock.recv(128)
+            if not chunk:
+                return None
+            reply += chunk
+        return reply

@@ -92,6 +92,9 @@ class PostgresqlService(Service):
             "-c", f"unix_socket_directories={self.workdir}",
             "-c", "logging_collector=off",
             "-c", "max_connections=50",
+            # Shared memory segments as files in its data directory, not in /dev/shm: a server
+            # killed with SIGKILL cannot remove its POSIX segments, and each one holds RAM until reboot.
+            "-c", "dynamic_shared_memory_type=mmap",
         ]  # fmt: skip
 
     def url(self) -> str:

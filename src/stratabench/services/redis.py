@@ -11,11 +11,9 @@ ever shown.
 
 from __future__ import annotations
 
-import socket
-
 from stratabench.services import SERVICES
 from stratabench.services.base import Service
-from stratabench.services.ports import LOOPBACK
+from stratabench.services.ports import LOOPBACK, ask
 
 __all__ = ["RedisService"]
 
@@ -50,12 +48,4 @@ class RedisService(Service):
         return f"redis://:{self.password}@{LOOPBACK}:{self.port}/0"
 
     def ready(self) -> bool:
-        with socket.create_connection((LOOPBACK, self.port), timeout=1.0) as sock:
-            sock.sendall(f"AUTH {self.password}\r\nPING\r\n".encode())
-            reply = b""
-            while reply.count(b"\r\n") < 2:
-                chunk = sock.recv(64)
-                if not chunk:
-                    return False
-                reply += chunk
-            return reply == b"+OK\r\n+PONG\r\n"
+        return ask(self.port, f"AUTH {self.password}\r\nPING\r\n".encode(), 2) == b"+OK\r\n+PONG\r\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -142,3 +143,28 @@ def test_a_slow_reader_never_waits_for_an_answer_it_already_read(probe: str, mon
         monkeypatch.setattr(zygote_module, "select", types.SimpleNamespace(select=slow_select))
         results = [run_cell(cell(probe, f"quick {n}"), options, zygotes) for n in range(3)]
     assert [r.error for r in results if not r.ok] == []
+
+
+def test_preload_imports_what_a_factory_class_names_by_tuple_or_class_method(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stratabench.engine.zygote import _preload
+
+    (tmp_path / "factory_with_preload.py").write_text(
+        "class ByTuple:\n    preload = ('colorsys',)\n\n"
+        "class ByMethod:\n    @classmethod\n    def preload(cls):\n        return ('sndhdr_missing_module', 'wave')\n\n"
+        "class Broken:\n    @classmethod\n    def preload(cls):\n        raise RuntimeError('a factory that cannot say')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("colorsys", "wave"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    _preload(["factory_with_preload"])
+    assert "colorsys" in sys.modules and "wave" in sys.modules  # a missing module or a broken factory skips only itself
+
+
+def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
+    from stratabench.suites.entities.suite import EntitiesSuite
+
+    modules = EntitiesSuite.preload()
+    assert "google.cloud.ndb" in modules  # two seconds of imports each cell would pay
+    assert "stratabench.layers.codecs.msgpack" in modules and "msgpack" in modules

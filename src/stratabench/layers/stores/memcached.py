@@ -20,6 +20,12 @@ Every item is written with an expiry instead, ``memcached.key_ttl`` seconds
 (a day by default, at most 30 days: memcached reads more as a date), so a
 run killed before its cleanup leaves nothing for long.
 
+A URL with a user and password (``memcached://user:pass@host:port``, as the
+private server of ``stratabench services`` has) authenticates every
+connection with memcached's ASCII-protocol authentication (``-Y``) before
+its first command; pymemcache has no authentication of its own, so
+:func:`memcached_client` adds it when pymemcache connects.
+
 Settings (``memcached.*``: timeouts, key expiry): ``stratabench list
 settings`` shows them with their defaults.
 """
@@ -31,13 +37,14 @@ import socket
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import SplitResult, unquote
 
 from stratabench.errors import StoreError, UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, key_ttl_setting, timeout_settings
+from stratabench.layers.stores.base import Store, key_ttl_setting, parse_store_url, timeout_settings
+from stratabench.services.memcached import auth_command
 
-__all__ = ["MemcachedStore"]
+__all__ = ["MemcachedStore", "memcached_client"]
 
 _MAX_KEY = 250
 # Bytes an item takes besides its key and value (header, CAS, flags, suffix);
@@ -46,6 +53,58 @@ _ITEM_OVERHEAD = 64
 _DEFAULT_ITEM_SIZE_MAX = 1024 * 1024
 # memcached takes an exptime above 30 days as a Unix time, not a duration.
 _MAX_RELATIVE_TTL = 30 * 24 * 3600
+
+
+def _authentication(parts: SplitResult) -> bytes:
+    """What a connection sends first: the ASCII authentication when the URL has a password, else nothing."""
+    if parts.password is None:
+        return b""
+    return auth_command(unquote(parts.username or ""), unquote(parts.password))
+
+
+def _authenticate(sock: socket.socket, command: bytes) -> None:
+    """Send ``command`` (from :func:`_authentication`; nothing if empty) and read its ``STORED``."""
+    from pymemcache.exceptions import MemcacheClientError
+
+    if not command:
+        return
+    sock.sendall(command)
+    answer = b""
+    while not answer.endswith(b"\r\n") and len(answer) < 256:
+        chunk = sock.recv(256 - len(answer))
+        if not chunk:
+            break
+        answer += chunk
+    if answer != b"STORED\r\n":
+        raise MemcacheClientError(f"authentication refused ({answer.decode(errors='replace').strip()})")
+
+
+def memcached_client(url: str, **options: Any) -> Any:
+    """A pymemcache ``Client`` for ``url`` that authenticates each connection when the URL has a password.
+
+    ``options`` go to ``pymemcache.client.base.Client``. A wrong password
+    raises ``MemcacheClientError`` at the first command.
+    """
+    from pymemcache.client.base import Client
+    from pymemcache.exceptions import MemcacheClientError
+
+    parts = parse_store_url(url)
+    server = (parts.hostname or "127.0.0.1", parts.port or 11211)
+    command = _authentication(parts)
+    if not command:
+        return Client(server, **options)
+
+    class AuthenticatingClient(Client):  # type: ignore[misc]  # pymemcache is untyped
+        # pymemcache reconnects by itself after an error: each new socket authenticates first.
+        def _connect(self) -> None:
+            super()._connect()
+            try:
+                _authenticate(self.sock, command)
+            except (MemcacheClientError, OSError):
+                self.close()
+                raise
+
+    return AuthenticatingClient(server, **options)
 
 
 @STORES.register("memcached", requires=("pymemcache",), extra="stores")
@@ -61,11 +120,8 @@ class MemcachedStore(Store):
     )
 
     def _open(self) -> None:
-        from pymemcache.client.base import Client
         from pymemcache.exceptions import MemcacheError
 
-        host = self._parts.hostname or "127.0.0.1"
-        port = self._parts.port or 11211
         self._timeout = self.config.number("memcached.socket_timeout")
         self._connect_timeout = self.config.number("memcached.connect_timeout")
         self._written: set[bytes] = set()
@@ -74,8 +130,8 @@ class MemcachedStore(Store):
             raise UsageError(
                 f"memcached.key_ttl={self._ttl}: give 0 (no expiry) to {_MAX_RELATIVE_TTL} seconds (30 days)"
             )
-        self._client: Any = Client(
-            (host, port),
+        self._client: Any = memcached_client(
+            self._url,
             connect_timeout=self._connect_timeout,
             timeout=self._timeout,
             no_delay=True,
@@ -177,6 +233,7 @@ class MemcachedStore(Store):
         port = self._parts.port or 11211
         for _ in range(20):
             with socket.create_connection((host, port), timeout=self._timeout) as sock:
+                _authenticate(sock, _authentication(self._parts))
                 sock.sendall(b"lru_crawler metadump all\r\n")
                 data = _read_dump(sock)
             if data.startswith(b"BUSY"):

@@ -8,6 +8,11 @@ tables of runs by the shape of their names
 (:class:`~stratabench.layers.stores.base.Sweepable`). ``sqlite:///:memory:`` gives a
 private in-memory database.
 
+A database file this store created is marked as the tool's (``PRAGMA
+application_id``); when a store closes it with no table left in it (the
+run's cleanup, or ``clean`` after a killed run), the file and its journal
+go too. A file that existed before is never removed.
+
 Settings (``sqlite.*``: journal mode, synchronous, busy timeout):
 ``stratabench list settings`` shows them with their defaults.
 """
@@ -29,6 +34,8 @@ __all__ = ["SqliteStore"]
 # SQLite's default SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32 but 999
 # before; stay under the old limit so any build works.
 _CHUNK = 500
+# PRAGMA application_id of a database file this store created ("sbch").
+_APPLICATION_ID = 0x73626368
 
 
 def connect(path: str, config: SettingReader) -> sqlite3.Connection:
@@ -78,8 +85,12 @@ class SqliteStore(Store):
         self._table = namespace_identifier(self.namespace)
         if self.sweeping and path != ":memory:" and not Path(path).is_file():
             raise UsageError(f"store URL {self.redacted_url!r}: no such database file to clean")
+        self._file = None if path == ":memory:" else Path(path)
+        created = self._file is not None and not self.sweeping and not self._file.exists()
         try:
             self._db = connect(path, self.config)
+            if created:
+                self._db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
             if not self.sweeping:
                 self._db.execute(
                     f'CREATE TABLE IF NOT EXISTS "{self._table}" (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID'
@@ -143,4 +154,23 @@ class SqliteStore(Store):
             self._db.execute(f'DROP TABLE IF EXISTS "{name}"')
 
     def _close(self) -> None:
-        self._db.close()
+        db = getattr(self, "_db", None)
+        if db is None:
+            return
+        try:
+            doomed = self._file is not None and self._empty_and_ours(db)
+        except sqlite3.Error:
+            doomed = False
+        db.close()
+        if doomed and self._file is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self._file}{suffix}").unlink(missing_ok=True)
+
+    @staticmethod
+    def _empty_and_ours(db: sqlite3.Connection) -> bool:
+        """Whether the file is one this store created and no table is left in it."""
+        (application_id,) = db.execute("PRAGMA application_id").fetchone()
+        if application_id != _APPLICATION_ID:
+            return False
+        (tables,) = db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return int(tables) == 0

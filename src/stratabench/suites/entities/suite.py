@@ -334,7 +334,6 @@ def _bundled_cache(kind: str, url: str, items: dict[bytes, bytes]) -> tuple[Any,
     from google.cloud.ndb import global_cache
 
     from stratabench.errors import StoreError, UnavailableError
-    from stratabench.layers.stores.base import parse_store_url
 
     client: Any
     if kind == "redis":
@@ -343,10 +342,9 @@ def _bundled_cache(kind: str, url: str, items: dict[bytes, bytes]) -> tuple[Any,
         client = redis.Redis.from_url(url)
         cache = global_cache.RedisCache(client, strict_read=True, strict_write=True)
     elif kind == "memcached":
-        import pymemcache
+        from stratabench.layers.stores.memcached import memcached_client
 
-        parts = parse_store_url(url)
-        client = pymemcache.Client((parts.hostname or "127.0.0.1", parts.port or 11211))
+        client = memcached_client(url)
         cache = global_cache.MemcacheCache(client, strict_read=True, strict_write=True)
     else:
         raise UnavailableError(f"ndb has no bundled global cache for {kind}; only redis and memcached")

@@ -55,6 +55,30 @@ class Suite(ABC):
     def __init__(self, options: RunOptions) -> None:
         self.options = options
 
+    @classmethod
+    def preload(cls) -> tuple[str, ...]:
+        """Modules the zygote imports once, so each cell's fresh process starts with them imported.
+
+        A cell imports its plugin and the library under it when it is
+        prepared; in a fresh process that costs from milliseconds (a codec)
+        to seconds (google-cloud-ndb takes about 2 s), paid again by every
+        cell. Here: the suite's own requirements and every installed codec,
+        compressor, store and mapper plugin with its requirements (see
+        :mod:`stratabench.engine.zygote`).
+        """
+        from stratabench.layers.codecs import CODECS
+        from stratabench.layers.compressors import COMPRESSORS
+        from stratabench.layers.mappers import MAPPERS
+        from stratabench.layers.stores import STORES
+        from stratabench.suites import SUITES
+
+        modules: list[str] = list(SUITES.info(cls.name).requires)
+        for registry in (CODECS, COMPRESSORS, STORES, MAPPERS):
+            for info in registry:  # iterating imports every plugin module of the registry
+                if info.availability.ok:
+                    modules += [info.cls.__module__, *info.requires]
+        return tuple(dict.fromkeys(modules))
+
     @property
     def config(self) -> SettingReader:
         """The run's values of this suite's declared :attr:`settings`."""

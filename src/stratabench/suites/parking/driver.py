@@ -81,6 +81,16 @@ class Exchange:
     def describe(self) -> str:
         return f"GET /{_shorten(self.function)}?{_shorten(self.query)} -> HTTP {self.http_status} {_shorten(self.raw)}"
 
+    def decimal_at(self, *path: str) -> Decimal | None:
+        """The answer's value at ``path`` (nested keys) as a decimal; ``None`` when absent or not a number."""
+        value: Any = self.body
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        try:
+            return Decimal(str(value))
+        except InvalidOperation:
+            return None
+
 
 class ParkingClient:
     """Calls one server, one new TCP connection per call, as the study's client did."""
@@ -210,13 +220,10 @@ class SuiteDriver:
             raise self.fail(f"{what} = {expected} (got {actual})")
 
     def decimal(self, exchange: Exchange, *path: str) -> Decimal:
-        value: Any = exchange.body
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        try:
-            return Decimal(str(value))
-        except InvalidOperation:
-            raise self.fail(f"{'.'.join(path)} as a decimal", exchange) from None
+        value = exchange.decimal_at(*path)
+        if value is None:
+            raise self.fail(f"{'.'.join(path)} as a decimal", exchange)
+        return value
 
     def quote(self, descr: str, user_id: str | None, *, ticket: bool = False) -> tuple[int, Decimal, Decimal | None]:
         """get_service_info that must succeed: (free places, price, balance or None)."""

@@ -36,7 +36,7 @@ import random
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from stratabench.errors import ServiceError
@@ -239,13 +239,10 @@ class ParkingRequests:
 
     @staticmethod
     def _decimal(exchange: Exchange, *path: str) -> Decimal:
-        value: Any = exchange.body
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        try:
-            return Decimal(str(value))
-        except InvalidOperation:
-            raise _Wrong(f"{'.'.join(path)} as a decimal") from None
+        value = exchange.decimal_at(*path)
+        if value is None:
+            raise _Wrong(f"{'.'.join(path)} as a decimal")
+        return value
 
     @staticmethod
     def _equal(what: str, expected: object, actual: object) -> None:

@@ -32,6 +32,7 @@ from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.stats import instability
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
@@ -172,4 +173,5 @@ def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> 
         error = f"{len(failed)} of {len(samples)} suite runs failed; the first: {failed[0].failure}"
     return CellResult(suite=cell.suite, cell=cell.name, params=dict(cell.params), language=cell.language,
                       status="failed" if failed else "ok", error=error, loops=1, metrics=metrics,
-                      notes=notes)  # fmt: skip
+                      notes=notes,
+                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else ())  # fmt: skip

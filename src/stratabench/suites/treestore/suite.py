@@ -36,6 +36,7 @@ from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult, Status
+from stratabench.results.stats import instability
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
@@ -364,4 +365,6 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
     status: Status = "ok" if error is None and (integrity is None or integrity.ok) else "failed"
     return CellResult(cell.suite, cell.name, dict(cell.params), cell.language, status, error,
                       loops=1 if samples else None, metrics=metrics, integrity=integrity, notes=notes,
-                      duration_s=duration)
+                      duration_s=duration,
+                      # The study's tries are its samples: an interval they leave wide is flagged like any other.
+                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else ())

@@ -78,3 +78,13 @@ def test_a_small_run_measures_every_cell_and_reports_the_studys_tables(tmp_path:
     claims = next(table for table in tables if "claims" in table.title)
     assert [row["n"] for row in claims.rows] == list(range(1, 8))
     assert claims.rows[1]["verdict"] == "not measured: needs a server"  # claim 2 is about network backends only
+
+
+def test_tries_that_leave_a_wide_interval_flag_the_cell() -> None:
+    from stratabench.suites.treestore.suite import _result
+
+    cell = next(iter(TreestoreSuite(RunOptions()).cells()))
+    steady = _result(cell, {"samples_ns": [1_000_000, 1_010_000, 1_005_000]}, {}, 0.1)
+    carried = _result(cell, {"samples_ns": [9_000_000, 1_000_000]}, {}, 0.1)  # try 1 changes data, try 2 does not
+    assert steady.status == "ok" and steady.flags == ()
+    assert carried.status == "ok" and carried.flags and any("%" in flag for flag in carried.flags)

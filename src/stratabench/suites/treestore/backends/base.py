@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from stratabench.errors import StoreError, StratabenchError, UsageError
 from stratabench.redact import redact, scrub
+from stratabench.scratch import RAM_DIR_ENV
 from stratabench.suites.treestore.diff import Diff
 from stratabench.suites.treestore.records import Scope
 from stratabench.suites.treestore.schema import SchemaNode
@@ -70,7 +71,7 @@ def permitted(uid: int, gid: int, mode: int) -> tuple[bool, bool]:
 
 def ram_directory() -> Path:
     """A RAM-backed temporary directory where the OS has one (sysrepo keeps its files in shared memory)."""
-    shm = Path("/dev/shm")
+    shm = Path(os.environ.get(RAM_DIR_ENV, "/dev/shm"))  # a run's own, which the next run sweeps
     if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
         return shm
     return Path(tempfile.gettempdir())
