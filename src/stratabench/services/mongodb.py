@@ -68,17 +68,24 @@ class MongodbService(Service):
             return Availability(False, f"mongodb: needs PostgreSQL under FerretDB: {backing.reason}")
         return super().availability()
 
-    def start(self, *, timeout: float | None = None, owner_pid: int | None = None) -> RunningService:
-        """Start the private PostgreSQL, then FerretDB on it; a failure of either stops both."""
+    def start(
+        self, *, timeout: float | None = None, owner_pid: int | None = None, detached: bool = False
+    ) -> RunningService:
+        """Start the private PostgreSQL, then FerretDB on it; a failure of either stops both.
+
+        The PostgreSQL is detached exactly when FerretDB is: a ``services up``
+        FerretDB must not lose its data store when the command that started
+        them ends, nor may a run's PostgreSQL outlive the run.
+        """
         self.install()
         self.executable()  # a missing binary says so before a PostgreSQL is started for nothing
         try:
-            backing = self._backing().start(timeout=timeout, owner_pid=owner_pid)
+            backing = self._backing().start(timeout=timeout, owner_pid=owner_pid, detached=detached)
         except UnavailableError as exc:
             raise UnavailableError(f"mongodb: needs PostgreSQL under FerretDB: {exc.message}") from None
         self.backing_url = backing.url
         try:
-            running = super().start(timeout=timeout, owner_pid=owner_pid)
+            running = super().start(timeout=timeout, owner_pid=owner_pid, detached=detached)
         except BaseException:
             backing.stop()
             raise
