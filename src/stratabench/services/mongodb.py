@@ -23,8 +23,11 @@ It has no password because it cannot take one: FerretDB 1.24's embeddable
 package (``ferretdb.Config``) has no setting for authentication, its
 SCRAM accounts (``--test-enable-new-auth``, ``--setup-username``) are
 reachable only through its internal packages, which another Go module
-cannot import, and its SQLite backend accepts any user name and password.
-It listens on 127.0.0.1 only, in a 0700 directory. Giving it a password
+cannot import. On PostgreSQL it hands a client's user name and password to
+PostgreSQL, which checks them, but a client that gives none is served on
+the account of the URL it was started with (its pool's ``Get``): here the
+private PostgreSQL's superuser. It listens on 127.0.0.1 only, in a 0700
+directory. Giving it a password
 means moving to FerretDB 2, which needs PostgreSQL with DocumentDB.
 
 It runs as the invoking user even under root: its binary lives in the
