@@ -143,7 +143,7 @@ def alive(pids: set[int]) -> list[int]:
 
 def family(root: int, servers: list[RunningService]) -> set[int]:
     """The run's process and every process it started, servers (own sessions) included."""
-    pids = {root, *(pid for server in servers for pid in server.pids)}
+    pids = {root, *(pid for server in servers for part in server.each() for pid in part.pids)}
     for pid in list(pids):
         try:
             pids.update(child.pid for child in psutil.Process(pid).children(recursive=True))

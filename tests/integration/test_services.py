@@ -95,6 +95,40 @@ def test_passwords_are_never_printed(own_state: Path, capsys: pytest.CaptureFixt
     assert password not in capsys.readouterr().out
 
 
+def test_mongodb_runs_on_a_private_postgresql_that_stops_with_it(own_state: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import psycopg
+    import pymongo
+
+    need("mongodb")
+    assert services_cli.run("up", ["mongodb"]) == 0
+    (service,) = state.load()
+    try:
+        (backing,) = service.under
+        assert backing.name == "postgresql" and backing.alive() and service.alive()
+        password = password_of(backing.url)
+        assert password and password not in " ".join(psutil.Process(service.pids[0]).cmdline())
+        assert password not in capsys.readouterr().out
+        with pymongo.MongoClient(service.url, serverSelectionTimeoutMS=5000) as client:
+            client["sb_probe"]["c"].insert_one({"_id": "x", "r": "y"})
+            client["sb_probe"]["c"].create_index("r")
+            assert client["sb_probe"]["c"].find_one({"r": "y"}) == {"_id": "x", "r": "y"}
+        # FerretDB keeps the data in that PostgreSQL, whose B-tree indexes got GIN twins
+        # without a pending list (fastupdate off), which every search would scan in full.
+        with psycopg.connect(backing.url) as connection:
+            kinds = connection.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = 'sb_probe' "
+                                       "AND tablename NOT LIKE '_ferretdb%'").fetchall()
+        definitions = " ".join(row[0] for row in kinds)
+        assert "USING gin (((_jsonb -> '_id'::text)) jsonb_path_ops) WITH (fastupdate=off)" in definitions
+        assert "USING gin (((_jsonb -> 'r'::text)) jsonb_path_ops) WITH (fastupdate=off)" in definitions
+    finally:
+        assert services_cli.run("down", ["mongodb"]) == 0
+    for part in service.each():
+        assert gone(part.pids[0]), f"{part.name} outlived `services down`"
+        assert not Path(part.workdir).exists()
+    assert state.load() == []
+
+
 def test_unknown_service() -> None:
     with pytest.raises(UnknownNameError, match="redis"):
         services_cli.run("up", ["nosuchserver"])

@@ -45,7 +45,8 @@ def server(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
 
 
 def test_servers_see_only_a_cleaned_environment_and_private_directories(server: RunningService) -> None:
-    processes = [psutil.Process(pid) for pid in server.pids]
+    parts = list(server.each())  # the MongoDB-wire server's PostgreSQL too
+    processes = [psutil.Process(pid) for part in parts for pid in part.pids]
     processes += [child for process in processes for child in process.children(recursive=True)]
     for process in processes:
         environment = process.environ()
@@ -53,7 +54,7 @@ def test_servers_see_only_a_cleaned_environment_and_private_directories(server: 
         assert set(environment) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "PGDATA", "PG_GRANDPARENT_PID",
                                     "PGLOCALEDIR", "PGSYSCONFDIR", "LC_COLLATE", "LC_CTYPE", "LC_MESSAGES",
                                     "LC_MONETARY", "LC_NUMERIC", "LC_TIME"}, sorted(environment)
-    for directory, _, _ in os.walk(server.workdir):
+    for directory, _, _ in (step for part in parts for step in os.walk(part.workdir)):
         mode = stat.S_IMODE(os.stat(directory).st_mode)
         assert mode == 0o700, f"{directory} is {oct(mode)}"
 
@@ -112,35 +113,38 @@ def test_a_state_file_in_a_shared_directory_leaves_that_directory_alone(tmp_path
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
 
 
-@pytest.mark.parametrize("name", ["memcached", "redis"])
+@pytest.mark.parametrize("name", ["memcached", "redis", "mongodb"])
 def test_a_server_started_by_a_killed_caller_does_not_outlive_it(name: str, tmp_path: Path) -> None:
     # A library caller (a test, a script) starts a private server and is killed with SIGKILL, as a
     # time-boxed test session is: the server must go too, not run on under init (ppid 1) with nobody
-    # holding its pid. Only `services up` asks for servers that outlive their caller.
+    # holding its pid. Only `services up` asks for servers that outlive their caller. The
+    # MongoDB-wire server's PostgreSQL is started by the same caller and must go with it as well.
     if not SERVICES.get(name)().availability().ok:
         unavailable(SERVICES.get(name)().availability().reason)
     script = (
         "import sys, time\n"
         "from stratabench.services import SERVICES\n"
         f"running = SERVICES.get({name!r})().start()\n"
-        "print(running.pids[0], flush=True)\n"
+        "print(*(part.pids[0] for part in running.each()), flush=True)\n"
         "time.sleep(120)\n"
     )
     env = {**os.environ, STATE_ENV: str(tmp_path / "state" / "services.json")}
     caller = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
     assert caller.stdout is not None
     try:
-        server = psutil.Process(int(caller.stdout.readline()))
-        assert server.ppid() == caller.pid
+        servers = [psutil.Process(int(pid)) for pid in caller.stdout.readline().split()]
+        assert servers and all(server.ppid() == caller.pid for server in servers)
     finally:
         caller.kill()
         caller.wait()
         caller.stdout.close()
-    try:
-        server.wait(timeout=2)
-    except psutil.TimeoutExpired:
-        server.kill()
-        pytest.fail(f"{name} (pid {server.pid}, ppid {server.ppid()}) outlived its killed caller")
+    for server in servers:
+        try:
+            server.wait(timeout=2)
+        except psutil.TimeoutExpired:
+            left = f"{server.name()} (pid {server.pid}, ppid {server.ppid()})"
+            server.kill()
+            pytest.fail(f"{left} of {name} outlived its killed caller")
 
 
 def test_postgresql_keeps_its_shared_memory_in_its_own_directory() -> None:

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -29,10 +31,33 @@ func TestParseArgs(t *testing.T) {
 		{"--dir", "d", "--log-level", "loud"},
 		{"--dir", "d", "extra"},
 		{"--bogus"},
+		{"--dir", "d", "--postgresql-url-file", "f"},
+		{"--postgresql-url-file", "/nonexistent/url"},
 	} {
 		var ue usageError
 		if _, err := parseArgs(args); !errors.As(err, &ue) {
 			t.Errorf("%v: want a usage error, got %v", args, err)
 		}
+	}
+}
+
+func TestPostgreSQLURLFromFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "url")
+	if err := os.WriteFile(file, []byte("postgresql://u:p@127.0.0.1:5/db\nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseArgs([]string{"--listen", "127.0.0.1:0", "--postgresql-url-file", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.postgresqlURL != "postgresql://u:p@127.0.0.1:5/db" || o.dir != "" {
+		t.Errorf("%+v", o)
+	}
+	if err := os.WriteFile(file, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ue usageError
+	if _, err := parseArgs([]string{"--postgresql-url-file", file}); !errors.As(err, &ue) {
+		t.Errorf("empty URL file: want a usage error, got %v", err)
 	}
 }

@@ -7,8 +7,8 @@ The Go module in ``go/`` builds two programs:
     the dataset, writes each format's asset, times loading it under
     ``testing.Benchmark`` and prints one JSON object per cell on stdout.
 ``stratabench-mongo``
-    A MongoDB-compatible test server (FerretDB with SQLite) on a loopback
-    port.
+    A MongoDB-compatible test server (FerretDB on PostgreSQL, or SQLite) on a
+    loopback port.
 
 Binaries live in ``<repo>/.build/go/<name>``, or in the directory named by
 the ``STRATABENCH_GO_BIN_DIR`` environment variable. Building needs the Go

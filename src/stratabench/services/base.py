@@ -42,7 +42,7 @@ import subprocess
 import tempfile
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -94,6 +94,10 @@ class RunningService:
     owner_pid
         The process that owns it: a ``run --services local`` process, whose
         servers stop with it; ``None`` for servers of ``services up``.
+    under
+        Private servers this one runs on (the MongoDB-wire server's
+        PostgreSQL): started before it, with the same owner, and stopped
+        after it by :meth:`stop`.
     """
 
     name: str
@@ -108,6 +112,7 @@ class RunningService:
     version: str = ""
     owner_pid: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    under: tuple[RunningService, ...] = ()
 
     @property
     def redacted_url(self) -> str:
@@ -130,6 +135,7 @@ class RunningService:
         data = asdict(self)
         data["pids"] = list(self.pids)
         data["create_times"] = list(self.create_times)
+        data["under"] = [service.to_json() for service in self.under]
         return data
 
     @classmethod
@@ -137,16 +143,25 @@ class RunningService:
         values = dict(data)
         values["pids"] = tuple(values.get("pids", ()))
         values["create_times"] = tuple(values.get("create_times", ()))
+        values["under"] = tuple(cls.from_json(entry) for entry in values.get("under", ()))
         return cls(**values)
+
+    def each(self) -> Iterator[RunningService]:
+        """This server, then every server it runs on (:attr:`under`, recursively)."""
+        yield self
+        for service in self.under:
+            yield from service.each()
 
     def alive(self) -> bool:
         """Whether any of its processes still runs (and is the one recorded)."""
         return bool(_own_processes(self.pids, self.create_times, self.executable))
 
     def stop(self, *, timeout: float = 15.0) -> None:
-        """Stop its processes (signal, then SIGKILL after ``timeout``) and remove its directory."""
+        """Stop its processes (signal, then SIGKILL after ``timeout``), then the servers it runs on; remove their directories."""
         stop_processes(self.pids, self.create_times, self.executable, sig=self.stop_signal, timeout=timeout)
         shutil.rmtree(self.workdir, ignore_errors=True)
+        for service in self.under:
+            service.stop(timeout=timeout)
 
 
 def _own_processes(pids: Sequence[int], create_times: Sequence[float], executable: str) -> list[Any]:

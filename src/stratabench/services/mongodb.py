@@ -1,19 +1,33 @@
-"""A MongoDB-compatible private server: the project's Go ``stratabench-mongo``.
+"""A MongoDB-compatible private server: the project's Go ``stratabench-mongo`` on a private PostgreSQL.
 
 Needs ``.build/go/stratabench-mongo`` (or ``$STRATABENCH_GO_BIN_DIR``), built
-from ``go/cmd/stratabench-mongo`` on FerretDB with SQLite; when it is
+from ``go/cmd/stratabench-mongo`` on embeddable FerretDB; when it is
 missing and the Go toolchain is here, starting the service builds it. It
-speaks MongoDB's wire protocol on 127.0.0.1, keeps its data in the
-temporary directory, has no password and prints ``ready mongodb://...``
-once it accepts connections. Its URL is ``mongodb://127.0.0.1:PORT/``.
-It is not a real MongoDB: the timings are FerretDB's.
+speaks MongoDB's wire protocol on 127.0.0.1, has no password and prints
+``ready mongodb://...`` once it accepts connections. Its URL is
+``mongodb://127.0.0.1:PORT/``. It is not a real MongoDB: the timings are
+FerretDB's.
+
+FerretDB keeps the data in a private PostgreSQL (the ``postgresql``
+service's server, started first with the same owner and stopped after it:
+:attr:`RunningService.under`), not in its SQLite backend: on SQLite,
+FerretDB 1.24 hands the database only filters that are exactly
+``{_id: value}`` and reads and decodes the whole collection for any other,
+which made the treestore study's successor lookups and deletes quadratic
+(a cell timed out at N = 1,000). On PostgreSQL it pushes equality on any
+top-level field down. So this service needs PostgreSQL's server binaries
+as the ``postgresql`` service does. The PostgreSQL URL, password
+included, reaches FerretDB in a 0600 file, never on its command line.
 
 It has no password because it cannot take one: FerretDB 1.24's embeddable
 package (``ferretdb.Config``) has no setting for authentication, its
 SCRAM accounts (``--test-enable-new-auth``, ``--setup-username``) are
 reachable only through its internal packages, which another Go module
-cannot import, and its SQLite backend accepts any user name and password.
-It listens on 127.0.0.1 only, in a 0700 directory. Giving it a password
+cannot import. On PostgreSQL it hands a client's user name and password to
+PostgreSQL, which checks them, but a client that gives none is served on
+the account of the URL it was started with (its pool's ``Get``): here the
+private PostgreSQL's superuser. It listens on 127.0.0.1 only, in a 0700
+directory. Giving it a password
 means moving to FerretDB 2, which needs PostgreSQL with DocumentDB.
 
 It runs as the invoking user even under root: its binary lives in the
@@ -22,24 +36,66 @@ work tree, which the ``nobody`` account may not be able to read.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from stratabench.errors import StratabenchError, UnavailableError
+from stratabench.registry import Availability
 from stratabench.services import SERVICES
-from stratabench.services.base import Service
+from stratabench.services.base import RunningService, Service
 from stratabench.services.ports import LOOPBACK
 
 __all__ = ["MongodbService"]
 
 PROGRAM = "stratabench-mongo"
+BACKING = "postgresql"
 
 
 @SERVICES.register("mongodb")
 class MongodbService(Service):
-    """The project's MongoDB-compatible server (FerretDB + SQLite) on a free loopback port."""
+    """The project's MongoDB-compatible server (FerretDB on a private PostgreSQL) on a free loopback port."""
 
     drop_root = False
     version_args = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.backing_url = ""
+
+    def _backing(self) -> Service:
+        return SERVICES.get(BACKING)()
+
+    def availability(self) -> Availability:
+        backing = self._backing().availability()
+        if not backing.ok:
+            return Availability(False, f"mongodb: needs PostgreSQL under FerretDB: {backing.reason}")
+        return super().availability()
+
+    def start(
+        self, *, timeout: float | None = None, owner_pid: int | None = None, detached: bool = False
+    ) -> RunningService:
+        """Start the private PostgreSQL, then FerretDB on it; a failure of either stops both.
+
+        The PostgreSQL is detached exactly when FerretDB is: a ``services up``
+        FerretDB must not lose its data store when the command that started
+        them ends, nor may a run's PostgreSQL outlive the run.
+        """
+        self.install()
+        self.executable()  # a missing binary says so before a PostgreSQL is started for nothing
+        try:
+            backing = self._backing().start(timeout=timeout, owner_pid=owner_pid, detached=detached)
+        except UnavailableError as exc:
+            raise UnavailableError(f"mongodb: needs PostgreSQL under FerretDB: {exc.message}") from None
+        self.backing_url = backing.url
+        try:
+            running = super().start(timeout=timeout, owner_pid=owner_pid, detached=detached)
+        except BaseException:
+            backing.stop()
+            raise
+        return dataclasses.replace(running, under=(backing,))
+
+    def prepare(self) -> None:
+        self.write_private("postgresql-url", self.backing_url + "\n")
 
     def install(self) -> None:
         from stratabench.adapters import golang
@@ -64,7 +120,8 @@ class MongodbService(Service):
         return str(path)
 
     def command(self) -> list[str]:
-        return [self.executable(), "--listen", f"{LOOPBACK}:{self.port}", "--dir", str(self.workdir)]
+        return [self.executable(), "--listen", f"{LOOPBACK}:{self.port}",
+                "--postgresql-url-file", str(self.workdir / "postgresql-url")]
 
     def url(self) -> str:
         return f"mongodb://{LOOPBACK}:{self.port}/"

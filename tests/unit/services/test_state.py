@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -51,3 +52,12 @@ def test_damaged_file(path: Path) -> None:
     with pytest.raises(ServiceError, match="delete it"):
         state.load()
     assert state.pids_for_address("127.0.0.1", 5) == ()
+
+
+def test_a_server_keeps_the_servers_it_runs_on(path: Path) -> None:
+    backing = dataclasses.replace(entry(3), name="postgresql", url="postgresql://u:secret@127.0.0.1:6/postgres")
+    state.record(dataclasses.replace(entry(4), name="mongodb", under=(backing,)))
+    (loaded,) = state.load()
+    assert loaded.under == (backing,)
+    assert [part.name for part in loaded.each()] == ["mongodb", "postgresql"]
+    assert "secret" not in str(loaded.describe())

@@ -121,6 +121,10 @@ class Deleted:
     parent_path: str
     depth: int
 
+    def records(self) -> Iterator[NodeRecord]:
+        """The stored records of the subtree, its own first (lazily: a caller may stop early)."""
+        return subtree_records(self.schema, self.key, self.node, self.parent_path, self.parent_sort, self.depth, None)
+
     @property
     def sort_key(self) -> str:
         return f"{self.parent_sort}{_step(self.schema, self.key, self.depth)} "

@@ -41,8 +41,11 @@ KNOWN_DIFFERENCES = (
     "Backends connect eagerly, so no timed try pays for a first connection (sysrepo's Redis plugin connects lazily).",
     "Redis runs the core-command layout (sorted-set index) unless redis+search is available; do not read its "
     "figures as the reference's Redis Stack column.",
-    "The MongoDB-wire server is the project's FerretDB (SQLite) unless a MongoDB is named; its timings are not "
-    "MongoDB 8.0's.",
+    "The MongoDB-wire server is the project's FerretDB 1.24 on a private PostgreSQL (with GIN twins of its indexes, "
+    "so equality filters use them) unless a MongoDB is named; FerretDB reads the whole collection for an $or or "
+    "a regex (so get tree hash decodes all 2N+1 documents on the server to return 3), and its timings are not "
+    "MongoDB 8.0's. A deleted subtree with one stored descendant deletes it by exact _id instead of sysrepo's "
+    "regex: still one operation.",
     "There is one more backend: SQLite (in the RAM-backed directory, and sqlite@disk on the system temp directory).",
     "Before each timed try the collector runs and the heap is frozen until the try ends (a C core has no GC).",
 )

@@ -12,17 +12,26 @@ owner, group and permission bits, ``"#" + list`` a user-ordered list's
 maximum position. Loads skip ids that do not start with ``/``.
 
 A commit is one unordered bulk write of the non-user-ordered operations
-(an insert per created node, a delete by ``_id`` plus one regex delete of
-the descendants per deleted subtree, ``$set`` for replaced values and for
+(an insert per created node, a delete by ``_id`` plus one delete of the
+descendants per deleted subtree, ``$set`` for replaced values and for
 unchanged ancestors' default flag and origin), with user-ordered instances
 placed one at a time, then the ``"0"`` upsert: as sysrepo's plugin, so
 ``remove whole subtree`` is 2 operations and ``remove all items`` 2N.
+
+The descendants' delete is sysrepo's regex on ``_id``, except when the
+subtree has exactly one stored descendant (a list entry with one non-key
+leaf, as every entry of the study's lists): then it deletes that one by its
+exact ``_id``, still one operation. No FerretDB backend hands a regex to
+its database, so each regex delete reads and decodes the whole collection:
+N of them made ``remove all items`` and every "delete the list" cleanup
+quadratic (hours at N = 10,000), where an exact ``_id`` is an index lookup.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from itertools import islice
 from typing import Any
 
 from stratabench.errors import UnavailableError
@@ -30,7 +39,9 @@ from stratabench.suites.treestore import user_order
 from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, Access, Owner, TreeBackend, permitted
 from stratabench.suites.treestore.diff import Diff
-from stratabench.suites.treestore.records import UO_GAP, NodeRecord, Scope, TreeBuilder, store_plan, tree_records
+from stratabench.suites.treestore.records import (
+    UO_GAP, Deleted, NodeRecord, Scope, TreeBuilder, store_plan, tree_records,
+)
 from stratabench.suites.treestore.schema import SchemaNode
 from stratabench.suites.treestore.tree import Inner
 
@@ -52,6 +63,12 @@ def _document(record: NodeRecord, order: int | None) -> dict[str, Any]:
 def _below(path: str) -> dict[str, Any]:
     """The descendants of ``path``: ids that continue it with ``/`` or ``[``."""
     return {"_id": {"$regex": f"^{re.escape(path)}[/[]"}}
+
+
+def _descendants(deleted: Deleted) -> dict[str, Any]:
+    """The filter of a deleted subtree's descendants: the one's exact ``_id`` if only one is stored, else :func:`_below`."""
+    below = [record.path for record in islice(deleted.records(), 1, 3)]  # the subtree's own record first; two say "more than one"
+    return {"_id": below[0]} if len(below) == 1 else _below(deleted.path)
 
 
 class _Positions:
@@ -210,7 +227,7 @@ class MongodbBackend(TreeBackend):
         for deleted in plan.deletes:
             operations.append(DeleteOne({"_id": deleted.path}))
             if deleted.has_children:
-                operations.append(DeleteMany(_below(deleted.path)))
+                operations.append(DeleteMany(_descendants(deleted)))
         for path, value in plan.replaces:
             operations.append(UpdateOne({"_id": path}, {"$set": {"v": value, "f": False}}))
         touched: dict[str, Any] = {"f": False} if origin is None else {"f": False, "g": origin}
@@ -223,7 +240,7 @@ class MongodbBackend(TreeBackend):
             user_order.unlink(positions, deleted.path, deleted.uo_parent)
             collection.delete_one({"_id": deleted.path})
             if deleted.has_children:
-                collection.delete_many(_below(deleted.path))
+                collection.delete_many(_descendants(deleted))
         for record in plan.uo_creates:
             user_order.place(positions, record)
 

@@ -30,7 +30,7 @@ from stratabench.suites.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.backends.base import OPERATIONAL, Access, Owner, TreeBackend, permitted
 from stratabench.suites.treestore.diff import Diff
 from stratabench.suites.treestore.records import (
-    UO_GAP, Deleted, NodeRecord, Scope, TreeBuilder, store_plan, subtree_records, tree_records,
+    UO_GAP, Deleted, NodeRecord, Scope, TreeBuilder, store_plan, tree_records,
 )
 from stratabench.suites.treestore.schema import SchemaNode
 from stratabench.suites.treestore.tree import Inner
@@ -249,9 +249,7 @@ class RedisBackend(TreeBackend):
         pipeline.add().zadd(f"{ns}:idx", {f"{record.sort_key}\x00{record.path}": 0})
 
     def _delete_subtree(self, pipeline: _Pipeline, ns: str, deleted: Deleted) -> None:
-        records = subtree_records(deleted.schema, deleted.key, deleted.node, deleted.parent_path,
-                                  deleted.parent_sort, deleted.depth, None)
-        for record in records:
+        for record in deleted.records():
             pipeline.add().delete(f"{ns}:data:{record.path}")
             pipeline.add().zrem(f"{ns}:idx", f"{record.sort_key}\x00{record.path}")
             if record.uo_parent is not None and record.path != deleted.path:
