@@ -42,7 +42,7 @@ from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
 from stratabench.suites.treestore.backends import TREE_BACKENDS
-from stratabench.suites.treestore.catalog import TESTS, family_of
+from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
 
@@ -82,6 +82,8 @@ class TreestoreSuite(Suite):
         Setting("treestore.state", "sysrepo", "state across tries: sysrepo (the reference's), fresh-state "
                 "(setup before every try), or both", "text", ("sysrepo", "fresh-state", "both")),
         Setting("treestore.backends", "", "backends, comma-separated; empty: every one this run can reach"),
+        Setting("treestore.tests", "", f"only these tests, by number, comma-separated (e.g. 6,8,9,17; each runs "
+                f"its own setup, so any subset keeps the reference's state semantics); empty: all {len(TESTS)}"),
         Setting("treestore.warmup", "0", "discarded tries after each setup; changes the state of the tries, "
                 "so such cells are named @warmupK", "whole", minimum=0, maximum=1_000),
     )
@@ -107,6 +109,21 @@ class TreestoreSuite(Suite):
         if self.config.given("treestore.tries_many_subs"):
             return tries, self.config.whole("treestore.tries_many_subs")
         return tries, tries if self.full else 1
+
+    def tests(self) -> list[TreeTest]:
+        """The tests to run, in table order (``treestore.tests``, else all)."""
+        text = self.config.text("treestore.tests")
+        if not text.strip():
+            return list(TESTS)
+        try:
+            wanted = {int(part) for part in text.split(",") if part.strip()}
+        except ValueError:
+            wanted = set()
+        known = {test.number for test in TESTS}
+        if not wanted or not wanted <= known:
+            raise UsageError(f"--set treestore.tests={text!r}: use test numbers 1 to {len(TESTS)} separated by "
+                             "commas, e.g. 6,8,9,17")
+        return [test for test in TESTS if test.number in wanted]
 
     def states(self) -> tuple[str, ...]:
         state = self.config.text("treestore.state")
@@ -143,7 +160,7 @@ class TreestoreSuite(Suite):
         for n in self.sizes():
             for state in self.states():
                 suffix = STATE_SUFFIX[state] + (f"@warmup{warmup}" if warmup else "")
-                for test in TESTS:
+                for test in self.tests():
                     for backend, url in backends:
                         params = {"backend": backend, "n": n, "test": test.number, "test_name": test.name,
                                   "family": family_of(test.number), "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,

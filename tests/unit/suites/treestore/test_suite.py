@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.errors import UnknownNameError
+from stratabench.errors import UnknownNameError, UsageError
 from stratabench.options import RunOptions
 from stratabench.suites.treestore.report import treestore_tables
 from stratabench.suites.treestore.suite import FULL_SIZES, TreestoreSuite
@@ -88,3 +88,13 @@ def test_tries_that_leave_a_wide_interval_flag_the_cell() -> None:
     carried = _result(cell, {"samples_ns": [9_000_000, 1_000_000]}, {}, 0.1)  # try 1 changes data, try 2 does not
     assert steady.status == "ok" and steady.flags == ()
     assert carried.status == "ok" and carried.flags and any("%" in flag for flag in carried.flags)
+
+
+def test_a_subset_of_tests_keeps_table_order_and_bad_numbers_are_one_line() -> None:
+    cells = suite(tests="17,6").cells()
+    assert [cell.name for cell in cells] == ["json-file/1000/06-get-oper-tree", "sqlite/1000/06-get-oper-tree",
+                                             "json-file/1000/17-create-an-item-cached",
+                                             "sqlite/1000/17-create-an-item-cached"]
+    for bad in ("0", "23", "6,x", ","):
+        with pytest.raises(UsageError, match="test numbers 1 to 22"):
+            suite(tests=bad).cells()
