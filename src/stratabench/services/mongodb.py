@@ -100,10 +100,12 @@ class MongodbService(Service):
     def install(self) -> None:
         from stratabench.adapters import golang
 
-        if golang.binary_path(PROGRAM).is_file() or not (golang.GO_DIR / "cmd" / PROGRAM).is_dir():
-            return
+        if not (golang.GO_DIR / "cmd" / PROGRAM).is_dir():
+            return  # no sources to build from: the binary, if any, is used as it is
         try:
-            golang.build((PROGRAM,))
+            # Built anew when its sources changed since (a binary from older sources refused the
+            # flags the service now passes): a rebuild of unchanged code is skipped.
+            golang.ensure_built((PROGRAM,))
         except StratabenchError as exc:
             # A failed build, like a missing toolchain, leaves the service unavailable here.
             raise UnavailableError(f"mongodb: cannot build {PROGRAM}: {exc.message}") from None

@@ -38,7 +38,7 @@ from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
 from stratabench.suites.parking.measure import Configuration, RunSample, measure_batch
-from stratabench.suites.parking.process import IMPLEMENTATIONS, go_binary
+from stratabench.suites.parking.process import GO_PROGRAM, IMPLEMENTATIONS, go_binary
 
 __all__ = ["DATABASES", "ParkingSuite"]
 
@@ -114,9 +114,15 @@ class ParkingSuite(Suite):
 
         params = cell.params
         server: str = params["server"]
-        if server.startswith("go-") and not go_binary().exists():
-            return CellResult.failure(cell, "unavailable", f"{server}: the Go program is not built "
-                                      f"({go_binary()}); run scripts/install stratabench-parking")  # fmt: skip
+        if server.startswith("go-"):
+            from stratabench.adapters import golang
+
+            try:
+                # Built when missing or older than its sources (a stale server would answer to the old API).
+                golang.ensure_built((GO_PROGRAM,))
+            except StratabenchError as error:
+                return CellResult.failure(cell, "unavailable", f"{server}: the Go program is not built "
+                                          f"({go_binary()}): {error.message}")  # fmt: skip
         if params["database"] == "sqlite":
             url = f"sqlite:///{workdir / 'parking.db'}"
             db_pids: tuple[int, ...] = ()
