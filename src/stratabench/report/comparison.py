@@ -87,6 +87,9 @@ class Comparison:
         The smallest relative change called a change.
     machines
         A line saying the files come from different machines, or ``None``.
+    same_code
+        A line saying both files were measured at one clean revision, so
+        whatever changed is the machine's or the data's; ``None`` otherwise.
     """
 
     metric: Metric
@@ -94,6 +97,7 @@ class Comparison:
     unmatched: list[str]
     min_effect: float
     machines: str | None = None
+    same_code: str | None = None
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -121,7 +125,11 @@ class Comparison:
                 f"{self.counts['unchanged']} unchanged; geomean ratio "
                 f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric.name}, after/before; "
                 f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}); {len(self.unmatched)} not compared")
-        return line + (f"; {self.machines}" if self.machines else "")
+        moved = len(self.changes) - self.counts["unchanged"]
+        notes = [self.machines] if self.machines else []
+        if self.same_code and moved:
+            notes.append(self.same_code)
+        return line + "".join(f"; {note}" for note in notes)
 
 
 def _worse_by(change: Change, measured: Metric) -> float:
@@ -152,6 +160,18 @@ def _machines(before: ResultsFile, after: ResultsFile) -> str | None:
         return None
     return (f"different machines ({first[0]}, {first[1]} → {second[0]}, {second[1]}): "
             "a ratio mixes the code's change with the machine's")
+
+
+def _same_code(before: ResultsFile, after: ResultsFile) -> str | None:
+    revisions = []
+    for results in (before, after):
+        env = results.header.get("environment")
+        revisions.append(env.get("git_revision") if isinstance(env, dict) else None)
+    first, second = revisions
+    if not isinstance(first, str) or first != second or first.endswith("-dirty"):
+        return None
+    # Identical code measured twice: a gate that fails here is measuring the machine's swings.
+    return f"both runs are revision {first[:12]}: what changed is the machine's speed or the data, not the code"
 
 
 def _describe_params(theirs: CellResult, ours: CellResult) -> str:
@@ -200,7 +220,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
         verdict, worse = _verdict(test, measured, min_effect)
         changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse))
     unmatched += [f"{suite} {cell}: only in the first file" for suite, cell, _ in earlier]
-    return Comparison(measured, changes, unmatched, min_effect, _machines(before, after))
+    return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after))
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:

@@ -22,8 +22,9 @@ def scaled(factor: float) -> list[float]:
 
 
 def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = (), *, host: str = "box",
-          metric: str = "wall_ns", params: dict[str, dict[str, Any]] | None = None) -> Path:
-    lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", {"cpu": "test", "hostname": host}, {})]
+          metric: str = "wall_ns", params: dict[str, dict[str, Any]] | None = None, revision: str | None = None) -> Path:
+    environment = {"cpu": "test", "hostname": host, "git_revision": revision}
+    lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", environment, {})]
     for name, samples in cells.items():
         status = "failed" if name in failed else "ok"
         result = CellResult("bulkload", name, (params or {}).get(name, {"codec": name}), "python",
@@ -130,3 +131,15 @@ def test_parameters_and_machines_are_named(tmp_path: Path, capsys: pytest.Captur
 def test_unknown_metric_is_a_usage_error(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(runs[0]), str(runs[1]), "--metric", "speed"]) == 2
     assert capsys.readouterr().err.startswith("error: --metric 'speed' is not a metric; known: wall_ns, cpu_ns")
+
+
+def test_a_change_between_runs_of_one_clean_revision_is_put_down_to_the_machine(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    same = "the machine's speed or the data, not the code"
+    for before_rev, after_rev, factor, said in (("abc123", "abc123", 2.0, True), ("abc123", "abc123", 1.0, False),
+                                               ("abc123", "def456", 2.0, False),
+                                               ("abc123-dirty", "abc123-dirty", 2.0, False)):
+        before = write(tmp_path / "before.jsonl", {"a": BASE}, revision=before_rev)
+        after = write(tmp_path / "after.jsonl", {"a": scaled(factor)}, revision=after_rev)
+        main(["compare", str(before), str(after)])
+        assert (same in capsys.readouterr().out) is said, (before_rev, after_rev, factor)
