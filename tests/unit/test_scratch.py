@@ -23,6 +23,21 @@ def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def start_printing_a_path(script: str) -> tuple[subprocess.Popen[str], Path]:
+    """Start ``script``, which prints a path then sleeps; return it and the path."""
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    return child, Path(child.stdout.readline().strip())
+
+
+def kill_9(child: subprocess.Popen[str]) -> None:
+    """SIGKILL: no clean-up of the child's runs."""
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert child.stdout is not None
+    child.stdout.close()
+
+
 def test_a_run_sends_temporary_files_to_its_root_and_removes_it(own_tmp: Path) -> None:
     with run_scratch("20261122-101010-abcd") as root:
         assert root == own_tmp / "stratabench" / f"20261122-101010-abcd-{os.getpid()}"
@@ -46,15 +61,11 @@ def test_the_next_run_sweeps_the_root_of_a_killed_run(own_tmp: Path) -> None:
             print(root, flush=True)
             time.sleep(60)
     """)
-    killed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert killed.stdout is not None
-    leftover = Path(killed.stdout.readline().strip())
+    killed, leftover = start_printing_a_path(script)
     with run_scratch("20261122-101010-live") as live:
         # Its owner still runs: not swept, neither is ours.
         assert sweep() == [] and leftover.is_dir() and live.is_dir()
-        os.kill(killed.pid, signal.SIGKILL)
-        killed.wait()
-        killed.stdout.close()
+        kill_9(killed)
         assert leftover.is_dir()  # kill -9 ran no clean-up
         assert sweep() == [leftover]
         assert not leftover.exists() and live.is_dir()
@@ -111,13 +122,9 @@ def test_a_run_has_a_root_in_ram_that_the_next_run_sweeps(own_tmp: Path, monkeyp
             print(ram, flush=True)
             time.sleep(60)
     """)
-    killed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert killed.stdout is not None
-    leftover = Path(killed.stdout.readline().strip())
+    killed, leftover = start_printing_a_path(script)
     assert leftover.parent == shm / f"stratabench-{os.geteuid()}" and (leftover / "tree.sqlite").is_file()
-    os.kill(killed.pid, signal.SIGKILL)
-    killed.wait()
-    killed.stdout.close()
+    kill_9(killed)
     with run_scratch("20261122-101010-live") as root:
         ram = Path(os.environ[scratch.RAM_DIR_ENV])
         assert not leftover.exists(), "the next run did not sweep the killed run's RAM root"

@@ -148,9 +148,14 @@ def _verdict(test: SampleTest, measured: Metric, min_effect: float) -> tuple[str
     return (up if went_up else down), went_up == (measured.better == "lower")
 
 
-def _machine(results: ResultsFile) -> tuple[Any, ...]:
+def _environment(results: ResultsFile) -> dict[str, Any]:
+    """The header's environment record, empty when the file has none."""
     env = results.header.get("environment")
-    env = env if isinstance(env, dict) else {}
+    return env if isinstance(env, dict) else {}
+
+
+def _machine(results: ResultsFile) -> tuple[Any, ...]:
+    env = _environment(results)
     return tuple(env.get(key) for key in ("hostname", "cpu", "cpu_count", "machine"))
 
 
@@ -163,11 +168,7 @@ def _machines(before: ResultsFile, after: ResultsFile) -> str | None:
 
 
 def _same_code(before: ResultsFile, after: ResultsFile) -> str | None:
-    revisions = []
-    for results in (before, after):
-        env = results.header.get("environment")
-        revisions.append(env.get("git_revision") if isinstance(env, dict) else None)
-    first, second = revisions
+    first, second = (_environment(results).get("git_revision") for results in (before, after))
     if not isinstance(first, str) or first != second or first.endswith("-dirty"):
         return None
     # Identical code measured twice: a gate that fails here is measuring the machine's swings.
@@ -245,8 +246,7 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
         "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the raw samples.",
     ]
     for label, results in (("first", before), ("second", after)):
-        env = results.header.get("environment")
-        env = env if isinstance(env, dict) else {}
+        env = _environment(results)
         python = env.get("python")
         table.notes.append(
             f"{label}: {results.header.get('started')}, {env.get('cpu')}, Python "

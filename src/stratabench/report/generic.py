@@ -56,8 +56,8 @@ def unstable_table(suite: str, results: Sequence[CellResult]) -> Table | None:
                   "than measured)", [Column("cell", "cell"), Column("why", "why")])
     table.rows = [{"cell": result.cell, "why": "; ".join(unstable_of(result))} for result in flagged]
     table.notes = ["A cell is flagged when sampling spent its budget before the median's interval reached the "
-                   f"target, when its stdev is over {UNSTABLE_CV:.0%} of its mean, or when a sample lies far outside the interval. "
-                   "A quieter machine, --rigorous or a larger --budget narrows them."]
+                   f"target, when its stdev is over {UNSTABLE_CV:.0%} of its mean, or when a sample lies far "
+                   "outside the interval. A quieter machine, --rigorous or a larger --budget narrows them."]
     return table
 
 

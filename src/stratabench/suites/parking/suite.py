@@ -98,31 +98,25 @@ class ParkingSuite(Suite):
         raise UsageError(f"parking cell {cell.name} is measured by the suite itself, not by the engine")
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        go_problem = _build_go_server() if any(cell.params["server"].startswith("go-") for cell in cells) else None
         for cell in cells:
             started = time.perf_counter()
             try:
-                result = self._measure(cell, workdir)
+                result = self._measure(cell, workdir, go_problem)
             except StratabenchError as error:
                 status = "unavailable" if error.exit_code == 69 else "failed"
                 result = CellResult.failure(cell, status, error.message)  # type: ignore[arg-type]
             yield replace(result, duration_s=time.perf_counter() - started)
 
-    def _measure(self, cell: CellSpec, workdir: Path) -> CellResult:
+    def _measure(self, cell: CellSpec, workdir: Path, go_problem: str | None) -> CellResult:
         from stratabench.services.state import pids_for_address
         from stratabench.suites.parking.schema import own_database
         from urllib.parse import urlsplit
 
         params = cell.params
         server: str = params["server"]
-        if server.startswith("go-"):
-            from stratabench.adapters import golang
-
-            try:
-                # Built when missing or older than its sources (a stale server would answer to the old API).
-                golang.ensure_built((GO_PROGRAM,))
-            except StratabenchError as error:
-                return CellResult.failure(cell, "unavailable", f"{server}: the Go program is not built "
-                                          f"({go_binary()}): {error.message}")  # fmt: skip
+        if server.startswith("go-") and go_problem is not None:
+            return CellResult.failure(cell, "unavailable", f"{server}: {go_problem}")
         if params["database"] == "sqlite":
             url = f"sqlite:///{workdir / 'parking.db'}"
             db_pids: tuple[int, ...] = ()
@@ -144,6 +138,20 @@ def _median_counts(counts: Sequence[dict[str, int] | None]) -> dict[str, float] 
     if not known:
         return None
     return {kind: statistics.median(c.get(kind, 0) for c in known) for kind in known[0]}
+
+
+def _build_go_server() -> str | None:
+    """Build the Go server when missing or older than its sources (a stale one answers to the old API), once a run.
+
+    Returns why it cannot run, or ``None`` when it is ready.
+    """
+    from stratabench.adapters import golang
+
+    try:
+        golang.ensure_built((GO_PROGRAM,))
+    except StratabenchError as error:
+        return f"the Go program is not built ({go_binary()}): {error.message}"
+    return None
 
 
 def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> CellResult:

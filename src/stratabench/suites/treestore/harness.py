@@ -10,11 +10,11 @@ yields its one-line error, and the next test still runs.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from stratabench.engine.measure import frozen_heap
 from stratabench.errors import IntegrityError, StratabenchError
 from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
 from stratabench.suites.treestore.catalog import TESTS, Fixture, TreeTest
@@ -80,15 +80,13 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
             if test.before is not None:
                 test.before(fixture, data)
             # The heap the setup built (trees of N nodes, caches) is frozen for the timed block, so
-            # the collector does not rescan it: a C core like sysrepo's has no such cost.
-            gc.collect()
-            gc.freeze()
-            try:
+            # the collector does not rescan it: a C core like sysrepo's has no such cost. The worker
+            # is not a zygote's child, so nothing is frozen before and the block unfreezes it all:
+            # dropped trees (their nodes point at their parents) are collected between tries.
+            with frozen_heap():
                 start = time.perf_counter_ns()
                 result = test.timed(fixture, data)
                 elapsed = time.perf_counter_ns() - start
-            finally:
-                gc.unfreeze()
             if attempt >= warmup:
                 outcome.samples_ns.append(elapsed)
             # Reads are checked on every try; stored state after the first and the last (it is O(N)).
