@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import gc
 import importlib
 import json
 import os
@@ -46,6 +45,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from stratabench.engine.measure import freeze_for_children
 from stratabench.errors import StratabenchError
 from stratabench.lifeline import parent_death_signal, popen_tied
 
@@ -211,7 +211,8 @@ def _preload(modules: Iterable[str]) -> None:
             traceback.print_exc()
             continue
         # A cell factory may name the heavy libraries its cells import: a
-        # ``preload`` tuple, or a class method returning one.
+        # ``preload`` tuple, or a class method returning one; and a ``warm``
+        # class method that builds, once, what its cells would each build alike.
         for value in vars(module).values():
             if not isinstance(value, type):
                 continue
@@ -220,6 +221,12 @@ def _preload(modules: Iterable[str]) -> None:
                 for extra in extras() if callable(extras) else extras:
                     with contextlib.suppress(Exception):
                         importlib.import_module(extra)
+            warm = getattr(value, "warm", None)
+            if callable(warm) and getattr(warm, "__self__", None) is value:  # a class method, not an instance's
+                try:
+                    warm()
+                except Exception:  # noqa: BLE001 - the cells then build it themselves, and fail there if they must
+                    traceback.print_exc()
 
 
 def _child(message: dict[str, Any], arm: Any, channels: tuple[int, int]) -> int:
@@ -254,8 +261,7 @@ def zygote_main(preload: list[str]) -> int:
     # gc.collect() calls, then traverse only the cell's own objects instead of
     # every imported library's (about 50 ms a full collection here), and the
     # children share those pages instead of dirtying them.
-    gc.collect()
-    gc.freeze()
+    freeze_for_children()
 
     def answer(data: dict[str, Any]) -> None:
         answers.write(json.dumps(data).encode() + b"\n")

@@ -187,3 +187,20 @@ def test_one_result_builder_for_cells_and_the_api() -> None:
     assert bad.status == "failed" and bad.error == "integrity: hash b != a"
     detailed = Measurement(loops=1, integrity=Integrity("a", "b", "record 2, field name")).result(spec)
     assert detailed.error == "integrity: record 2, field name"
+
+
+def test_a_heap_frozen_for_children_stays_frozen_after_a_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    import stratabench.engine.measure as measure_module
+
+    freeze = []
+    monkeypatch.setattr(gc, "freeze", lambda: freeze.append("freeze"))
+    monkeypatch.setattr(gc, "unfreeze", lambda: freeze.append("unfreeze"))
+    monkeypatch.setattr(measure_module, "_frozen", False)
+    measure_module.freeze_for_children()  # the zygote's
+    with measure_module.frozen_heap():
+        pass
+    assert freeze == ["freeze", "freeze"]  # never unfrozen: the zygote's imports stay out of the cell's collections
+    monkeypatch.setattr(measure_module, "_frozen", False)
+    with measure_module.frozen_heap():
+        pass
+    assert freeze[-2:] == ["freeze", "unfreeze"]

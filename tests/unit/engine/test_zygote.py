@@ -168,3 +168,36 @@ def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
     modules = EntitiesSuite.preload()
     assert "google.cloud.ndb" in modules  # two seconds of imports each cell would pay
     assert "stratabench.layers.codecs.msgpack" in modules and "msgpack" in modules
+    assert "stratabench.suites.entities.operations" in modules  # the study's own modules, compiled once
+    assert "stratabench.lazy" in modules
+
+
+def test_warm_runs_a_factory_class_method_once_and_skips_instance_methods_and_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stratabench.engine.zygote import _preload
+
+    (tmp_path / "factory_with_warm.py").write_text(
+        "BUILT = []\n\n"
+        "class Warms:\n    @classmethod\n    def warm(cls):\n        BUILT.append(cls.__name__)\n\n"
+        "class InstanceOnly:\n    def warm(self):\n        BUILT.append('instance')\n\n"
+        "class Fails:\n    @classmethod\n    def warm(cls):\n        raise RuntimeError('cannot build here')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _preload(["factory_with_warm"])
+    assert sys.modules["factory_with_warm"].BUILT == ["Warms"]
+    assert "cannot build here" in capsys.readouterr().err  # said, and the zygote goes on
+
+
+def test_the_entities_and_cache_suites_warm_the_default_run_s_datasets() -> None:
+    from stratabench.datasets import entities
+    from stratabench.suites.cache.suite import CacheSuite, _dataset
+    from stratabench.suites.entities.suite import EntitiesSuite
+
+    entities._generate.cache_clear()
+    _dataset.cache_clear()
+    EntitiesSuite.warm()
+    CacheSuite.warm()
+    assert entities._generate.cache_info().currsize == len(entities.SCHEMAS) * len(entities.WIDTHS) * len(
+        entities.FLAVOURS)
+    assert _dataset.cache_info().currsize == 2

@@ -247,6 +247,18 @@ class EntitiesSuite(Suite):
             plan += [("lazy", flavour, read) for read in patterns if read != "dict"]
         return plan
 
+    @classmethod
+    def preload(cls) -> tuple[str, ...]:
+        return (*super().preload(), "stratabench.lazy")  # the lazy entity, imported by its mapper when used
+
+    @classmethod
+    def warm(cls) -> None:
+        # Every cell starts from one of these twelve datasets (about 70 ms each to build).
+        for schema in E.SCHEMAS:
+            for width in E.WIDTHS:
+                for flavour in E.FLAVOURS:
+                    E.generate(schema, width, flavour, E.DEFAULT_SEED)
+
     # -- inside the worker ----------------------------------------------------------
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
