@@ -69,7 +69,7 @@ class EngineOptions:
     min_samples: int = 6
     max_samples: int = 40
     target: float = 0.02
-    cell_budget_ns: int = 1_000_000_000
+    cell_budget_ns: int = 300_000_000
     warmups: int = 1
     min_sample_ns: int = 100_000_000
     max_sample_ns: int = 8_000_000_000

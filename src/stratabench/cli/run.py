@@ -56,8 +56,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("suites", nargs="*", metavar="SUITE",
                         help="suites to run, by name or as a comma list ('stratabench list' shows them)")
     parser.add_argument("--full", action="store_true",
-                        help="the named studies' reference grids instead of their everyday defaults (treestore: "
-                        "N = 1,000, 10,000 and 100,000 with 10 tries, as sysrepo published; hours with servers); "
+                        help="the named studies' reference grids instead of their everyday defaults (bulkload: the "
+                        "seed's 100,000 records, not 10,000; treestore: N = 1,000, 10,000 and 100,000 with 10 tries, "
+                        "as sysrepo published, hours with servers); "
                         "refused for a suite that has no such grid")
     parser.add_argument("--quick", action="store_true",
                         help=f"a first look: {QUICK_SIZE:,} records per dataset (unless --size), sampled as --fast "

@@ -58,8 +58,8 @@ def test_timeit_prints_the_level_its_interval_reaches(capsys: pytest.CaptureFixt
         (["report", str(RESULTS), "--format", "pdf"], 2, "error: unknown report format 'pdf'; known: csv, html, json, markdown, terminal"),
         (["run", "timeit", "--set", "nodot"], 2, "error: --set 'nodot': expected PLUGIN.SETTING=VALUE"),
         (["run", "--data", "/nonexistent.jsonl"], 2, "error: --data /nonexistent.jsonl: no such file"),
-        (["run", "bulkload,treestore", "--full"], 2, "error: --full: bulkload has no reference grid; only treestore"),
-        (["run", "--full"], 2, "error: --full: name the study to run at full size (treestore)"),
+        (["run", "cache,treestore", "--full"], 2, "error: --full: cache has no reference grid; only bulkload, treestore"),
+        (["run", "--full"], 2, "error: --full: name the study to run at full size (bulkload, treestore)"),
         (["timeit", "--in-process", "--min-time", "0.001", "--samples", "1", "1 +"], 1, "error: statement '1 +' is not valid Python"),
     ],
 )

@@ -31,6 +31,14 @@ def test_cells_cover_every_codec_and_go_format() -> None:
     assert not any(name.endswith("/datetime") for name in names), "inexact modes must not run by default"
 
 
+@pytest.mark.parametrize(("options", "size"), [({}, 10_000), ({"full": True}, 100_000),
+                                             ({"full": True, "size": 500}, 500)])
+def test_the_default_run_loads_a_tenth_of_the_study_and_full_loads_all_of_it(options: dict[str, object],
+                                                                               size: int) -> None:
+    run = RunOptions(suites=("bulkload",), engine=FAST, **options)  # type: ignore[arg-type]
+    assert {cell.params["size"] for cell in BulkloadSuite(run).cells()} == {size}
+
+
 def test_inexact_modes_run_only_when_asked() -> None:
     names = [c.name for c in suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).cells()]
     assert "msgspec.json/datetime" in names
@@ -118,3 +126,13 @@ def test_without_go_the_go_rows_say_so_and_the_rest_runs(monkeypatch: pytest.Mon
         go = by_name[f"go gob/{variant}"]
         assert go.status == "unavailable"
         assert go.error is not None and go.error.startswith("Go rows need Go:") and "\n" not in go.error
+
+
+@pytest.mark.parametrize(("options", "benchtime"), [
+    ({}, "50ms"),  # the default run: a Python cell's 0.3 s budget shared among six samples
+    ({"full": True}, "250ms"),  # the study's size: 1.5 s a cell
+    ({"engine": EngineOptions(min_sample_ns=20_000_000)}, "20ms"),  # --min-time is the sample, when shorter
+])
+def test_go_samples_share_the_cell_budget(options: dict[str, object], benchtime: str) -> None:
+    run = RunOptions(suites=("bulkload",), **options)  # type: ignore[arg-type]
+    assert BulkloadSuite(run)._default_benchtime(6) == benchtime

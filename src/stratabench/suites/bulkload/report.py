@@ -17,7 +17,7 @@ from stratabench.report.compare import BASE, ratio, ratio_text
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.bulkload.suite import DEFAULT_SIZE, GO_FORMATS
+from stratabench.suites.bulkload.suite import GO_FORMATS, STUDY_SIZE, size_of
 from stratabench.suites.kit.findings import Finding, Verdict, beyond, conclusions_table as kit_conclusions_table
 from stratabench.suites.kit.reports import study_answer, study_report
 from stratabench.units import format_count
@@ -69,9 +69,15 @@ def _is_resident(result: CellResult) -> bool:
 @study_report("bulkload")
 def bulkload_tables(results: Sequence[CellResult], options: RunOptions) -> list[Table]:
     """The three tables of the study, from its cells' results."""
-    size = options.size or DEFAULT_SIZE
+    size = _size(results, options)
     seed = dataset.DEFAULT_SEED if options.seed is None else options.seed
     return [_main_table(results, seed), _published_table(results, size), conclusions_table(results)]
+
+
+def _size(results: Sequence[CellResult], options: RunOptions) -> int:
+    """The records the cells loaded (a report of a stored file has no run options to say it), else the run's."""
+    sizes = {r.params["size"] for r in results if isinstance(r.params.get("size"), int)}
+    return sizes.pop() if len(sizes) == 1 else size_of(options)
 
 
 def _build_cost(results: Sequence[CellResult]) -> list[str]:
@@ -111,7 +117,7 @@ def bulkload_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
               for r in loads if r.language == "python"]
     go = [Candidate(r.cell, r.summary("wall_ns"), r.median("size_bytes"), r.median("alloc_total_bytes"))
           for r in loads if r.language == "go"]
-    size = options.size or DEFAULT_SIZE
+    size = _size(results, options)
     result = answer("bulkload", f"which format loads {size:,} records best", python,
                     time="fastest load, Python", size="smallest, Python", memory="least peak memory, Python")
     if go:
@@ -221,8 +227,10 @@ def _published_table(results: Sequence[CellResult], size: int) -> Table:
     table.notes.append("here = this machine, this run (warm: loading into the same destination each time, as the "
                        "study did; fresh: an empty destination each load).")
     table.notes.append("us-central could not deploy embed: App Engine's precompilation timed out.")
-    if size != DEFAULT_SIZE:
-        table.notes.append(f"this run used {size:,} records, not the study's 100,000: compare shapes, not sizes.")
+    if size != STUDY_SIZE:
+        table.notes.append(f"this run loaded {size:,} records, not the study's {STUDY_SIZE:,}: compare the shapes "
+                           "(each format against json), not the times (stratabench run bulkload --full loads "
+                           f"{STUDY_SIZE:,}).")
     return table
 
 
