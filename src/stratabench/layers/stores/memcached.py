@@ -9,9 +9,11 @@ memcached refuses items over its ``item_size_max`` (1 MB by default, ``-I``
 to change). The store reads the limit from the server's ``stats settings``
 and raises :class:`~stratabench.errors.ValueTooLargeError` before sending a
 larger value. memcached cannot list keys, except through
-``lru_crawler metadump`` (1.4.31+), which :meth:`keys` uses; keys this store
-wrote are also remembered, so :meth:`cleanup` deletes them even where
-metadump is off. It never calls ``flush_all``. Items may be evicted at any
+``lru_crawler metadump`` (1.4.31+), which :meth:`keys` uses. A metadump is
+a live walk, not a snapshot: an item the LRU maintainer moves between its
+hot, warm and cold segments during the walk can be missed. So keys this store
+wrote are also remembered, and :meth:`keys` adds those still on the server
+(one ``get_many``); :meth:`cleanup` deletes them even where metadump is off. It never calls ``flush_all``. Items may be evicted at any
 time: a cache, not a database.
 
 ``stratabench clean`` cannot sweep memcached: without metadump it cannot
@@ -251,9 +253,13 @@ class MemcachedStore(Store):
     def keys(self) -> Iterator[bytes]:
         with self._guard("keys"):
             dumped = self._metadump()
-        if dumped is None:
-            return iter(sorted(self._written))
-        found = {key for key in map(self._key_of, dumped) if key is not None}
+        found = {key for key in map(self._key_of, dumped or ()) if key is not None}
+        # Without metadump only ours can be listed, and a walk can miss an item moved between
+        # LRU segments while it ran: the keys this store wrote are checked directly.
+        unseen = sorted(self._written - found)
+        for start in range(0, len(unseen), 500):
+            batch = unseen[start : start + 500]
+            found.update(key for key, value in zip(batch, self.get_many(batch)) if value is not None)
         return iter(found)
 
     def cleanup(self) -> None:
