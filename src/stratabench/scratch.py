@@ -17,6 +17,12 @@ killed run left its files in ``/dev/shm``, holding RAM until a reboot.
 owner holds an exclusive ``flock`` on ``<root>/.owner`` for its whole life,
 and the kernel releases it when the process ends, however it ends. A root
 whose lock can be taken has no owner any more.
+
+A root is renamed (``<root>.removing``, atomic) before it is removed. A run
+killed in the middle of removing one would otherwise leave a root without
+its ``.owner`` file and freshly modified, which looks like a root being made
+right now: the next run would leave it for a minute. A ``.removing``
+directory is always a leftover, and is swept whatever its age.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ BASE_NAME = "stratabench"
 _OWNER_FILE = ".owner"
 _UNOWNED_GRACE_S = 60.0
 _ROOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+-\d+$")
+_REMOVING = ".removing"
 RAM_DIR_ENV = "STRATABENCH_RAM_DIR"
 """The run's directory in RAM, for children; unset when the system has none."""
 _SHM = Path("/dev/shm")
@@ -109,14 +116,30 @@ def sweep(base: Path | None = None) -> list[Path]:
     except OSError:
         return removed
     for root in entries:
-        if not _ROOT_NAME.match(root.name) or root.is_symlink() or not root.is_dir():
+        name = root.name.removesuffix(_REMOVING)
+        if not _ROOT_NAME.match(name) or root.is_symlink() or not root.is_dir():
             continue
-        if root.stat().st_uid != os.geteuid() or not _owner_gone(root):
+        if root.stat().st_uid != os.geteuid():
             continue
-        shutil.rmtree(root, ignore_errors=True)
-        if not root.exists():
+        if name == root.name and not _owner_gone(root):
+            continue
+        if _remove(root):
             removed.append(root)
     return removed
+
+
+def _remove(root: Path) -> bool:
+    """Rename ``root`` to its ``.removing`` name, then remove it; whether it is gone."""
+    doomed = root if root.name.endswith(_REMOVING) else root.with_name(root.name + _REMOVING)
+    if doomed != root:
+        try:
+            root.rename(doomed)
+        except FileNotFoundError:
+            return False  # another run's sweep took it first
+        except OSError:
+            doomed = root
+    shutil.rmtree(doomed, ignore_errors=True)
+    return not doomed.exists()
 
 
 def _ram_base() -> Path | None:
@@ -189,5 +212,5 @@ def run_scratch(run_id: str) -> Iterator[Path]:
             else:
                 os.environ[variable] = value
         for made, lock in (root, owner), *([ram] if ram is not None else []):
-            shutil.rmtree(made, ignore_errors=True)
+            _remove(made)
             os.close(lock)

@@ -186,7 +186,8 @@ def test_twenty_kill_9s_at_random_moments_leave_nothing(
                 json.loads(line)
         mine = [root for root in base.glob(f"*-{process.pid}")] if base.exists() else []
         if mine:
-            assert [root for root in roots if root.exists()] == [], f"{what}: made its root, swept no earlier one"
+            unswept = {root.name: sorted(entry.name for entry in root.iterdir())[:8] for root in roots if root.exists()}
+            assert unswept == {}, f"{what}: made its root, swept no earlier one (what they hold: {unswept})"
             roots += mine
 
         reached["namespaces"] += bool(run_namespaces(redis_url) or run_namespaces(postgresql_url))

@@ -85,6 +85,34 @@ def test_sweep_leaves_what_is_not_a_run_root(own_tmp: Path) -> None:
     assert foreign.is_dir() and fresh.is_dir()
 
 
+def test_a_root_half_removed_by_a_killed_sweep_is_swept_at_once(
+    own_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A sweep renames a root before removing it: a run killed mid-removal leaves a name that says so,
+    # not a fresh root without its owner file (which the grace would keep for a minute).
+    import stratabench.scratch as scratch
+
+    base = scratch_base()
+    base.mkdir()
+    leftover = base / "20261122-101010-cccc-999997"
+    leftover.mkdir()
+    (leftover / ".owner").touch()
+    (leftover / "data").write_bytes(b"x")
+    removed_paths: list[Path] = []
+
+    def killed_mid_removal(path: Path, ignore_errors: bool = False) -> None:
+        removed_paths.append(Path(path))
+        (Path(path) / ".owner").unlink()  # as far as the killed sweep got
+
+    with monkeypatch.context() as patched:
+        patched.setattr(scratch.shutil, "rmtree", killed_mid_removal)
+        assert sweep() == []
+    half = base / "20261122-101010-cccc-999997.removing"
+    assert removed_paths == [half] and half.is_dir() and not leftover.exists()
+    assert sweep() == [half]
+    assert list(base.iterdir()) == []
+
+
 def test_a_base_that_is_not_ours_is_not_used(own_tmp: Path) -> None:
     elsewhere = own_tmp / "elsewhere"
     elsewhere.mkdir()
