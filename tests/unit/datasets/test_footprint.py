@@ -1,9 +1,9 @@
 """Each dataset's declared ``bytes_per_record`` (the ``--size`` memory estimate) is not below what it takes.
 
-The peak is traced in a fresh interpreter: tracemalloc counts every thread's
-allocations, and in the test session's own process a thread an earlier test
-left running (a server's output reader, say) was counted as the dataset's
-(CI once measured 24,819 bytes a bulkload record, 848 alone).
+The peak is traced in a fresh interpreter: tracemalloc counts the
+allocations of every thread of the process, and in the test session's own
+process, after hundreds of other tests, CI once measured 24,819 bytes a
+bulkload record (848 in a fresh interpreter; the run did not repeat it).
 """
 
 from __future__ import annotations
