@@ -130,8 +130,9 @@ def sweep(base: Path | None = None) -> list[Path]:
 
 def _remove(root: Path) -> bool:
     """Rename ``root`` to its ``.removing`` name, then remove it; whether it is gone."""
-    doomed = root if root.name.endswith(_REMOVING) else root.with_name(root.name + _REMOVING)
-    if doomed != root:
+    doomed = root
+    if not root.name.endswith(_REMOVING):
+        doomed = root.with_name(root.name + _REMOVING)
         try:
             root.rename(doomed)
         except FileNotFoundError:

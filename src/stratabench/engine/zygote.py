@@ -221,7 +221,8 @@ def _preload(modules: Iterable[str]) -> None:
                 for extra in extras() if callable(extras) else extras:
                     with contextlib.suppress(Exception):
                         importlib.import_module(extra)
-            warm = getattr(value, "warm", None)
+            # Only a class the module defines: not the base class or a sibling it imports, warmed where defined.
+            warm = getattr(value, "warm", None) if value.__module__ == module.__name__ else None
             if callable(warm) and getattr(warm, "__self__", None) is value:  # a class method, not an instance's
                 try:
                     warm()

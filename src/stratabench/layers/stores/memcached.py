@@ -11,10 +11,11 @@ and raises :class:`~stratabench.errors.ValueTooLargeError` before sending a
 larger value. memcached cannot list keys, except through
 ``lru_crawler metadump`` (1.4.31+), which :meth:`keys` uses. A metadump is
 a live walk, not a snapshot: an item the LRU maintainer moves between its
-hot, warm and cold segments during the walk can be missed. So keys this store
-wrote are also remembered, and :meth:`keys` adds those still on the server
-(one ``get_many``); :meth:`cleanup` deletes them even where metadump is off. It never calls ``flush_all``. Items may be evicted at any
-time: a cache, not a database.
+hot, warm and cold segments during the walk can be missed. So keys this
+store wrote are also remembered: :meth:`keys` adds those still on the
+server, and :meth:`cleanup` deletes them even where metadump is off. It
+never calls ``flush_all``. Items may be evicted at any time: a cache, not a
+database.
 
 ``stratabench clean`` cannot sweep memcached: without metadump it cannot
 list keys at all, and a full crawl of a shared cache is no cleanup tool.
@@ -55,6 +56,8 @@ _ITEM_OVERHEAD = 64
 _DEFAULT_ITEM_SIZE_MAX = 1024 * 1024
 # memcached takes an exptime above 30 days as a Unix time, not a duration.
 _MAX_RELATIVE_TTL = 30 * 24 * 3600
+# Keys per multi-key command, so that one command line stays well within memcached's limits.
+_BATCH = 500
 
 
 def _authentication(parts: SplitResult) -> bytes:
@@ -250,24 +253,28 @@ class MemcachedStore(Store):
             ]
         return None
 
-    def keys(self) -> Iterator[bytes]:
+    def _dumped_keys(self) -> set[bytes]:
+        """The namespace's keys a metadump walk saw (none where metadump is off)."""
         with self._guard("keys"):
             dumped = self._metadump()
-        found = {key for key in map(self._key_of, dumped or ()) if key is not None}
+        return {key for key in map(self._key_of, dumped or ()) if key is not None}
+
+    def keys(self) -> Iterator[bytes]:
+        found = self._dumped_keys()
         # Without metadump only ours can be listed, and a walk can miss an item moved between
         # LRU segments while it ran: the keys this store wrote are checked directly.
         unseen = sorted(self._written - found)
-        for start in range(0, len(unseen), 500):
-            batch = unseen[start : start + 500]
+        for start in range(0, len(unseen), _BATCH):
+            batch = unseen[start : start + _BATCH]
             found.update(key for key, value in zip(batch, self.get_many(batch)) if value is not None)
         return iter(found)
 
     def cleanup(self) -> None:
-        doomed = set(self.keys()) | self._written
-        stored = [self._key(key) for key in doomed]
+        # Every key written is deleted, present or not: no need to check which are.
+        stored = [self._key(key) for key in self._dumped_keys() | self._written]
         with self._guard("cleanup"):
-            for start in range(0, len(stored), 500):
-                self._client.delete_many(stored[start : start + 500], noreply=False)
+            for start in range(0, len(stored), _BATCH):
+                self._client.delete_many(stored[start : start + _BATCH], noreply=False)
         self._written.clear()
 
     def _close(self) -> None:

@@ -188,7 +188,7 @@ class CacheSuite(Suite):
             for rep, encoding, compression in variants:
                 for operation in operations:
                     dataset = OPERATIONS[operation]
-                    size = 1 if dataset == "article" else self.list_size  # as warm() builds them
+                    size = 1 if dataset == "article" else self.list_size
                     shown = encoding if rep in ("ready", "rows") else f"{encoding}+{compression}"
                     if rep == "blob":
                         shown = f"blob:{shown}"

@@ -43,6 +43,7 @@ no longer exists.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -254,10 +255,8 @@ class EntitiesSuite(Suite):
     @classmethod
     def warm(cls) -> None:
         # Every cell starts from one of these twelve datasets (about 70 ms each to build).
-        for schema in E.SCHEMAS:
-            for width in E.WIDTHS:
-                for flavour in E.FLAVOURS:
-                    E.generate(schema, width, flavour, E.DEFAULT_SEED)
+        for schema, width, flavour in itertools.product(E.SCHEMAS, E.WIDTHS, E.FLAVOURS):
+            E.generate(schema, width, flavour, E.DEFAULT_SEED)
 
     # -- inside the worker ----------------------------------------------------------
 
