@@ -44,7 +44,8 @@ class RapidjsonCodec(Codec):
         decoder = rapidjson.Decoder()
 
         def dumps(objects: list[dict[str, Any]]) -> bytes:
-            text: str = encoder(objects)
+            text = encoder(objects)
+            assert text is not None  # an encoder without a stream returns the text
             return text.encode("utf-8")
 
         return json_wire_format(self.name, schema, mode, loads=decoder, dumps=dumps)
