@@ -113,9 +113,9 @@ def bulkload_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
     # winner on time or memory, only on size.
     lazy = [r for r in loads if r.params.get("codec") in LAZY_CODECS]
     python = [Candidate(r.cell, None if r in lazy else r.summary("wall_ns"), r.median("size_bytes"),
-                        None if r in lazy else r.median("alloc_bytes"))
+                        None if r in lazy else r.median("alloc_bytes"), cell=r)
               for r in loads if r.language == "python"]
-    go = [Candidate(r.cell, r.summary("wall_ns"), r.median("size_bytes"), r.median("alloc_total_bytes"))
+    go = [Candidate(r.cell, r.summary("wall_ns"), r.median("size_bytes"), r.median("alloc_total_bytes"), cell=r)
           for r in loads if r.language == "go"]
     size = _size(results, options)
     result = answer("bulkload", f"which format loads {size:,} records best", python,
