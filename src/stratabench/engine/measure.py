@@ -114,6 +114,7 @@ class Measurement:
             notes=dict(notes or {}),
             duration_s=duration_s,
             flags=self.flags(metrics),
+            group=spec.group,
         )
 
 
