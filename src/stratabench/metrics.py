@@ -94,6 +94,10 @@ _ALL = [
     Metric("allocs_total", "count", "lower", "every allocation made during one operation (Go allocs/op)",
            tolerance=0.01),
     Metric("size_bytes", "bytes", "lower", "encoded or stored size", tolerance=0.0),
+    Metric("size_zstd_bytes", "bytes", "lower", "encoded size after zstd at its default level",
+           tolerance=0.0),
+    Metric("size_lz4_bytes", "bytes", "lower", "encoded size after lz4 (frame) at its default level",
+           tolerance=0.0),
     Metric("ops_per_s", "ops/s", "higher", "operations per second under concurrent load"),
     Metric("latency_ns", "ns", "lower", "latency of one request under load"),
     Metric("decode_ns", "ns", "lower", "time spent decoding, one stage of an operation"),
@@ -109,15 +113,16 @@ _ALL = [
            tolerance=0.0),
     Metric("syscalls", "count", "lower", "read and write system calls per operation (/proc/self/io syscr + syscw)",
            tolerance=0.01),
-    # Under callgrind with ASLR off and a fixed hash seed, two counts of one cell agree to a few
-    # instructions in a million (stratabench.engine.counting); 0.5% leaves room for a store
-    # client's retries and still sees a 2% change.
+    # Under callgrind with ASLR off and a fixed hash seed, two counts of one cell by the same code
+    # agree exactly (stratabench.engine.counting); but a change elsewhere in the process (the
+    # harness's own modules) moves the heap's layout, and json.dumps of 50 ints moved 0.8% so.
+    # 1% leaves room for that and still sees a 2% change.
     Metric("instructions", "count", "lower", "instructions executed per operation (callgrind, N and 2N differenced)",
-           tolerance=0.005),
+           tolerance=0.01),
     Metric("est_cycles", "count", "lower", "estimated cycles per operation from callgrind's cache simulation: "
            "L1 hits + 5 × LL hits + 35 × RAM accesses, where L1 hits = Ir + Dr + Dw − (I1mr + D1mr + D1mw), "
            "LL hits = (I1mr + D1mr + D1mw) − (ILmr + DLmr + DLmw) and RAM accesses = ILmr + DLmr + DLmw",
-           tolerance=0.005),
+           tolerance=0.01),
 ]
 
 METRICS: dict[str, Metric] = {m.name: m for m in _ALL}

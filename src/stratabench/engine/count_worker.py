@@ -32,12 +32,12 @@ import os
 import sys
 from pathlib import Path
 
-from stratabench.engine.cell import worker_main
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.counting import MARKER_FUNCTION, OUT_VARIABLE
 from stratabench.engine.measure import Measurement, frozen_heap, loop_timer
 from stratabench.engine.operation import Operation
 from stratabench.engine.statement import statement_timer
+from stratabench.engine.worker import worker_main
 from stratabench.errors import UncountableError
 from stratabench.options import EngineOptions
 
