@@ -66,11 +66,13 @@ class Metric:
 
     @property
     def change_words(self) -> tuple[str, str]:
-        """The words for a rise and a fall of this metric: ``slower``/``faster`` for a time."""
+        """The words for a rise and a fall of this metric: ``slower``/``faster`` for a time, ``more``/``fewer`` for a count."""
         if self.unit == "ns":
             return "slower", "faster"
         if self.unit == "ops/s":
             return "faster", "slower"
+        if self.unit == "count":
+            return "more", "fewer"
         return "larger", "smaller"
 
     @property
