@@ -28,14 +28,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from stratabench.suites.treestore import json_codec
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore import json_codec
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS
-from stratabench.suites.treestore.core import Core
+from stratabench.systems.treestore.core import Core
 from stratabench.suites.treestore.dataset import Dataset
-from stratabench.suites.treestore.schema import PERF
-from stratabench.suites.treestore.tree import copy_tree, from_document, to_document
-from stratabench.suites.treestore.validate import validate
+from stratabench.systems.treestore.schema import PERF
+from stratabench.systems.treestore.tree import copy_tree, from_document, to_document
+from stratabench.systems.treestore.validate import validate
 
 
 def best_cpu_ms(step: Callable[[], Any], repeat: int = 7) -> float:

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from stratabench.engine.measure import frozen_heap
 from stratabench.errors import IntegrityError, StratabenchError
-from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
+from stratabench.systems.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
 from stratabench.suites.treestore.catalog import TESTS, Fixture, TreeTest
-from stratabench.suites.treestore.core import Core, stored_tree
+from stratabench.systems.treestore.core import Core, stored_tree
 from stratabench.suites.treestore.dataset import Dataset, document_hash
-from stratabench.suites.treestore.tree import Inner, tree_hash
+from stratabench.systems.treestore.tree import Inner, tree_hash
 
 __all__ = ["Outcome", "run_backend"]
 

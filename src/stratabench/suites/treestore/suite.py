@@ -41,7 +41,7 @@ from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
