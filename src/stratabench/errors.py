@@ -66,7 +66,8 @@ __all__ = [
 #: Exit statuses no error class carries.
 OTHER_EXIT_STATUSES: dict[int, str] = {
     0: "success",
-    1: "run: a cell failed (see its status); compare --fail-above: a significant regression",
+    1: "run: a cell failed (see its status); compare --fail-above: a significant regression, "
+        "a cell with too few samples to judge or a failed cell",
     129: "hung up (SIGHUP); the cells measured so far are kept, private servers stopped",
     130: "interrupted (Ctrl-C); the cells measured so far are kept",
     141: "standard output closed early (a broken pipe)",

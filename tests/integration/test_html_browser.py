@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,10 @@ from stratabench.results.format import load
 from stratabench.results.records import CellResult
 from tests.availability import unavailable
 
-CHROMIUM = "/usr/bin/chromium-headless-shell"  # `dpkg -L chromium-headless-shell`
+# `dpkg -L chromium-headless-shell`: the browser itself. /usr/bin/chromium-headless-shell is a sh
+# script that runs it without exec, so chromedriver's quit ended the script and left the browser
+# and its five children running under init after the suite.
+CHROMIUM = "/usr/lib/chromium/chromium-headless-shell"
 ARTIFACT = Path(__file__).resolve().parents[2] / "results" / "artifacts" / "html-report.png"
 SIZES = (300, 900)
 QUICK = ["--codec", "json", "--codec", "msgpack", "--codec", "pickle", "--codec", "embed",
@@ -66,13 +70,30 @@ def browser() -> Iterator[Any]:
     for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # chromedriver in a process group of its own, which the browser's processes join: whatever
+    # happens (quit fails, the driver or the browser hangs), the group is killed at the end.
+    service = Service(executable_path=driver_path, popen_kw={"start_new_session": True})
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never look for a browser online
-        driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
         try:
-            yield driver
+            driver = webdriver.Chrome(options=options, service=service)
+            try:
+                yield driver
+            finally:
+                driver.quit()
         finally:
-            driver.quit()
+            _kill_process_group(service)
+
+
+def _kill_process_group(service: Any) -> None:
+    """SIGKILL what is left of the driver's process group (nothing, when quit did its job)."""
+    process = getattr(service, "process", None)  # None: chromedriver never started
+    if process is None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the group is empty: quit ended the driver and the browser
 
 
 def _measured(cells: list[CellResult], *metrics: str) -> list[CellResult]:

@@ -9,7 +9,7 @@ from typing import Any
 from stratabench.cli.arguments import add_format_argument, fraction, number_in
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import DEFAULT_MIN_EFFECT, compare_results, comparison_table
+from stratabench.report.comparison import ALPHA, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
 from stratabench.report.formats import REPORTERS
 from stratabench.cli.report import read_results
 from stratabench.results.format import ResultsFile
@@ -23,8 +23,9 @@ def add_parser(subparsers: Any) -> None:
         description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
         "each pair on its raw samples: the ratio of medians (second/first) with a bootstrap 95%% interval, "
         "and a two-sided Mann-Whitney U test. A cell is called changed only when p < 0.05 and the ratio is "
-        "beyond --min-effect. With --fail-above, exit 1 when a cell got significantly worse by more than that "
-        "factor, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
+        "beyond --min-effect; a pair with too few samples for the test ever to reach p < 0.05 (three against "
+        "three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
+        "factor, a cell cannot be judged, or a cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
@@ -34,8 +35,8 @@ def add_parser(subparsers: Any) -> None:
                         "medians known to ±2%%, so identical code can differ by about 4%%)")
     add_format_argument(parser)
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
-                        help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse); "
-                        "exit 65 if no cell could be compared")
+                        help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "
+                        "few samples to judge, or failed in either file; exit 65 if no cell could be compared")
     parser.set_defaults(handler=handle)
 
 
@@ -71,4 +72,12 @@ def handle(args: argparse.Namespace) -> int:
         test = change.test
         print(f"regression: {change.suite} {change.cell}: {test.ratio:.3f}× (interval {test.low:.3f}–{test.high:.3f}, "
               f"p={test.p_value:.3g}; limit {args.fail_above:g}×)", file=sys.stderr)
-    return 1 if worse else 0
+    unjudged = comparison.unjudged()
+    for change in unjudged:
+        before_n, after_n = (len(cell.metrics[args.metric].samples) for cell in (change.before, change.after))
+        print(f"cannot judge: {change.suite} {change.cell}: {change.test.ratio:.3f}× from {before_n} and {after_n} "
+              f"samples, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
+              "rerun both with more samples (--min-samples 4 or more)", file=sys.stderr)
+    for line in comparison.failed:
+        print(f"failed cell: {line}", file=sys.stderr)
+    return 1 if worse or unjudged or comparison.failed else 0

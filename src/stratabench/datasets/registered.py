@@ -25,8 +25,9 @@ class DatasetEntry(ABC):
     default_size: ClassVar[int]
     bytes_per_record: ClassVar[int]
     """Memory one generated record takes in a Python process, rounded up from
-    the peak tracemalloc sees while generating 20 (``tests/unit/datasets``
-    checks it), so ``--size`` can be refused before a run that cannot fit."""
+    the peak tracemalloc sees while generating a few MB of records into an
+    empty dataset cache (``tests/unit/datasets`` checks it), so ``--size``
+    can be refused before a run that cannot fit."""
     default_seed: ClassVar[int]
 
     @abstractmethod

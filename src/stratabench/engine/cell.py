@@ -1,15 +1,16 @@
-"""Running one cell: in this process, or in a fresh worker process.
+"""Running one cell: in this process, or in a fresh worker process (the parent's side).
 
 Parent and worker talk through a narrow channel, as in pyperf: the parent
 starts ``python -m stratabench.engine.worker - RESULT`` and writes the cell
 spec and run options to its stdin (a pipe, not a file, because store URLs
 may carry passwords); the worker writes one result record to the result
 file. Anything else the worker prints is
-diagnostics, shown only when the worker dies without a result.
+diagnostics, shown only when the worker dies without a result. The worker's
+side of the pipe is :mod:`stratabench.engine.worker`.
 
 During a run the worker is not a new interpreter but a child forked from a
 zygote that imported the engine and the suites once
-(:mod:`stratabench.engine.zygote`): the same fresh process per cell, the
+(:mod:`stratabench.engine.zygote`, its client): the same fresh process per cell, the
 same request and result, without paying the interpreter's start each time.
 """
 
@@ -32,10 +33,10 @@ from stratabench.engine.zygote import Zygotes, ZygoteError
 from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
 from stratabench.lifeline import parent_death_signal
 from stratabench.options import RunOptions
-from stratabench.results.format import cell_from_json, cell_to_json
+from stratabench.results.format import cell_from_json
 from stratabench.results.records import CellResult, Status
 
-__all__ = ["run_cell", "run_cell_forked", "run_cell_in_process", "run_cell_in_worker", "serve_request", "status_of"]
+__all__ = ["run_cell", "run_cell_forked", "run_cell_in_process", "run_cell_in_worker", "status_of"]
 
 
 def status_of(error: StratabenchError) -> Status:
@@ -165,19 +166,3 @@ def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None
             spec, "unavailable", f"needs its own process (environment {', '.join(spec.env)}); run without --in-process"
         )
     return run_cell_in_process(spec, options)
-
-
-def worker_main(argv: list[str]) -> int:
-    """Entry point of the worker process: ``REQUEST RESULT``, ``-`` reading the request from stdin."""
-    request_path, result_path = argv
-    return serve_request(json.loads(sys.stdin.read() if request_path == "-" else Path(request_path).read_text()),
-                         result_path)
-
-
-def serve_request(request: dict[str, Any], result_path: str) -> int:
-    """In a worker (spawned or forked): run the requested cell, write its result record."""
-    spec = CellSpec.from_json(request["cell"])
-    options = RunOptions.from_json(request["options"])
-    result = run_cell_in_process(spec, options)
-    Path(result_path).write_text(json.dumps(cell_to_json(result)))
-    return 0

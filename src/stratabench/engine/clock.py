@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Clock", "FakeClock", "SYSTEM_CLOCK"]
+__all__ = ["Clock", "FakeClock", "LoopTimer", "SYSTEM_CLOCK"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,9 @@ class Clock:
 
 
 SYSTEM_CLOCK = Clock(time.perf_counter_ns, time.process_time_ns)
+
+#: Takes a loop count, runs the operation that many times, returns (wall_ns, cpu_ns) in total.
+LoopTimer = Callable[[int], tuple[int, int]]
 
 
 class FakeClock:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stratabench.datasets.verify import Integrity
-from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock, LoopTimer
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.engine.sampling import Stop, StoppingRule
 from stratabench.engine.statement import statement_timer
@@ -47,11 +47,8 @@ from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 
-__all__ = ["LoopTimer", "Measurement", "calibrate", "frozen_heap", "loop_timer", "measure_operation", "memory_pass",
+__all__ = ["Measurement", "calibrate", "frozen_heap", "loop_timer", "measure_operation", "memory_pass",
            "process_cpu_ns"]
-
-#: Takes a loop count, runs the operation that many times, returns (wall_ns, cpu_ns) in total.
-LoopTimer = Callable[[int], tuple[int, int]]
 
 #: Never calibrate beyond this; an operation this cheap is measured well enough.
 MAX_LOOPS = 1 << 30
@@ -117,6 +114,7 @@ class Measurement:
             notes=dict(notes or {}),
             duration_s=duration_s,
             flags=self.flags(metrics),
+            group=spec.group,
         )
 
 

@@ -28,13 +28,10 @@ import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import CodeType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock, LoopTimer
 from stratabench.errors import StatementError
-
-if TYPE_CHECKING:
-    from stratabench.engine.measure import LoopTimer
 
 __all__ = ["CompiledStatement", "compile_statement", "join_lines", "one_line", "statement_timer"]
 
@@ -89,7 +86,7 @@ class CompiledStatement:
         """The timed loop, run in a copy of ``namespace`` (the statement's globals).
 
         It returns the loop's total (wall_ns, cpu_ns), as every
-        :data:`~stratabench.engine.measure.LoopTimer` does; an exception
+        :data:`~stratabench.engine.clock.LoopTimer` does; an exception
         raised on one of the user's lines comes out as a
         :class:`~stratabench.errors.StatementError`.
         """

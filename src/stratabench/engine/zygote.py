@@ -10,8 +10,10 @@ child starts with those modules imported and nothing else, runs its one
 cell and exits. No cell ever runs in the zygote itself, so every child is
 as fresh as the zygote.
 
-The zygote is started by the run with ``python -m stratabench.engine.zygote
-MODULE...`` and is driven through a pipe, one JSON line each way:
+This module is the parent's side: it starts and drives zygotes. The zygote
+process itself (its loop and the forked child) is the child's side, in
+:mod:`stratabench.engine.worker`. The run starts it with ``python -m
+stratabench.engine.worker --zygote MODULE...``; it is driven through a pipe, one JSON line each way:
 
 - parent → zygote: ``{"request": {cell, options}, "result": PATH, "log": PATH}``.
   The request travels through the pipe, never a file: store URLs may carry
@@ -29,27 +31,23 @@ the run (a parent-death signal) and each child with its zygote.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import importlib
 import json
 import os
 import select
 import signal
 import subprocess
 import sys
-import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from stratabench.engine.measure import freeze_for_children
 from stratabench.errors import StratabenchError
-from stratabench.lifeline import parent_death_signal, popen_tied
+from stratabench.lifeline import popen_tied
 
-__all__ = ["ForkedRun", "Zygote", "ZygoteError", "Zygotes", "zygote_main"]
+__all__ = ["ForkedRun", "Zygote", "ZygoteError", "Zygotes"]
 
 #: Seconds a zygote may take to import its modules before the run gives up on it.
 READY_TIMEOUT_S = 300.0
@@ -92,7 +90,7 @@ class Zygote:
 
     def __init__(self, env: Mapping[str, str], preload: Iterable[str] = ()) -> None:
         self._process = popen_tied(
-            [sys.executable, "-m", "stratabench.engine.zygote", *preload],
+            [sys.executable, "-m", "stratabench.engine.worker", "--zygote", *preload],
             env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             # Unbuffered: a buffered reader could pull two answers at once, and
             # select() would then wait on the pipe for the one already read.
@@ -171,11 +169,11 @@ class Zygotes:
     Parameters
     ----------
     preload
-        The modules every zygote imports (the engine's cell runner is always one).
+        The modules every zygote imports (the engine's worker is always one).
     """
 
     def __init__(self, preload: Iterable[str] = ()) -> None:
-        self.preload = tuple(dict.fromkeys(("stratabench.engine.cell", *preload)))
+        self.preload = tuple(dict.fromkeys(("stratabench.engine.worker", *preload)))
         self._zygotes: dict[tuple[tuple[str, str], ...], Zygote] = {}
 
     def for_env(self, env: Mapping[str, str]) -> Zygote:
@@ -198,102 +196,3 @@ class Zygotes:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
-
-
-# -- inside the zygote ----------------------------------------------------------------
-
-
-def _preload(modules: Iterable[str]) -> None:
-    for name in modules:
-        try:
-            module = importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a module that cannot load here fails only the cells needing it
-            traceback.print_exc()
-            continue
-        # A cell factory may name the heavy libraries its cells import: a
-        # ``preload`` tuple, or a class method returning one; and a ``warm``
-        # class method that builds, once, what its cells would each build alike.
-        for value in vars(module).values():
-            if not isinstance(value, type):
-                continue
-            with contextlib.suppress(Exception):  # a library missing here fails only the cells that need it
-                extras = getattr(value, "preload", ())
-                for extra in extras() if callable(extras) else extras:
-                    with contextlib.suppress(Exception):
-                        importlib.import_module(extra)
-            # Only a class the module defines: not the base class or a sibling it imports, warmed where defined.
-            warm = getattr(value, "warm", None) if value.__module__ == module.__name__ else None
-            if callable(warm) and getattr(warm, "__self__", None) is value:  # a class method, not an instance's
-                try:
-                    warm()
-                except Exception:  # noqa: BLE001 - the cells then build it themselves, and fail there if they must
-                    traceback.print_exc()
-
-
-def _child(message: dict[str, Any], arm: Any, channels: tuple[int, int]) -> int:
-    """In the forked worker: cut the zygote's pipes, point output at the log, run the cell."""
-    if arm is not None:
-        arm()  # the worker ends with its zygote, as the zygote ends with the run
-    for fd in channels:
-        os.close(fd)
-    log = os.open(message["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
-    os.close(null)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    from stratabench.engine.cell import serve_request
-
-    return serve_request(message["request"], message["result"])
-
-
-def zygote_main(preload: list[str]) -> int:
-    """Entry point of the zygote: import ``preload``, then fork one worker per request line."""
-    # The run decides what an interrupt stops; the zygote only forks.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    requests = os.fdopen(os.dup(0), "rb")
-    answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # a module printing on import must not corrupt the answers
-    _preload(preload)
-    # Move everything the imports made to a permanent generation (as the gc docs
-    # advise for a fork server): a child's collections, and the memory pass's
-    # gc.collect() calls, then traverse only the cell's own objects instead of
-    # every imported library's (about 50 ms a full collection here), and the
-    # children share those pages instead of dirtying them.
-    freeze_for_children()
-
-    def answer(data: dict[str, Any]) -> None:
-        answers.write(json.dumps(data).encode() + b"\n")
-        answers.flush()
-
-    answer({"ready": os.getpid()})
-    arm = parent_death_signal()
-    for line in requests:
-        message = json.loads(line)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                code = _child(message, arm, (requests.fileno(), answers.fileno()))
-            except BaseException:  # noqa: BLE001 - the worker must exit here, never return into the zygote's loop
-                traceback.print_exc()
-            finally:
-                # A fresh interpreter would run its exit handlers; the zygote's
-                # loop must never resume in the child.
-                with contextlib.suppress(BaseException):
-                    atexit._run_exitfuncs()
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                os._exit(code)
-        answer({"child": pid})
-        _, status = os.waitpid(pid, 0)
-        answer({"child": pid, "exit": os.waitstatus_to_exitcode(status)})
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(zygote_main(sys.argv[1:]))

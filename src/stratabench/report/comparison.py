@@ -7,7 +7,11 @@ enough: samples taken back to back in one run are correlated (the same
 frequency, the same neighbours), so a test over them finds "significant"
 differences of a percent or two between two runs of identical code. The
 minimum effect is the size of change a user cares about and the machine
-can show; :data:`DEFAULT_MIN_EFFECT` says why 5%.
+can show; :data:`DEFAULT_MIN_EFFECT` says why 5%. A pair with too few
+samples for the rank test ever to reach :data:`ALPHA` (three against three:
+its smallest two-sided p is 0.1) is not called unchanged: its verdict is
+:data:`CANNOT_JUDGE`, which a regression gate counts as a failure, since it
+could hide a regression of any size.
 
 Cells match on suite, cell name and parameters; every cell that does not
 match, failed, or lacks the metric is listed with why, so nothing is
@@ -27,7 +31,8 @@ from stratabench.report.table import Column, Table
 from stratabench.results.format import ResultsFile
 from stratabench.results.records import CellResult
 
-__all__ = ["ALPHA", "DEFAULT_MIN_EFFECT", "Change", "Comparison", "compare_results", "comparison_table"]
+__all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "Change", "Comparison", "compare_results", "comparison_table",
+           "smallest_p"]
 
 #: The significance level of the rank test.
 ALPHA = 0.05
@@ -37,6 +42,9 @@ ALPHA = 0.05
 #: differ by about 4% from sampling alone; 5% is the smallest round figure
 #: beyond that, and below the 10% a gate typically fails on.
 DEFAULT_MIN_EFFECT = 0.05
+
+#: The verdict of a pair whose sample counts cannot reach :data:`ALPHA`.
+CANNOT_JUDGE = "cannot judge"
 
 
 @dataclass(frozen=True)
@@ -52,8 +60,9 @@ class Change:
     test
         ``after / before`` of the metric's medians, its interval and p-value.
     verdict
-        ``unchanged``, or the metric's word for the direction it moved
-        (``slower``/``faster`` for a time, ``larger``/``smaller`` for bytes).
+        ``unchanged``, the metric's word for the direction it moved
+        (``slower``/``faster`` for a time, ``larger``/``smaller`` for bytes),
+        or :data:`CANNOT_JUDGE` when the samples are too few for the test.
     worse
         Whether the change is a change for the worse.
     """
@@ -68,7 +77,12 @@ class Change:
 
     @property
     def changed(self) -> bool:
-        return self.verdict != "unchanged"
+        return self.verdict not in ("unchanged", CANNOT_JUDGE)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the samples were enough for the rank test to call a change at all."""
+        return self.verdict != CANNOT_JUDGE
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,8 @@ class Comparison:
         One per pair, in the second file's order.
     unmatched
         One line per cell not compared, saying why.
+    failed
+        The lines of :attr:`unmatched` that are cells failed in either file.
     min_effect
         The smallest relative change called a change.
     machines
@@ -98,11 +114,12 @@ class Comparison:
     min_effect: float
     machines: str | None = None
     same_code: str | None = None
+    failed: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
         up, down = self.metric.change_words
-        counts = {up: 0, down: 0, "unchanged": 0}
+        counts = {up: 0, down: 0, "unchanged": 0, CANNOT_JUDGE: 0}
         for change in self.changes:
             counts[change.verdict] += 1
         object.__setattr__(self, "counts", counts)
@@ -117,15 +134,21 @@ class Comparison:
         """Changes for the worse by more than ``factor`` (``1.10``: 10% worse)."""
         return [c for c in self.changes if c.worse and _worse_by(c, self.metric) > factor]
 
+    def unjudged(self) -> list[Change]:
+        """Pairs with too few samples for the rank test to reach :data:`ALPHA`."""
+        return [c for c in self.changes if not c.judged]
+
     def summary(self) -> str:
         """One line: cells compared, how many moved each way, the geomean ratio."""
         up, down = self.metric.change_words
         geomean = self.geomean
         line = (f"{len(self.changes)} cells compared: {self.counts[up]} {up}, {self.counts[down]} {down}, "
-                f"{self.counts['unchanged']} unchanged; geomean ratio "
+                f"{self.counts['unchanged']} unchanged"
+                f"{f', {self.counts[CANNOT_JUDGE]} {CANNOT_JUDGE} (too few samples)' if self.counts[CANNOT_JUDGE] else ''}"
+                "; geomean ratio "
                 f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric.name}, after/before; "
                 f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}); {len(self.unmatched)} not compared")
-        moved = len(self.changes) - self.counts["unchanged"]
+        moved = len(self.changes) - self.counts["unchanged"] - self.counts[CANNOT_JUDGE]
         notes = [self.machines] if self.machines else []
         if self.same_code and moved:
             notes.append(self.same_code)
@@ -140,8 +163,19 @@ def _identity(result: CellResult) -> tuple[str, str, str]:
     return (result.suite, result.cell, repr(sorted(result.params.items(), key=lambda item: str(item[0]))))
 
 
-def _verdict(test: SampleTest, measured: Metric, min_effect: float) -> tuple[str, bool]:
+def smallest_p(before: int, after: int) -> float:
+    """The smallest two-sided p the exact Mann–Whitney test can give ``before`` against ``after`` samples.
+
+    It is reached when every sample of one side ranks below every sample of
+    the other: 2 of the C(before + after, before) equally likely orders.
+    """
+    return min(1.0, 2 / math.comb(before + after, before))
+
+
+def _verdict(test: SampleTest, measured: Metric, min_effect: float, counts: tuple[int, int]) -> tuple[str, bool]:
     up, down = measured.change_words
+    if smallest_p(*counts) >= ALPHA:
+        return CANNOT_JUDGE, False
     if test.p_value >= ALPHA or (1 / (1 + min_effect) < test.ratio < 1 + min_effect):
         return "unchanged", False
     went_up = test.ratio > 1
@@ -195,6 +229,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
     by_name = {(result.suite, result.cell): result for result in before.cells}
     changes: list[Change] = []
     unmatched: list[str] = []
+    failed: list[str] = []
     for result in after.cells:
         old = earlier.pop(_identity(result), None)
         name = f"{result.suite} {result.cell}"
@@ -209,6 +244,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
         if not (old.ok and result.ok):
             which = "both files" if not (old.ok or result.ok) else "the first file" if not old.ok else "the second file"
             unmatched.append(f"{name}: failed in {which}")
+            failed.append(unmatched[-1])
             continue
         first, second = old.metrics.get(metric_name), result.metrics.get(metric_name)
         if first is None or second is None:
@@ -218,10 +254,14 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
         if test is None:
             unmatched.append(f"{name}: a median of {metric_name} is zero, or a sample is not a number")
             continue
-        verdict, worse = _verdict(test, measured, min_effect)
+        verdict, worse = _verdict(test, measured, min_effect, (len(first.samples), len(second.samples)))
         changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse))
-    unmatched += [f"{suite} {cell}: only in the first file" for suite, cell, _ in earlier]
-    return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after))
+    for identity, result in earlier.items():
+        unmatched.append(f"{identity[0]} {identity[1]}: only in the first file")
+        if not result.ok:
+            failed.append(f"{identity[0]} {identity[1]}: failed in the first file")
+    return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after),
+                      failed)
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:

@@ -9,6 +9,10 @@ Each line is one JSON object with a ``type``:
 - ``cell``: the fields of :class:`~stratabench.results.records.CellResult`;
   each metric as ``{"samples": [...], "summary": {...}}``; ``flags``, why
   the cell is unstable (empty when it is not).
+- ``round`` (one per round, as it ends): ``number``, ``order`` (the cell
+  names in the order measured), ``reference_ns`` (the fixed reference
+  workload's time in that round: the machine's speed then), ``at_s``
+  (seconds since the run started).
 - ``trailer`` (last, optional): ``finished`` and ``environment`` facts known
   only at the end (``load_average_end``); a reader merges them into the
   header's environment.
@@ -23,6 +27,10 @@ files step by step with ``upgrade_to_N``):
 2. Cell records carry ``flags`` (unstable cells); the environment has
    ``load_average_start`` and ``cpu_governor``, and a ``trailer`` record
    ``load_average_end``. Upgrade: no flags, the rest unknown.
+3. Rounds: each metric has ``rounds`` (the round of each sample) and its
+   summary is of the per-round values; cells carry ``group``; ``round``
+   records. Upgrade: no rounds, so intervals leave out the run's drift
+   (:attr:`ResultsFile.drift_note`).
 """
 
 from __future__ import annotations
@@ -40,9 +48,10 @@ from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import Summary
 
-__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "trailer_record"]
+__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "round_record",
+           "trailer_record"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def upgrade_to_2(record: dict[str, Any]) -> dict[str, Any]:
@@ -52,8 +61,16 @@ def upgrade_to_2(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def upgrade_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 had no rounds: every sample of a cell came from one window, so its metrics get no ``rounds``."""
+    if record.get("type") == "cell":
+        return {**record, "group": None,
+                "metrics": {name: {**m, "rounds": None} for name, m in (record.get("metrics") or {}).items()}}
+    return record
+
+
 #: upgrade_to_N turns a version N-1 record into a version N record.
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: upgrade_to_2}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: upgrade_to_2, 3: upgrade_to_3}
 
 
 @dataclass(frozen=True)
@@ -61,12 +78,24 @@ class ResultsFile:
     """A loaded results file: its header and its cell results, in file order.
 
     ``warnings`` holds one line per thing the reader skipped (a truncated or
-    corrupt tail); the CLI prints them.
+    corrupt tail); the CLI prints them. ``rounds`` holds the run's round
+    records (empty before format 3); ``format_version`` is the version the
+    file was written in, before any upgrade.
     """
 
     header: dict[str, Any]
     cells: list[CellResult]
     warnings: tuple[str, ...] = ()
+    rounds: tuple[dict[str, Any], ...] = ()
+    format_version: int = FORMAT_VERSION
+
+    @property
+    def drift_note(self) -> str | None:
+        """One line for a file measured before rounds, whose intervals cannot include the run's drift; else ``None``."""
+        if self.format_version >= 3:
+            return None
+        return (f"format {self.format_version} (before rounds): each cell's samples come from one moment of its run, "
+                "so its intervals do not include the run's drift")
 
 
 class _Unreadable(Exception):
@@ -100,6 +129,8 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
     params = record.get("params", {})
     if not isinstance(params, dict) or not all(isinstance(v, _SCALARS) for v in params.values()):
         return "'params' must be an object of plain values (strings, numbers, booleans, null)"
+    if record.get("group") is not None and not isinstance(record["group"], str):
+        return "'group' must be a string or null"
     if not isinstance(record.get("notes", {}), dict):
         return "'notes' must be an object"
     for name in ("loops", "duration_s"):
@@ -117,6 +148,10 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
             return f"metric {name!r} must be an object with a 'samples' list and a 'summary' object"
         if not measured["samples"] or not all(_number(v) for v in measured["samples"]):
             return f"metric {name!r}: 'samples' must be a non-empty list of numbers"
+        rounds = measured.get("rounds")
+        if rounds is not None and not (isinstance(rounds, list) and len(rounds) == len(measured["samples"])
+                                       and all(isinstance(r, int) and not isinstance(r, bool) for r in rounds)):
+            return f"metric {name!r}: 'rounds' must be null or a list of integers, one per sample"
         summary = measured["summary"]
         if set(summary) != set(_SUMMARY_FIELDS):
             return f"metric {name!r}: 'summary' must have exactly {', '.join(_SUMMARY_FIELDS)}"
@@ -152,6 +187,11 @@ def trailer_record(finished: str, environment: dict[str, Any]) -> dict[str, Any]
     return {"type": "trailer", "finished": finished, "environment": environment}
 
 
+def round_record(number: int, order: list[str], reference_ns: float | None, at_s: float) -> dict[str, Any]:
+    """The record of one finished round: its cells' order, the reference workload's time, when it ended."""
+    return {"type": "round", "number": number, "order": order, "reference_ns": reference_ns, "at_s": at_s}
+
+
 def cell_to_json(result: CellResult) -> dict[str, Any]:
     """One cell record, ready for ``json.dumps``."""
     integrity = result.integrity
@@ -165,7 +205,9 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         "error": result.error,
         "loops": result.loops,
         "metrics": {
-            name: {"samples": list(m.samples), "summary": m.summary.to_json()} for name, m in result.metrics.items()
+            name: {"samples": list(m.samples), "rounds": None if m.rounds is None else list(m.rounds),
+                   "summary": m.summary.to_json()}
+            for name, m in result.metrics.items()
         },
         "integrity": None
         if integrity is None
@@ -173,6 +215,7 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         "notes": dict(result.notes),
         "duration_s": result.duration_s,
         "flags": list(result.flags),
+        "group": result.group,
     }
 
 
@@ -187,7 +230,8 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         error=record.get("error"),
         loops=record.get("loops"),
         metrics={
-            name: MetricResult(tuple(m["samples"]), Summary.from_json(m["summary"]))
+            name: MetricResult(tuple(m["samples"]), Summary.from_json(m["summary"]),
+                               None if m.get("rounds") is None else tuple(m["rounds"]))
             for name, m in record.get("metrics", {}).items()
         },
         integrity=None
@@ -196,6 +240,7 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         notes=record.get("notes", {}),
         duration_s=record.get("duration_s"),
         flags=tuple(record.get("flags", ())),
+        group=record.get("group"),
     )
 
 
@@ -221,6 +266,7 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
     """
     header: dict[str, Any] | None = None
     cells: list[CellResult] = []
+    rounds: list[dict[str, Any]] = []
     version: int = FORMAT_VERSION
 
     def bad_line(line: BadLine) -> Exception:
@@ -245,6 +291,9 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
                 header.setdefault("environment", {}).update(record.get("environment") or {})
                 header["finished"] = record.get("finished")
                 continue
+            if kind == "round":
+                rounds.append(record)
+                continue
             if kind != "cell":
                 raise ResultsFormatError(f"{where}: unknown record type {kind!r}")
             problem = _shape_problem(record)
@@ -260,10 +309,10 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
             raise ResultsFormatError(f"{where}: not JSON ({stop.reason}); is this a stratabench results file?") from None
         warning = (f"{where}: not JSON ({stop.reason}); the file is corrupt or truncated there, "
                    f"so only the {len(cells)} cells before it are read")
-        return ResultsFile(header, cells, (warning,))
+        return ResultsFile(header, cells, (warning,), tuple(rounds), version)
     if header is None:
         raise ResultsFormatError(f"{source}: empty file, no header record")
-    return ResultsFile(header, cells)
+    return ResultsFile(header, cells, (), tuple(rounds), version)
 
 
 def _version(found: Any, where: str) -> int:

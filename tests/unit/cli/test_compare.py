@@ -10,6 +10,7 @@ import pytest
 
 from stratabench.cli.main import main
 from stratabench.report.compare import compare_samples
+from stratabench.report.comparison import smallest_p
 from stratabench.results.format import cell_to_json, header_record
 from stratabench.results.records import CellResult, MetricResult
 
@@ -68,12 +69,48 @@ def test_a_smaller_minimum_effect_calls_a_small_change(runs: tuple[Path, Path], 
     assert rows(capsys.readouterr().out)["small"].endswith("slower")
 
 
-def test_too_few_samples_are_never_significant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102]})
-    after = write(tmp_path / "after.jsonl", {"a": [200, 201, 202]})
-    # Three against three: the smallest two-sided p is 0.1, so even a doubling is not called.
-    assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 0
-    assert rows(capsys.readouterr().out)["a"].endswith("unchanged")
+def test_too_few_samples_cannot_be_judged_and_fail_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Three against three: the smallest two-sided p is 0.1, so a doubling could never be called;
+    # the pair is "cannot judge", not "unchanged", and the gate does not pass it (issue 27, item 1).
+    before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102], "b": BASE})
+    after = write(tmp_path / "after.jsonl", {"a": [260, 261, 262], "b": BASE[::-1]})
+    assert main(["compare", str(before), str(after)]) == 0
+    out, _ = capsys.readouterr()
+    assert rows(out)["a"].endswith("cannot judge") and rows(out)["b"].endswith("unchanged")
+    assert "1 unchanged, 1 cannot judge (too few samples)" in out
+    assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot judge: bulkload a: 2.584× from 3 and 3 samples, whose smallest possible p is 0.1" in err
+    assert "--min-samples 4" in err
+    # Four against four can reach p = 0.029: judged, and a real doubling is a regression.
+    before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102, 103]})
+    after = write(tmp_path / "after.jsonl", {"a": [200, 201, 202, 203]})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
+    assert "regression: bulkload a: " in capsys.readouterr().err
+
+
+def test_the_smallest_p_of_the_rank_test() -> None:
+    assert smallest_p(3, 3) == pytest.approx(0.1) and smallest_p(4, 4) == pytest.approx(2 / 70)
+    assert smallest_p(1, 1) == 1.0 and smallest_p(1, 39) == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("where", ["before", "after", "both"])
+def test_a_failed_cell_in_either_file_fails_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     where: str) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": BASE, "b": BASE}, failed=("b",) if where != "after" else ())
+    after = write(tmp_path / "after.jsonl", {"a": BASE, "b": BASE}, failed=("b",) if where != "before" else ())
+    assert main(["compare", str(before), str(after)]) == 0
+    assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
+    err = capsys.readouterr().err
+    assert "failed cell: bulkload b: failed in " in err
+
+
+def test_a_cell_failed_in_the_first_file_only_there_fails_the_gate(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": BASE, "gone": BASE}, failed=("gone",))
+    after = write(tmp_path / "after.jsonl", {"a": BASE})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
+    assert "failed cell: bulkload gone: failed in the first file" in capsys.readouterr().err
 
 
 def test_bytes_are_larger_or_smaller(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,10 +129,12 @@ def test_the_ratio_interval_holds_the_true_ratio() -> None:
     assert compare_samples([0.0, 0.0], [1.0, 2.0]) is None
 
 
-def test_regression_gate(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "1.5"]) == 1
+def test_regression_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": BASE, "b": BASE})
+    after = write(tmp_path / "after.jsonl", {"a": scaled(2), "b": BASE[::-1]})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.5"]) == 1
     assert "regression: bulkload a: 2.000× (interval" in capsys.readouterr().err
-    assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "2.5"]) == 0
+    assert main(["compare", str(before), str(after), "--fail-above", "2.5"]) == 0
 
 
 @pytest.mark.parametrize("factor", ["nan", "inf", "-inf", "0", "-1", "0.5", "abc", ""])

@@ -148,7 +148,7 @@ def test_a_slow_reader_never_waits_for_an_answer_it_already_read(probe: str, mon
 def test_preload_imports_what_a_factory_class_names_by_tuple_or_class_method(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stratabench.engine.zygote import _preload
+    from stratabench.engine.worker import _preload
 
     (tmp_path / "factory_with_preload.py").write_text(
         "class ByTuple:\n    preload = ('colorsys',)\n\n"
@@ -175,7 +175,7 @@ def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
 def test_warm_runs_a_factory_class_method_once_and_skips_instance_methods_and_failures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stratabench.engine.zygote import _preload
+    from stratabench.engine.worker import _preload
 
     (tmp_path / "factory_with_warm.py").write_text(
         "BUILT = []\n\n"
