@@ -10,6 +10,6 @@ The service itself (schema, protocol, the Python servers, the driver) is
 - :mod:`.load` — the same servers under many clients at once.
 """
 
-from stratabench.suites.parking import report, suite
+from stratabench.suites.parking import answer, report, suite
 
-__all__ = ["report", "suite"]
+__all__ = ["answer", "report", "suite"]

@@ -7,6 +7,6 @@ suite (one worker per backend × N), the published figures and claims, and
 the report.
 """
 
-from stratabench.suites.treestore import report, suite
+from stratabench.suites.treestore import answer, report, suite
 
-__all__ = ["report", "suite"]
+__all__ = ["answer", "report", "suite"]
