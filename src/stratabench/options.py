@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from types import UnionType
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from stratabench.errors import UsageError
 
@@ -66,6 +66,10 @@ class EngineOptions:
         new interpreter per cell.
     cell_timeout_s
         A worker that takes longer is killed and its cell reported failed.
+    count
+        ``"instructions"``: count each Python cell's instructions under
+        Valgrind's callgrind instead of timing it
+        (:mod:`stratabench.engine.counting`); ``None`` times it.
     """
 
     samples: int | None = None
@@ -80,6 +84,7 @@ class EngineOptions:
     isolate: bool = True
     fork: bool = True
     cell_timeout_s: float = 900.0
+    count: Literal["instructions"] | None = None
 
     def __post_init__(self) -> None:
         if self.samples is not None and self.samples < 1:
@@ -202,6 +207,8 @@ def _fits(value: Any, kind: Any) -> bool:
         return any(_fits(value, argument) for argument in arguments)
     if kind is type(None):
         return value is None
+    if origin is Literal:
+        return value in arguments
     if kind is bool:
         return isinstance(value, bool)
     if kind is int:
@@ -222,6 +229,8 @@ def _kind_name(kind: Any) -> str:
     """A field's type in words, for a message about a value that does not fit it."""
     if get_origin(kind) in (Union, UnionType):
         return " or ".join(_kind_name(argument) for argument in get_args(kind))
+    if get_origin(kind) is Literal:
+        return " or ".join(json.dumps(argument) for argument in get_args(kind))
     words = {type(None): "null", bool: "true or false", int: "a whole number", float: "a finite number",
              str: "a string", tuple: "a list of strings"}
     return words.get(kind, words.get(get_origin(kind), "an object"))
