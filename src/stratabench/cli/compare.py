@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from stratabench.cli.arguments import add_format_argument, fraction, number_in
+from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import ALPHA, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
+from stratabench.report.comparison import ALPHA, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
 from stratabench.report.formats import REPORTERS
+from stratabench.report.summary import markdown_summary
 from stratabench.cli.report import read_results
 from stratabench.results.format import ResultsFile
 
@@ -39,6 +42,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
                         help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "
                         "few samples to judge, or failed in either file; exit 65 if no cell could be compared")
+    add_summary_argument(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -68,12 +72,28 @@ def handle(args: argparse.Namespace) -> int:
     if args.fail_above is not None:
         _refuse_nothing(before, after, args.after)
     comparison = compare_results(before, after, args.metric, min_effect=args.min_effect)
-    sys.stdout.write(reporter.render([comparison_table(comparison, before, after)]))
+    table = comparison_table(comparison, before, after)
+    sys.stdout.write(reporter.render([table]))
     print(comparison.summary(), file=sys.stderr)
     for exact in comparison.exact_changes:
         print(f"exact change: {exact.line()}", file=sys.stderr)
-    if args.fail_above is None:
-        return 0
+    code = _gate(args, comparison) if args.fail_above is not None else 0
+    if args.summary or os.environ.get(STEP_SUMMARY):
+        verdict = _verdict_line(args.fail_above, code, comparison)
+        write_summary(markdown_summary(f"stratabench compare: {args.before} → {args.after}", verdict, table,
+                                       lambda row: row["verdict"] != "unchanged",
+                                       [f"exact change: {change.line()}" for change in comparison.exact_changes]),
+                      args.summary)
+    return code
+
+
+def _verdict_line(fail_above: float | None, code: int, comparison: Comparison) -> str:
+    moved = f"{len(comparison.changes) - comparison.counts['unchanged']} of {len(comparison.changes)} cells moved"
+    return moved if fail_above is None else f"gate {'failed' if code else 'passed'} (--fail-above {fail_above:g}): {moved}"
+
+
+def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
+    """``--fail-above``: print each reason to fail, and return 1 if there is one."""
     if not comparison.changes:
         raise NoCellsError(
             f"no cell of {args.after} matches a measured cell of {args.before} on {args.metric}; "

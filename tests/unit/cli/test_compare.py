@@ -221,3 +221,20 @@ def test_an_exact_metric_beyond_the_gate_fails_it_whatever_metric_is_compared(
     assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 1
     assert "regression: bulkload a: sql_statements 20 → 30 (1.500×, more; exact, tolerance 0.0%)" in \
         capsys.readouterr().err
+
+
+def test_a_markdown_summary_for_a_pull_request(runs: tuple[Path, Path], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    step = tmp_path / "step.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    summary = tmp_path / "summary.md"
+    assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "1.5", "--summary", str(summary)]) == 1
+    text = summary.read_text()
+    assert text.startswith("## stratabench compare: ")
+    assert "**gate failed (--fail-above 1.5): 2 of 4 cells moved**" in text
+    # The moved cells first (a 2x slower, c 2x faster), every cell folded below.
+    moved, _, folded = text.partition("<details>")
+    assert "| bulkload | a |" in moved and "| bulkload | c |" in moved and "| bulkload | b |" not in moved
+    assert "| bulkload | b |" in folded and folded.rstrip().endswith("</details>")
+    assert step.read_text() == "earlier step\n" + text  # appended, never replaced
