@@ -82,6 +82,9 @@ class AdviseOptions:
         The load step's concurrent clients and measured seconds per finalist.
     workdir
         Where an embedded store's load run keeps its file (the run's scratch directory).
+    sample
+        Records the screen and the placement use (the first ones): a read's time and a record's bytes do not
+        need them all, and every cell stores and verifies each one; the load run uses every record.
     """
 
     data: str
@@ -96,9 +99,10 @@ class AdviseOptions:
     clients: int = 2
     load_seconds: float = 6.0
     workdir: Path | None = None
+    sample: int = 2000
 
     def run_options(self, **changes: Any) -> RunOptions:
-        values: dict[str, Any] = {"suites": ("matrix",), "data": self.data, "run_id": self.run_id,
+        values: dict[str, Any] = {"suites": ("matrix",), "data": self.data, "run_id": self.run_id, "size": self.sample,
                                   "engine": ADVISE_ENGINE, "codecs": self.codecs, "compressors": self.compressors,
                                   "stores": self.stores}
         values.update(changes)
@@ -198,6 +202,7 @@ class Advice:
     screened: list[CellResult] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    sampled: int = 0
 
     @property
     def refused(self) -> bool:
@@ -235,13 +240,15 @@ def shortlist(screened: Sequence[CellResult], count: int) -> list[tuple[str, str
 
 
 def _cost(read: CellResult, records: int, prices: Prices, end: str = "median") -> Cost:
+    """The cost of ``read``'s candidate; its bytes stored scaled from the records it held to all ``records``."""
     def figure(metric: str) -> float | None:
         summary = read.summary(metric)
         return None if summary is None else {"median": summary.median, "low": summary.ci_low,
                                              "high": summary.ci_high}[end]
-    stored = read.median("size_bytes") or 0.0
+    held = int(read.params.get("records") or records)
+    value = (read.median("size_bytes") or 0.0) / max(held, 1)
     return cost_per_million(client_cpu_ns=figure("cpu_ns") or 0.0, server_cpu_ns=figure("server_cpu_ns"),
-                            value_bytes=stored / max(records, 1), stored_bytes=stored, prices=prices)
+                            value_bytes=value, stored_bytes=value * records, prices=prices)
 
 
 def choose(options: Sequence[Option], goal: Goal) -> tuple[Option | None, Option | None, str, Option | None]:
@@ -291,6 +298,10 @@ def _changes(chosen: Option, runner: Option | None, goal: Goal, prices: Prices) 
     """What would make the runner-up the choice: a price, a limit."""
     if runner is None:
         return []
+    misses = [limit for limit in goal.limits if runner.gap(limit) >= 1]
+    if misses:
+        return [f"{runner.name} would be chosen if it met " + " and ".join(
+            f"{limit} (it has {_format(limit.measure, runner.value(limit.measure))})" for limit in misses)]
     lines = []
     a, b = chosen.cost, runner.cost
     cpu_a, cpu_b = a.client_cpu_s + (a.server_cpu_s or 0), b.client_cpu_s + (b.server_cpu_s or 0)
@@ -304,7 +315,7 @@ def _changes(chosen: Option, runner: Option | None, goal: Goal, prices: Prices) 
             price = prices.cpu_hour / 3600 * (cpu_b - cpu_a) / ((a.wire_bytes - b.wire_bytes) / 1e9)
             lines.append(f"if the wire cost more than ${price:.3g} per GB (now ${prices.wire_gb:g}), "
                          f"{runner.name} would be cheaper")
-    if runner.stored < chosen.stored:
+    if runner.stored * 1.1 < chosen.stored:
         lines.append(f"{runner.name} stores {format_ratio(chosen.stored / runner.stored)} less "
                      f"({format_bytes(runner.stored)}): it wins if storage is what you pay for most, "
                      f"or if your records grow")
@@ -319,7 +330,7 @@ def _changes(chosen: Option, runner: Option | None, goal: Goal, prices: Prices) 
 
 def _format(measure: str, value: float | None) -> str:
     if value is None:
-        return "-"
+        return "not measured"
     if measure in ("p50", "p99"):
         return format_ns(value)
     if measure == "cost":
@@ -361,7 +372,7 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
     candidates = [_with_load(o, loaded.get(id(o))) for o in candidates]
     chosen, runner, sure, closest = choose(candidates, options.goal)
     advice = Advice(options.goal, options.prices, len(records.rows), records.source, candidates, chosen, runner,
-                    sure, closest, screened, left_out=left_out)
+                    sure, closest, screened, left_out=left_out, sampled=min(options.sample, len(records.rows)))
     if chosen is not None:
         advice.changes = _changes(chosen, runner, options.goal, options.prices)
     return advice
@@ -519,6 +530,9 @@ def advice_answer(advice: Advice) -> Answer:
                          + ("" if runner is None else f" Runner-up: {runner.name} ({_evidence(runner)})."))
     found.summary += [f"What would change the choice: {line}." for line in advice.changes]
     found.lines.append(f"Prices: {advice.prices.describe()} (defaults unless set with --price).")
+    if advice.sampled < advice.records:
+        found.lines.append(f"Single reads were measured on the first {advice.sampled:,} of the {advice.records:,} "
+                           f"records, bytes stored scaled to all of them; the load run used every record.")
     found.lines.append("p50 and p99 are a read under load (the store's latency with the load's clients, plus the "
                        "median time to decode one record); cost per million reads counts client and server CPU "
                        "and the stored value's bytes on the wire (protocol overhead left out).")
