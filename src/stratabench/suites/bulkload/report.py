@@ -155,7 +155,7 @@ def bulkload_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
                                memory=f"{memory_label} loading, {name}").bests
         written = [Candidate(_label(r), r.summary("wall_ns"), cell=r) for r in encodes if r.language == language]
         result.bests += answer("bulkload", "", written, time=f"fastest encode, {name}").bests
-    result.frontier = frontier([Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes")) for r in loads])
+    result.frontier = frontier([Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes"), cell=r) for r in loads])
     result.lines = _zstd_line(loads) + _lazy_lines(results) + _build_cost(results)
     return result
 
