@@ -52,8 +52,8 @@ __all__ = ["ADVISE_ENGINE", "Advice", "AdviseOptions", "Option", "advice_answer"
            "advice_report", "candidates_table", "check_stores", "choose", "shortlist"]
 
 ADVISE_ENGINE = EngineOptions(min_samples=6, max_samples=20, target=0.05, cell_budget_ns=250_000_000,
-                              min_sample_ns=20_000_000, warmups=1, memory_samples=1)
-"""Sampling for advise's cells: six samples (a real 95% interval) of at least 20 ms each, a quarter second a cell."""
+                              min_sample_ns=10_000_000, warmups=1, memory_samples=1)
+"""Sampling for advise's cells: six samples (a real 95% interval) of at least 10 ms each, a quarter second a cell."""
 
 #: Embedded stores advise places records in when no server is named (a file per record is left out: it is
 #: slower than SQLite at everything these records need, and its writes take most of a run's time).
@@ -347,13 +347,16 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
     records = load(options.data, None, None)  # a malformed or empty file stops here, in one line
     check_stores(options.stores, run)
     codecs, compressors, _ = default_layers(records.schema)
-    # The screen reads from process memory, so its cells run in this process: a worker apiece would cost
-    # more than the read it measures, and nothing is shared that a fresh process would not have too.
-    screen_options = options.run_options(codecs=options.codecs or tuple(codecs),
-                                         compressors=options.compressors or tuple(compressors), stores=(),
-                                         settings={"matrix.stores": "memory", "matrix.operations": "get_one"},
-                                         engine=replace(ADVISE_ENGINE, isolate=False))
-    screened = _measure(screen_options, sink, progress, lambda cell: True)
+    codecs = list(options.codecs or codecs)
+    compressors = list(options.compressors or compressors)
+    # Every codec uncompressed first, then every compressor on the codecs of that frontier only: a
+    # compressor shrinks and slows each codec alike, so it need not be tried on the codecs already beaten.
+    plain = "none" if "none" in compressors else compressors[0]
+    screened = _screen(options, codecs, [plain], sink, progress)
+    leaders = [codec for codec, _ in shortlist(screened, options.shortlist)]
+    others = [c for c in compressors if c != plain]
+    if leaders and others:
+        screened += _screen(options, leaders, others, sink, progress)
     pairs = shortlist(screened, options.shortlist)
     if not pairs:
         raise UsageError(f"--data {options.data}: no codec and compressor could read these records back "
@@ -378,11 +381,15 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
     return advice
 
 
-def _measure(options: RunOptions, sink: ResultSink, progress: Callable[[], Progress],
-             keep: Callable[[Any], bool]) -> list[CellResult]:
-    suite = MatrixSuite(options)
-    cells = [cell for cell in suite.cells() if keep(cell)]
-    return execute(Plan([(suite, cells)]), options, sink, progress())
+def _screen(options: AdviseOptions, codecs: Sequence[str], compressors: Sequence[str], sink: ResultSink,
+            progress: Callable[[], Progress]) -> list[CellResult]:
+    """One record read from process memory, per codec × compressor. The cells run in this process: a worker
+    apiece would cost more than the read it measures, and they share nothing a fresh process would not."""
+    run = options.run_options(codecs=tuple(codecs), compressors=tuple(compressors), stores=(),
+                              settings={"matrix.stores": "memory", "matrix.operations": "get_one"},
+                              engine=replace(ADVISE_ENGINE, isolate=False))
+    suite = MatrixSuite(run)
+    return execute(Plan([(suite, suite.cells())]), run, sink, progress())
 
 
 def _place(options: RunOptions, sink: ResultSink, progress: Callable[[], Progress],
