@@ -29,6 +29,7 @@ from stratabench.cli.signals import interrupt_description, interrupted_exit_code
 from stratabench.engine.counting import require_valgrind
 from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
+from stratabench.input_file import file_kind
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
 from stratabench.options import RunOptions
@@ -193,10 +194,7 @@ def _check_data_file(path: str) -> None:
         raise UsageError(f"--data {path}: cannot read ({error.strerror})") from None
     if stat.S_ISREG(mode):
         return
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
-    raise UsageError(f"--data {path}: is {kind}; give a JSON Lines or CSV file of records")
+    raise UsageError(f"--data {path}: is {file_kind(mode)}; give a JSON Lines or CSV file of records")
 
 
 def _output_path(given: str | None, run_id: str) -> Path:

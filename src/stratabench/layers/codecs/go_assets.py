@@ -12,8 +12,9 @@ of those, and :func:`decode_go_asset` is the one-call form for checks:
 - ``msgp`` (tinylib/msgp): the ``msgpack`` codec's ``go-msgp`` mode
   (lowercase keys, extension 5 with a 12-byte payload);
 - ``cbor`` (fxamacker/cbor), ``bson`` (the MongoDB driver), ``avro``
-  (hamba/avro) and ``protobuf`` (protowire): the ``cbor2``, ``bson``,
-  ``fastavro`` and ``protobuf`` codecs, whose wire the Go formats write
+  (hamba/avro), ``protobuf`` (protowire) and ``flatbuffers`` (Google's
+  runtime): the ``cbor2``, ``bson``, ``fastavro``, ``protobuf`` and
+  ``flatbuffers`` codecs, whose wire the Go formats write
   (integer-nanosecond time);
 - the Go formats in :data:`SAME_WIRE` write another one's wire.
 
@@ -38,6 +39,7 @@ GO_ASSET_CODECS: dict[str, tuple[str, str]] = {
     "bson": ("bson", "raw"),
     "avro": ("fastavro", "raw"),
     "protobuf": ("protobuf", "typed"),
+    "flatbuffers": ("flatbuffers", "table"),
 }
 
 SAME_WIRE: dict[str, str] = {

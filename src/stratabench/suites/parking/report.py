@@ -33,7 +33,7 @@ from stratabench.suites.kit.findings import judge_paired
 from stratabench.suites.kit.reports import study_report
 from stratabench.suites.parking.codesize import code_size
 from stratabench.suites.parking.process import IMPLEMENTATIONS
-from stratabench.suites.parking.statements import KINDS
+from stratabench.systems.parking.statements import KINDS
 
 __all__ = ["RUNS_HINT", "ParkingResults", "parking_tables", "sureness"]
 
