@@ -66,7 +66,7 @@ def size_of(options: RunOptions) -> int:
 GO_FORMATS = ("embed", "gob", "json", "msgp", "msgpack")
 #: The Go adapter's other formats (go/internal/format, one file each), in its listing order.
 GO_MORE_FORMATS = ("msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json", "cbor", "bson", "avro", "protobuf",
-                   "flatbuffers", "xml")
+                   "flatbuffers", "arrow", "xml")
 #: Load variants (the seed's warm, the honest fresh), then the encode direction.
 GO_VARIANTS = ("warm", "fresh", "encode")
 
