@@ -99,6 +99,9 @@ def test_the_default_run_loads_a_tenth_of_the_study_and_full_loads_all_of_it(opt
 def test_inexact_modes_run_only_when_asked() -> None:
     names = [c.name for c in suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).cells()]
     assert "msgspec.json/datetime" in names
+    # Asked for without naming codecs: the default run's first modes, and every lossy one beside them.
+    names = [c.name for c in suite(settings={"bulkload.inexact": "yes"}).cells()]
+    assert {"msgspec.json/datetime", "msgspec.msgpack/datetime"} <= set(names) and "msgspec.json/raw" not in names
 
 
 def test_unknown_codec_fails_before_measuring() -> None:

@@ -183,9 +183,11 @@ class BulkloadSuite(Suite):
             lazy: tuple[str, ...] = getattr(info.cls, "lazy_modes", ())
             encodes = not getattr(info.cls, "no_encode_row", "")
             # The default run keeps to a few minutes: each codec's first mode (and every embed load, the
-            # study's own); --full, or naming the codec, runs every mode.
+            # study's own, and the lossy modes when asked for); --full, or naming the codec, runs every mode.
             every_mode = self.options.full or bool(self.options.codecs) or name == "embed"
-            for mode in modes if every_mode else modes[:1]:
+            for mode in modes:
+                if not every_mode and mode != modes[0] and not (mode in inexact and with_inexact):
+                    continue
                 if mode.startswith("go-"):
                     continue  # reads a Go asset: a cross-language cell below
                 if mode in inexact and not with_inexact:
