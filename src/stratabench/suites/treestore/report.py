@@ -28,7 +28,7 @@ from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
 from stratabench.suites.treestore.catalog import FAMILIES, TESTS
 from stratabench.suites.treestore.claims import NETWORK, Judged, judge_claims, published_means
 from stratabench.suites.treestore.core_report import core_gain_table, core_targets_table, crossover_table
-from stratabench.suites.treestore.cores import CORES, DEFAULT_CORE
+from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 from stratabench.suites.treestore.reference import PUBLISHED, comparison, published_mean
 from stratabench.suites.treestore.suite import ORDER
 
