@@ -233,7 +233,8 @@ def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
 
 def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
         server_url: Callable[[str], str], tmp_path: Path) -> None:
-    from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
+    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
     url = server_url("redis")
     command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.cli.arguments import add_output_arguments, parse_settings
-from stratabench.cli.run import new_run_id
+from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.layers.stores.base import open_store
 from stratabench.load.cells import cell_name, load_cell

@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 import datetime as dt
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from stratabench.errors import UsageError
 from stratabench.input_file import file_kind
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.counts import counts_report
@@ -46,7 +46,7 @@ from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_second
 from stratabench.suites.kit.reports import run_report
 
 
-__all__ = ["add_parser", "new_run_id", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -101,11 +101,6 @@ def add_parser(subparsers: Any) -> None:
 
 #: ``--quick``: records per dataset, and the sampling it sets unless given.
 QUICK_SIZE = 2_000
-
-
-def new_run_id() -> str:
-    """Time-ordered and unique: ``20261121-054500-3f2a``."""
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
 @contextlib.contextmanager

@@ -27,7 +27,8 @@ from urllib.parse import SplitResult
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.errors import UsageError
-from stratabench.layers.stores.base import RUN_NAMESPACE_PATTERN, Store, key_ttl_setting, swept_name, timeout_settings
+from stratabench.layers.stores.base import Store, key_ttl_setting, timeout_settings
+from stratabench.layers.stores.namespaces import RUN_NAMESPACE_PATTERN, swept_name
 from stratabench.settings import Setting
 
 __all__ = ["RedisStore"]

@@ -41,12 +41,11 @@ from typing import IO, Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StratabenchError, UsageError
-from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.stores import real_url
+from stratabench.suites.kit.stores import real_url, run_stores
 from stratabench.suites.kit.suite import Suite
 from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
@@ -60,7 +59,6 @@ LANGUAGE = "python-worker"
 FULL_SIZES = (1000, 10_000, 100_000)
 ORDER = ("json-file", "mongodb", "redis", "sqlite", "sqlite@disk", "redis+search")
 """The reference's order (json-file, MongoDB, Redis), then the extensions (spec §7.1)."""
-SCHEMES = {"redis": ("redis", "rediss"), "redis+search": ("redis", "rediss"), "mongodb": ("mongodb",)}
 STATE_SUFFIX = {"sysrepo": "", "fresh-state": "@fresh-state"}
 READS = range(1, 7)
 """Tests whose timed block commits nothing: the same code on every core, so measured on the study's only."""
@@ -156,19 +154,20 @@ class TreestoreSuite(Suite):
         named = [name.strip() for name in self.config.text("treestore.backends").split(",") if name.strip()]
         for name in named:
             TREE_BACKENDS.info(name)  # an unknown name is a one-line error listing the known ones
+        servers = run_stores(self.options, kind="server")
         chosen: list[tuple[str, str | None]] = []
         for name in ORDER:
             if named and name not in named:
                 continue
-            schemes = SCHEMES.get(name)
-            if schemes is None:
+            service = TREE_BACKENDS.info(name).cls.service
+            if service is None:
                 if name == "sqlite@disk" and not (named or self.full):
                     continue
                 chosen.append((name, None))
                 continue
-            urls = [url for url in self.options.stores if url.split("://", 1)[0] in schemes]
+            urls = [store.url for store in servers if store.service == service]
             if urls:
-                chosen.append((name, redact(urls[0])))
+                chosen.append((name, urls[0]))
             elif named:
                 chosen.append((name, None))  # its worker reports that it needs a server
         return chosen
