@@ -1,4 +1,4 @@
-"""The bulkload suite's cells and operations: load a 100,000-record asset in many formats (specs/bulkload.md).
+"""The bulkload suite's cells and operations: load a 100,000-record asset in many formats (docs/studies/bulkload.md).
 
 The default run loads 10,000 records, to stay within a few minutes;
 ``run bulkload --full`` loads the seed's 100,000, as its published table did.
@@ -47,7 +47,7 @@ STUDY_SIZE = 100_000
 #: What the default run loads. At the study's size a Python cell's set-up, traced memory pass and six
 #: samples take 4-7 s (the embed compile 40 s), and the suite alone took two of the default run's three
 #: minutes; a tenth of the asset keeps every format and its ratios. The 100,000-record hash is still
-#: checked, by the test suite (spec §7.1: "a slower test, or the default run").
+#: checked, by the test suite (docs/studies/bulkload.md §7: "by a slower test or the default run").
 DEFAULT_SIZE = 10_000
 
 

@@ -1,4 +1,4 @@
-"""The cache suite: instance memory vs memcached vs Redis vs the database (specs/cache.md).
+"""The cache suite: instance memory vs memcached vs Redis vs the database (docs/studies/cache.md).
 
 Reproduces a 2011 App Engine article on caching as a matrix on real local
 parts: tiers × encodings × compressions × datasets × operations, then says
@@ -206,7 +206,7 @@ class CacheSuite(Suite):
             access.read()  # the warm-up read: the entry must be there before timing
             extra: dict[str, float] = {}
             if params["operation"].startswith("get"):
-                # The stage split (specs/cache.md §5): each part of the read
+                # The stage split (docs/studies/cache.md §5): each part of the read
                 # timed on its own by the engine, to show where a gain is lost.
                 for metric, stage in access.stages.items():
                     stage_samples = measure_operation(Operation(call=stage, trace_memory=False), _STAGE_ENGINE).samples

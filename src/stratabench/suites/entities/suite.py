@@ -1,11 +1,11 @@
-"""The entities suite: what wide entities cost to decode and encode (specs/entities.md).
+"""The entities suite: what wide entities cost to decode and encode (docs/studies/entities.md).
 
 Reproduces Evan Jones's 2016 App Engine study of wide Datastore entities
 with today's libraries (google-cloud-ndb, google-cloud-datastore, the v1
 ``Entity`` protobuf under upb), offline, and holds stratabench's own lazy
-entity (:mod:`stratabench.systems.lazy`) to the targets of spec §6.
+entity (:mod:`stratabench.systems.lazy`) to the targets of docs/studies/entities.md §6.
 
-Cells (spec §5):
+Cells (docs/studies/entities.md §5):
 
 - ``get20`` — the published table: the store's multi-get of the 20 keys of
   the get set, then ``bytes`` (nothing more), ``message`` (upb parse),
@@ -36,7 +36,7 @@ see ``EntitiesSuite._get_plan``; a calibration target below ``--min-time``
 because the suite has many cells of a few milliseconds):
 ``stratabench list settings`` shows them with their defaults.
 
-What it cannot do: the optional RPC path of spec §4.3 (a Datastore v1 gRPC
+What it cannot do: the optional RPC path of docs/studies/entities.md §4.3 (a Datastore v1 gRPC
 stand-in) is not implemented, and the report says so; ``db`` (finding 6)
 no longer exists.
 """

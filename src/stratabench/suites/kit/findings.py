@@ -26,7 +26,7 @@ neither this project's files nor the study it checks, so:
 
 - name the study by its author or title and year (``t-yaegashi/goddbench
   (Go, 2018)``, ``the 2011 App Engine caching article``), never by a word of
-  ours for it (no "seed", no "spec §", no "probe", no source paths);
+  ours for it (no "seed", no section marks, no "probe", no source paths);
 - each finding says what was claimed, by whom (the table's title or the
   claim), and what this run saw (``here``); when the run could not measure
   it, ``here`` stays empty and the verdict says why (:func:`findings_table`

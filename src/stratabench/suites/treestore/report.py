@@ -1,6 +1,6 @@
-"""The treestore report (spec §8.3, §9, §10).
+"""The treestore report (docs/studies/treestore.md §8.3, §9, §10).
 
-First the result header of §8.2 (per backend: server and versions,
+First the result header of docs/studies/treestore.md §8.2 (per backend: server and versions,
 layout, directories and their filesystems, pragmas, transport codec,
 subscriber mode; the tries and state modes). Then per state mode and N:
 the reference-shaped table (mean seconds per test and
@@ -59,7 +59,7 @@ HEADER_FIELDS = {
     "atomic_commit": "commit visible all at once", "transport_codec": "transport codec",
     "subscribers": "subscriber mode",
 }
-"""The result header of spec §8.2, as each backend's worker reports it, in the order shown."""
+"""The result header of docs/studies/treestore.md §8.2, as each backend's worker reports it, in the order shown."""
 
 
 def _seconds(value: float | None) -> str:
@@ -190,7 +190,7 @@ def _value(value: Any) -> str:
 
 
 def header_table(results: Sequence[CellResult], backends: list[str], sizes: list[int], states: list[str]) -> Table:
-    """Spec §8.2's result header: what the run used, per backend, then the tries and the state modes."""
+    """The result header of docs/studies/treestore.md §8.2: what the run used, per backend, then the tries and the state modes."""
     table = Table("treestore: result header", [Column("scope", "backend"), Column("field", "field"),
                                                Column("value", "value")])
     for n in sizes:

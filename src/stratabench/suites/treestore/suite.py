@@ -2,7 +2,7 @@
 
 The 22 tests of a backend and size share one worker process, as they share
 sysrepo's test program: setup once, tries with state carried across them
-(spec §7.3), one interval per try. So the engine's calibrated loops do not
+(docs/studies/treestore.md §7.3), one interval per try. So the engine's calibrated loops do not
 apply; the cells are handed to :meth:`TreestoreSuite.run_external`, which
 starts ``python -m stratabench.suites.treestore.worker`` per group and turns
 each line it writes into the result of one cell, with every try's raw time.
@@ -58,7 +58,7 @@ LANGUAGE = "python-worker"
 
 FULL_SIZES = (1000, 10_000, 100_000)
 ORDER = ("json-file", "mongodb", "redis", "sqlite", "sqlite@disk", "redis+search")
-"""The reference's order (json-file, MongoDB, Redis), then the extensions (spec §7.1)."""
+"""The reference's order (json-file, MongoDB, Redis), then the extensions (docs/studies/treestore.md §7.1)."""
 STATE_SUFFIX = {"sysrepo": "", "fresh-state": "@fresh-state"}
 READS = range(1, 7)
 """Tests whose timed block commits nothing: the same code on every core, so measured on the study's only."""
@@ -393,7 +393,7 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
     if record.get("actual"):
         integrity = Integrity(record["expected"], record["actual"],
                               None if record["expected"] == record["actual"] else "stored or read tree differs")
-    # The worker's header (spec §8.2: versions, layout, directories, pragmas, codec, subscribers) rides
+    # The worker's header (docs/studies/treestore.md §8.2: versions, layout, directories, pragmas, codec, subscribers) rides
     # with every cell, since each cell is a record of its own; the report shows it once, at the top.
     notes: dict[str, Any] = {"header": header, "tries": len(samples), "state": cell.params["state"],
                              "integrity_checks": record.get("checks", 0)}
@@ -403,7 +403,7 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
         notes["mean_ns"] = mean
         if max(mean, median) > 2 * min(mean, median):
             notes["note"] = ("mean and median differ by more than 2×: only try 1 changes data here "
-                             "(state carried across tries, spec §7.3)")
+                             "(state carried across tries, as in sysrepo's test program)")
     error = record.get("error")
     status: Status = "ok" if error is None and (integrity is None or integrity.ok) else "failed"
     return CellResult(cell.suite, cell.name, dict(cell.params), cell.language, status, error,
