@@ -46,7 +46,7 @@ from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_second
 from stratabench.suites.kit.reports import run_report
 
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "plugin_modules", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -212,7 +212,7 @@ def _print_plan(options: RunOptions) -> int:
     return 0
 
 
-def _plugin_modules() -> list[str]:
+def plugin_modules() -> list[str]:
     """Every module a registered plugin requires: the packages whose versions the results header records."""
     from stratabench.plugins import registries
 
@@ -240,7 +240,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                        if cell_key(cell.suite, cell.name, cell.params) in previous)
         progress.expect(estimates)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        header = header_record(options.run_id, started, environment(_plugin_modules()), options.to_json(),
+        header = header_record(options.run_id, started, environment(plugin_modules()), options.to_json(),
                                {name: service.describe() for name, service in running.items()})
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
             if not quiet:  # once the results file is open: a refused output is the only line

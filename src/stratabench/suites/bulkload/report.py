@@ -230,7 +230,8 @@ def _main_table(results: Sequence[CellResult], seed: int) -> Table:
     for result in sorted(results, key=order):
         what = role(result, lazy)
         base = baseline.get((result.language, ENCODE if what == ENCODE else LOAD))
-        comparable = base is not None and result.ok and what != "no load"
+        # A parse-only, one-field or resident row does less than a load: no ratio against one.
+        comparable = base is not None and result.ok and what in (LOAD, ENCODE)
         row: dict[str, Any] = {
             "name": result.cell, "lang": result.language, "loops": result.loops,
             "status": {"no load": "no load: see below", "parse": "parse only: see below",

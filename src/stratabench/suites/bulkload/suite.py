@@ -66,7 +66,7 @@ def size_of(options: RunOptions) -> int:
 GO_FORMATS = ("embed", "gob", "json", "msgp", "msgpack")
 #: The Go adapter's other formats (go/internal/format, one file each), in its listing order.
 GO_MORE_FORMATS = ("msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json", "cbor", "bson", "avro", "protobuf",
-                   "flatbuffers", "xml")
+                   "flatbuffers", "arrow", "xml")
 #: Load variants (the seed's warm, the honest fresh), then the encode direction.
 GO_VARIANTS = ("warm", "fresh", "encode")
 
@@ -183,9 +183,11 @@ class BulkloadSuite(Suite):
             lazy: tuple[str, ...] = getattr(info.cls, "lazy_modes", ())
             encodes = not getattr(info.cls, "no_encode_row", "")
             # The default run keeps to a few minutes: each codec's first mode (and every embed load, the
-            # study's own); --full, or naming the codec, runs every mode.
+            # study's own, and the lossy modes when asked for); --full, or naming the codec, runs every mode.
             every_mode = self.options.full or bool(self.options.codecs) or name == "embed"
-            for mode in modes if every_mode else modes[:1]:
+            for mode in modes:
+                if not every_mode and mode != modes[0] and not (mode in inexact and with_inexact):
+                    continue
                 if mode.startswith("go-"):
                     continue  # reads a Go asset: a cross-language cell below
                 if mode in inexact and not with_inexact:
