@@ -41,7 +41,7 @@ from typing import Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock, LoopTimer
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.sampling import Stop, StoppingRule
+from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
 from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
@@ -276,7 +276,15 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
     return metrics, result
 
 
-def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK) -> Measurement:
+def _round_stop(plan: RoundPlan, walls: Sequence[float], spent_ns: int, options: EngineOptions) -> Stop | None:
+    """A round takes exactly its samples, fewer only when they already outlast ``max_sample_ns``; the run judges."""
+    if len(walls) >= plan.samples or (walls and spent_ns >= options.max_sample_ns):
+        return Stop("fixed")
+    return None
+
+
+def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK,
+                      plan: RoundPlan | None = None) -> Measurement:
     """Measure ``op`` as the module docstring describes.
 
     Parameters
@@ -288,6 +296,12 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         operation's own :attr:`~Operation.engine`, when set, replaces them.
     clock
         The counters to read; tests pass a fake one.
+    plan
+        One round of a run (:mod:`stratabench.engine.rounds`): exactly its
+        samples, at its loop count when given (calibrated otherwise), and
+        the memory pass, verification and once-measured metrics only in the
+        cell's first round. ``None``: the whole measurement here, sampling
+        until the stopping rule says so.
     """
     if op.engine is not None:
         options = op.engine
@@ -302,6 +316,8 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         if op.before_each is not None:
             # Each operation needs a fresh state, so each sample is one operation.
             loops = 1
+        elif plan is not None and plan.loops is not None:
+            loops = plan.loops  # calibrated in the cell's first round: every round's samples time the same loop
         else:
             loops = calibrate(timed, options.min_sample_ns)
             # Calibration ends with an untimed run of exactly ``loops`` operations
@@ -319,7 +335,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         server: list[float] = []
         spent = 0
         rule = StoppingRule(options)
-        while (stop := rule.stop(walls, spent)) is None:
+        while (stop := _round_stop(plan, walls, spent, options) if plan is not None else rule.stop(walls, spent)) is None:
             if op.before_each is not None:
                 op.before_each()
             gc.collect()
@@ -337,6 +353,8 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     if server and len(server) == len(walls):
         measurement.samples["server_cpu_ns"] = server
 
+    if plan is not None and not plan.first:
+        return measurement
     result: object = None
     if op.trace_memory and options.memory_samples > 0:
         memory: dict[str, list[float]] = {}

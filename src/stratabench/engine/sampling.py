@@ -19,14 +19,14 @@ the answer is known, as pyperf's advice and benchstat's intervals suggest:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from stratabench.options import EngineOptions
 from stratabench.results.stats import summarize
 
-__all__ = ["StoppingRule", "Stop"]
+__all__ = ["RoundPlan", "StoppingRule", "Stop"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
@@ -94,3 +94,33 @@ class StoppingRule:
     def met(self, samples: Sequence[float]) -> bool:
         """Whether the median's interval of ``samples`` is within the target."""
         return summarize(samples).relative_half_width <= self.options.target
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """What one cell's worker does in one round.
+
+    Attributes
+    ----------
+    number
+        The round, from 0.
+    loops
+        Operations per sample, from the first round's calibration; ``None``
+        calibrates (the first round).
+    samples
+        Timed samples to take in this round.
+    first
+        This is the cell's first round: it also traces memory and verifies.
+    """
+
+    number: int
+    loops: int | None
+    samples: int
+    first: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "loops": self.loops, "samples": self.samples, "first": self.first}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RoundPlan:
+        return cls(int(data["number"]), data.get("loops"), int(data["samples"]), bool(data["first"]))
