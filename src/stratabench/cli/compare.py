@@ -21,10 +21,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compare", help="compare two results files cell by cell (rank test, ratio intervals, a CI gate)",
         description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
-        "each pair on its raw samples: the ratio of medians (second/first) with a bootstrap 95%% interval, "
-        "and a two-sided Mann-Whitney U test. A cell is called changed only when p < 0.05 and the ratio is "
-        "beyond --min-effect; a pair with too few samples for the test ever to reach p < 0.05 (three against "
-        "three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
+        "each pair on its per-round values (raw samples for files from before rounds): the ratio of medians "
+        "(second/first) with a bootstrap 95%% interval, and a two-sided Mann-Whitney U test. A cell is slower or "
+        "faster (larger or smaller) only when p < 0.05 and the ratio is beyond --min-effect; unchanged when the "
+        "interval rules out a change that large; inconclusive otherwise; a pair with too few values for the test "
+        "ever to reach p < 0.05 (three against three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
         "factor, a cell cannot be judged, or a cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
@@ -74,10 +75,17 @@ def handle(args: argparse.Namespace) -> int:
               f"p={test.p_value:.3g}; limit {args.fail_above:g}×)", file=sys.stderr)
     unjudged = comparison.unjudged()
     for change in unjudged:
-        before_n, after_n = (len(cell.metrics[args.metric].samples) for cell in (change.before, change.after))
+        before_n, after_n = change.values
         print(f"cannot judge: {change.suite} {change.cell}: {change.test.ratio:.3f}× from {before_n} and {after_n} "
-              f"samples, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
-              "rerun both with more samples (--min-samples 4 or more)", file=sys.stderr)
+              f"values, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
+              "rerun both with more rounds (--min-samples 4 or more)", file=sys.stderr)
     for line in comparison.failed:
         print(f"failed cell: {line}", file=sys.stderr)
+    inconclusive = comparison.inconclusive()
+    if inconclusive:
+        hides = sorted(change.could_hide for change in inconclusive)
+        print(f"{len(inconclusive)} of {len(comparison.changes)} cells inconclusive (neither a change beyond "
+              f"{args.min_effect:.0%} nor its absence shows; they could hide a change of up to "
+              f"{hides[len(hides) // 2]:.0%} (median) to {hides[-1]:.0%}); the gate does not fail on them, "
+              "more rounds (--min-samples) would settle them", file=sys.stderr)
     return 1 if worse or unjudged or comparison.failed else 0

@@ -180,7 +180,7 @@ class CellRounds:
         wall = metrics.get("wall_ns")
         flags = self.first.flags if wall is None else tuple(instability(
             wall.summary, target=stop.target, target_missed=stop.target_missed,
-            budget_s=stop.budget_s if stop.reason == "budget" else None))
+            budget_s=stop.budget_s if stop.reason == "budget" else None, counted="rounds"))
         return replace(self.first, metrics=metrics, flags=flags, duration_s=self.duration_s, group=self.spec.group)
 
 
