@@ -63,6 +63,8 @@ _ALL = [
     Metric("alloc_total_bytes", "bytes", "lower", "every byte allocated during one operation, garbage included (Go B/op)"),
     Metric("allocs_total", "count", "lower", "every allocation made during one operation (Go allocs/op)"),
     Metric("size_bytes", "bytes", "lower", "encoded or stored size"),
+    Metric("size_zstd_bytes", "bytes", "lower", "encoded size after zstd at its default level"),
+    Metric("size_lz4_bytes", "bytes", "lower", "encoded size after lz4 (frame) at its default level"),
     Metric("ops_per_s", "ops/s", "higher", "operations per second under concurrent load"),
     Metric("latency_ns", "ns", "lower", "latency of one request under load"),
     Metric("decode_ns", "ns", "lower", "time spent decoding, one stage of an operation"),

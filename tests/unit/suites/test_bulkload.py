@@ -25,10 +25,44 @@ def suite(**options: object) -> BulkloadSuite:
 def test_cells_cover_every_codec_and_go_format() -> None:
     names = [cell.name for cell in suite().cells()]
     assert "json/typed" in names and "msgspec.msgpack/typed" in names and "embed/cached" in names
-    assert [n for n in names if n.startswith("go ")] == [
-        f"go {f}/{v}" for f in ("embed", "gob", "json", "msgp", "msgpack") for v in ("warm", "fresh")
-    ]
+    go = [n for n in names if n.startswith("go ")]
+    assert go[:10] == ["go embed/warm", "go embed/fresh"] + [
+        f"go {f}/{v}" for f in ("gob", "json", "msgp") for v in ("warm", "fresh", "encode")
+    ][:8]
+    assert "go embed/encode" not in go, "embed's encode is its build"
     assert not any(name.endswith("/datetime") for name in names), "inexact modes must not run by default"
+    # Both directions for every timed codec; a lazy format's access and read rows beside its parse.
+    assert "json/typed encode" in names and "pickle/raw encode" in names
+    assert not any(n.startswith("embed/") and n.endswith(" encode") for n in names)
+    assert {"protobuf/typed", "protobuf/typed access", "protobuf/typed read"} <= set(names)
+    assert "json/typed read" not in names, "an eager format has read every field in its load"
+
+
+@pytest.mark.parametrize("name", ["json/typed encode", "protobuf/typed encode", "protobuf/typed access",
+                                  "protobuf/typed read"])
+def test_encode_access_and_read_cells_verify(name: str) -> None:
+    (cell,) = [c for c in suite().cells() if c.name == name]
+    result = run_cell_in_process(cell, suite().options)
+    assert result.ok, result.error
+    assert result.integrity is not None and result.integrity.actual == HASH_1000
+    for metric in ("size_bytes", "size_zstd_bytes", "size_lz4_bytes"):
+        assert metric in result.metrics, metric
+    assert result.median("size_zstd_bytes") < result.median("size_bytes")
+
+
+def test_access_of_other_values_fails_the_check() -> None:
+    from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+    from stratabench.layers.codecs.base import make_format
+    from stratabench.suites.bulkload.suite import _access_verifier
+
+    check = _access_verifier(1000, 100, make_format("protobuf", BULKLOAD_SCHEMA))
+    from stratabench.datasets import bulkload
+
+    values = [row[0] for row in bulkload.cached_rows(1000, 100)]
+    assert check(values).ok
+    values[7] = not values[7]
+    result = check(values)
+    assert not result.ok and "record 7" in (result.detail or "")
 
 
 @pytest.mark.parametrize(("options", "size"), [({}, 10_000), ({"full": True}, 100_000),

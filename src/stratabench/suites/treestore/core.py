@@ -29,6 +29,7 @@ from typing import Any
 
 from stratabench.errors import StratabenchError
 from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, Access, Owner, TreeBackend
+from stratabench.suites.treestore.cores import DEFAULT_CORE, commit_core
 from stratabench.suites.treestore.diff import Diff, apply_delete, apply_merge, apply_set, compare
 from stratabench.suites.treestore import json_codec
 from stratabench.suites.treestore.paths import Selector, parse, result_tree, select
@@ -36,7 +37,6 @@ from stratabench.suites.treestore.records import load_scopes
 from stratabench.suites.treestore.schema import PERF, SchemaNode
 from stratabench.suites.treestore.subscriptions import ChangeHandler, Handler, ProviderHandler, publish
 from stratabench.suites.treestore.tree import Inner, Key, Value, copy_tree, from_document, merge_into
-from stratabench.suites.treestore.validate import validate
 
 __all__ = ["DEFAULT_TIMEOUT", "AccessDenied", "Connection", "Core", "ItemError", "Session", "installed", "stored_tree"]
 
@@ -58,11 +58,16 @@ def _parse(module: SchemaNode, text: str) -> Selector:
 
 
 class Core:
-    """The module's shared state in this process: version counter, lock, subscriptions, push owners."""
+    """The module's shared state in this process: version counter, lock, subscriptions, push owners.
 
-    def __init__(self, backend: TreeBackend, module: SchemaNode = PERF) -> None:
+    ``core`` names how commits copy and validate (:mod:`.cores`): ``sysrepo``
+    (the study's) or ``incremental``.
+    """
+
+    def __init__(self, backend: TreeBackend, module: SchemaNode = PERF, core: str = DEFAULT_CORE) -> None:
         self.backend = backend
         self.module = module
+        self.commits = commit_core(core)
         self.version = 0
         self.lock = threading.Lock()
         self.change_handlers: dict[str, list[ChangeHandler]] = {RUNNING: [], OPERATIONAL: []}
@@ -205,7 +210,7 @@ class Session:
         current = conn.caching and conn.cached is not None and conn.cached[0] == core.version
         if current:
             assert conn.cached is not None
-            work = copy_tree(conn.cached[1])
+            work = core.commits.working_copy(conn.cached[1], self.edits)
         else:
             work = backend.load(conn.client, module, RUNNING, None, None)
         if work is None:
@@ -216,7 +221,7 @@ class Session:
             if conn.caching and not current:
                 conn.cached = (core.version, stored)
             return False
-        validate(work)
+        core.commits.check(work, diff)
         if not backend.access(conn.client, module, RUNNING)[1]:
             raise AccessDenied(f"no write permission on {module.name} running")
         handlers = core.change_handlers[RUNNING]
@@ -259,7 +264,7 @@ class Session:
     def _commit_operational(self, timeout: float) -> bool:
         core, conn, backend, module = self.core, self.conn, self.core.backend, self.core.module
         old = self._push_tree()
-        new = copy_tree(old) or Inner(module, None)
+        new = core.commits.working_copy(old, self.edits) or Inner(module, None)
         store_diff = self._apply(new)
         if not store_diff:
             self.push_cache = (old,)
@@ -363,9 +368,9 @@ def stored_tree(core: Core, ds: str = RUNNING, owner: Owner | None = None) -> In
 
 
 @contextmanager
-def installed(backend: TreeBackend, module: SchemaNode = PERF) -> Iterator[Core]:
+def installed(backend: TreeBackend, module: SchemaNode = PERF, core_name: str = DEFAULT_CORE) -> Iterator[Core]:
     """A core on ``backend`` with the module installed; at the end it is closed and the namespace removed."""
-    core = Core(backend, module)
+    core = Core(backend, module, core_name)
     try:
         core.install()
         yield core

@@ -178,7 +178,7 @@ def _descend(root: Inner, selector: Selector, diff: Diff, create: bool) -> tuple
         if entry is None:
             if not create:
                 return None
-            prev = next(reversed(child.entries)) if schema.user_ordered and child.entries else None
+            prev = child.last_key() if schema.user_ordered else None
             entry = Inner(schema, child, dict(zip(schema.keys, step.key)), step.key)
             child.add(step.key, entry)
             if not created:
@@ -243,7 +243,7 @@ def apply_set(root: Inner, selector: Selector, value: Value | None, diff: Diff, 
     item: Any = key[0] if schema.kind == LEAF_LIST else Inner(schema, instances, dict(zip(schema.keys, key)), key)
     prev: Key | None = None
     if after is True:
-        prev = next(reversed(instances.entries)) if instances.entries else None
+        prev = instances.last_key()
     elif after is not False:
         prev = after
     instances.add(key, item, after)
@@ -333,14 +333,14 @@ def _merge_child(parent: Inner, schema: SchemaNode, value: Any, trail: Trail, di
     for item in value:
         if schema.kind == LEAF_LIST:
             if (item,) not in existing.entries:
-                prev = next(reversed(existing.entries)) if existing.entries else None
+                prev = existing.last_key()
                 existing.add((item,), item)
                 diff.record([*base, (schema, (item,))], CREATE, item, prev=prev if schema.user_ordered else None)
             continue
         key = tuple([item.get(k) for k in schema.keys])
         entry = existing.entries.get(key)
         if entry is None:
-            prev = next(reversed(existing.entries)) if existing.entries else None
+            prev = existing.last_key()
             entry = build_inner(schema, existing, item, key)
             existing.add(key, entry)
             diff.record([*base, (schema, key)], CREATE, entry, prev=prev if schema.user_ordered else None)

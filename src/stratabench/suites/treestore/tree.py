@@ -21,7 +21,7 @@ order, written compactly; :func:`tree_hash` is its SHA-1 (spec §3.3).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from operator import itemgetter
 from typing import Any, TypeAlias
 
@@ -36,6 +36,8 @@ __all__ = [
 
 Value: TypeAlias = int | str
 Key: TypeAlias = tuple[Value, ...]
+Entries: TypeAlias = MutableMapping[Key, Any]
+"""A list's instances by key, in order: a ``dict``, or the incremental core's :class:`~.persistent.Chunked`."""
 _FIRST = itemgetter(0)
 
 
@@ -60,7 +62,7 @@ class Instances:
     def __init__(self, schema: SchemaNode, parent: Inner) -> None:
         self.schema = schema
         self.parent = parent
-        self.entries: dict[Key, Any] = {}
+        self.entries: Entries = {}
         self.unsorted = False
 
     def add(self, key: Key, item: Any, after: Key | None | bool = True) -> None:
@@ -70,6 +72,9 @@ class Instances:
         system-ordered ones are kept sorted regardless.
         """
         entries = self.entries
+        if type(entries) is not dict:  # a persistent list places its instances itself (kept in order)
+            entries.insert(key, item, after)  # type: ignore[attr-defined]
+            return
         if after is True or not self.schema.user_ordered:
             if entries and not self.unsorted and not self.schema.user_ordered and key < next(reversed(entries)):
                 self.unsorted = True
@@ -80,7 +85,11 @@ class Instances:
         items.insert(at, (key, item))
         self.entries = dict(items)
 
-    def ordered(self) -> dict[Key, Any]:
+    def last_key(self) -> Key | None:
+        """The key of the last instance in order (``None`` if there is none)."""
+        return next(reversed(self.entries), None)  # type: ignore[arg-type]
+
+    def ordered(self) -> Entries:
         """The entries in their canonical order (sorting once if needed)."""
         if self.unsorted:
             self.entries = dict(sorted(self.entries.items(), key=_FIRST))

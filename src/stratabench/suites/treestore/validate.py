@@ -59,7 +59,9 @@ def _check_inner(node: Inner, where: str) -> None:
 
 
 def _check_instances(instances: Instances, schema: SchemaNode, where: str) -> None:
-    entries = instances.entries.values()
+    # In canonical order, so the first offending entry named is the same however the list was built
+    # (a list an edit left unsorted is sorted here once instead of when it is next written).
+    entries = instances.ordered().values()
     if schema.kind == LEAF_LIST:
         values = list(entries)
         for value in values:

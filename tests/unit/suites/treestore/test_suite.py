@@ -23,9 +23,20 @@ def test_the_default_run_is_small_and_embedded() -> None:
     assert {cell.params["n"] for cell in cells} == {1000}
     assert {cell.params["tries"] for cell in cells if cell.params["test"] != 11} == {2}
     assert {cell.params["tries"] for cell in cells if cell.params["test"] == 11} == {1}
-    assert len(cells) == 2 * 22 and len({cell.name for cell in cells}) == len(cells)
+    # Both commit cores; the reads (1-6) commit nothing timed, so they run on the study's core only.
+    assert len(cells) == 2 * (22 + 16) and len({cell.name for cell in cells}) == len(cells)
     assert [cell.name for cell in cells[:3]] == ["json-file/1000/01-get-tree", "sqlite/1000/01-get-tree",
                                                  "json-file/1000/02-get-item"]  # interleaved, as measured
+    assert [cell.name for cell in cells if cell.params["test"] == 17] == [
+        "json-file/1000/17-create-an-item-cached", "sqlite/1000/17-create-an-item-cached",
+        "json-file/1000/17-create-an-item-cached@incremental", "sqlite/1000/17-create-an-item-cached@incremental"]
+
+
+def test_the_cores_setting_picks_the_commit_cores_and_refuses_unknown_ones() -> None:
+    assert {cell.params["core"] for cell in suite(cores="sysrepo").cells()} == {"sysrepo"}
+    assert {cell.params["test"] for cell in suite(cores="incremental").cells()} == set(range(7, 23))
+    with pytest.raises(UsageError, match="use sysrepo and/or incremental"):
+        suite(cores="sysrepo,lazy").cells()
 
 
 def test_the_full_grid_is_the_references() -> None:
@@ -75,6 +86,11 @@ def test_a_small_run_measures_every_cell_and_reports_the_studys_tables(tmp_path:
     assert titles[1] == "treestore: 20 list entries, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
     tables = treestore_tables(results, run.options)
     assert len(tables[1].rows) == 22 and tables[1].rows[2]["sqlite:vs"].endswith(("faster", "slower", "×"))
+    gains = next(table for table in tables if "incremental core beside" in table.title)
+    assert [row["n"] for row in gains.rows] == list(range(7, 23))
+    assert all(row["sqlite:gain"].endswith("×") for row in gains.rows)
+    crossings = next(table for table in tables if "from which N" in table.title)
+    assert {(row["core"], row["backend"]) for row in crossings.rows} == {("sysrepo", "sqlite"), ("incremental", "sqlite")}
     claims = next(table for table in tables if "claims" in table.title)
     assert [row["n"] for row in claims.rows] == list(range(1, 8))
     assert claims.rows[1]["verdict"] == "not measured: needs a server"  # claim 2 is about network backends only
@@ -91,7 +107,7 @@ def test_tries_that_leave_a_wide_interval_flag_the_cell() -> None:
 
 
 def test_a_subset_of_tests_keeps_table_order_and_bad_numbers_are_one_line() -> None:
-    cells = suite(tests="17,6").cells()
+    cells = suite(tests="17,6", cores="sysrepo").cells()
     assert [cell.name for cell in cells] == ["json-file/1000/06-get-oper-tree", "sqlite/1000/06-get-oper-tree",
                                              "json-file/1000/17-create-an-item-cached",
                                              "sqlite/1000/17-create-an-item-cached"]
