@@ -9,8 +9,9 @@ The order matters:
    settled before the first sample. Calibration's last run is at that loop
    count already and counts as the first warm-up.
 3. **Sample**: each sample is one timed loop; ``wall_ns`` and ``cpu_ns`` per
-   operation are the loop's totals divided by the loop count. Server CPU is
-   read around the loop, outside it. How many samples: the stopping rule of
+   operation are the loop's totals divided by the loop count. The thread's
+   CPU time (``thread_cpu_ns``) and server CPU are read around the loop,
+   outside it. How many samples: the stopping rule of
    :mod:`stratabench.engine.sampling` (adaptive by default, or ``--samples``).
    Before the first timed run, what lives is collected and frozen
    (``gc.freeze``); before each sample the collector runs, untimed. Every
@@ -332,6 +333,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
 
         walls: list[float] = []
         cpus: list[float] = []
+        threads: list[float] = []
         server: list[float] = []
         spent = 0
         rule = StoppingRule(options)
@@ -340,16 +342,21 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
                 op.before_each()
             gc.collect()
             server_before = process_cpu_ns(op.server_pids)
+            # Read around the timed loop, not inside it: one more counter per sample, not per operation.
+            thread_before = clock.thread_cpu_ns()
             wall, cpu = timed(loops)
+            thread_after = clock.thread_cpu_ns()
             server_after = process_cpu_ns(op.server_pids)
             spent += wall
             walls.append(wall / loops)
             cpus.append(cpu / loops)
+            threads.append((thread_after - thread_before) / loops)
             if server_before is not None and server_after is not None:
                 server.append((server_after - server_before) / loops)
     measurement.stop = stop
     measurement.samples["wall_ns"] = walls
     measurement.samples["cpu_ns"] = cpus
+    measurement.samples["thread_cpu_ns"] = threads
     if server and len(server) == len(walls):
         measurement.samples["server_cpu_ns"] = server
 
