@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stratabench.options import RunOptions
-from stratabench.report.compare import Ratio, ratio
+from stratabench.report.compare import Ratio, paired
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
@@ -252,7 +252,7 @@ def _code_size() -> Table:
 def _ratio(view: ParkingResults, slower: str, faster: str, metric: str = "server_cpu_ns") -> Ratio | None:
     """``slower``'s median over ``faster``'s, on the report's database with logging off."""
     a, b = view.get(slower), view.get(faster)
-    return None if a is None or b is None else ratio(a.summary(metric), b.summary(metric))
+    return paired(a, b, metric)
 
 
 def _here(measured: Ratio | None, what: str) -> str:
@@ -285,7 +285,7 @@ def _verdicts(view: ParkingResults) -> list[Table]:
     )  # fmt: skip
     logging_gain = _gain(view, "python-orm", "server_cpu_ns")
     on, off = view.get("python-orm", "on"), view.get("python-orm", "off")
-    logging_ratio = None if on is None or off is None else ratio(on.summary("server_cpu_ns"), off.summary("server_cpu_ns"))
+    logging_ratio = paired(on, off, "server_cpu_ns")
     conclusions = [
         table_2,
         _ratio_finding(view, "C1", "the compiled ORM uses about a third of the Python ORM's server CPU", "about 1/3",
