@@ -15,6 +15,11 @@ the answer is known, as pyperf's advice and benchstat's intervals suggest:
 
 ``--samples N`` fixes the count: exactly N, whatever the interval says
 (still bounded by ``max_sample_ns``).
+
+In a run the rule counts rounds, not samples (:mod:`stratabench.engine.rounds`):
+it is given each round's median, so "the interval is tight enough" means
+tight across the run's rounds, the machine's drift included; within one
+round a worker takes exactly its :class:`RoundPlan`'s samples.
 """
 
 from __future__ import annotations
