@@ -199,13 +199,14 @@ def main() -> int:
     parser.add_argument("--skip-runs", action="store_true", help="only the timeit comparison")
     parser.add_argument("--skip-timeit", action="store_true", help="only the pairs of default runs")
     parser.add_argument("--alternations", type=int, default=3, help="A B rounds of the timeit comparison")
+    parser.add_argument("--no-warm-up", action="store_true", help="skip the untimed first run (the build cache is warm)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stratabench-rounds-") as tmp:
         directory = args.keep or Path(tmp)
         directory.mkdir(parents=True, exist_ok=True)
         if not args.skip_runs:
-            # One untimed run first, so every timed run finds the build cache warm.
-            default_run(directory / "warm-up.jsonl")
+            if not args.no_warm_up:  # one untimed run first, so every timed run finds the build cache warm
+                default_run(directory / "warm-up.jsonl")
             for number in range(1, args.pairs + 1):
                 pair(number, directory)
         if not args.skip_timeit:
