@@ -9,7 +9,9 @@ Prints, for one N (default 100,000):
   canonical document and serializing it (the file write is on top);
 - the test itself on json-file and sqlite under both cores, try by try
   round-robin over the four (so load drift hits all alike), with wall
-  means and medians; then the paired ratios (median of per-try ratios with
+  means and medians; then the paired ratios, of wall times and of this
+  process's CPU times (steadier on a shared machine: another user's load
+  lengthens the wall time, not the CPU time) (median of per-try ratios with
   its order-statistic interval): json-file / sqlite on each core (the
   published figure is 1.37×; issue 24 targets ≥ 10× on the incremental
   core), and json-file's whole commit on the incremental core against its
@@ -112,23 +114,27 @@ def installed_sides(n: int) -> Iterator[dict[tuple[str, str], tuple[Core, Fixtur
             core.backend.cleanup()
 
 
-def _store_alone(core: Core, fixture: Fixture) -> float:
-    """Seconds json-file's store takes for the connection's cached tree: serialize, write, rename."""
+Times = tuple[float, float]
+"""(wall, CPU) seconds."""
+
+
+def _store_alone(core: Core, fixture: Fixture) -> Times:
+    """What json-file's store takes for the connection's cached tree: serialize, write, rename."""
     assert fixture.conn.cached is not None
     tree = fixture.conn.cached[1]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     core.backend.store_prepare(fixture.conn.client, core.module, RUNNING, None, None, tree, None)
     core.backend.store_commit(fixture.conn.client, core.module, RUNNING, None, None, tree, None)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def _timed(fixture: Fixture, data: Dataset) -> float:
-    start = time.perf_counter()
+def _timed(fixture: Fixture, data: Dataset) -> Times:
+    start, cpu = time.perf_counter(), time.process_time()
     TEST.timed(fixture, data)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def _frozen(measure: Callable[[], float]) -> float:
+def _frozen(measure: Callable[[], Times]) -> Times:
     """``measure()`` with the heap frozen, as the harness times a try."""
     gc.collect()
     gc.freeze()
@@ -147,8 +153,8 @@ def _ratio_text(numerator: list[float], denominator: list[float]) -> tuple[str, 
 
 def round_robin(n: int, tries: int) -> None:
     data = Dataset(n)
-    walls: dict[tuple[str, str], list[float]] = {side: [] for side in SIDES}
-    store_alone: list[float] = []
+    walls: dict[tuple[str, str], list[Times]] = {side: [] for side in SIDES}
+    store_alone: list[Times] = []
     with installed_sides(n) as sides:
         for attempt in range(tries):
             for side, (core, fixture) in sides.items():
@@ -156,30 +162,36 @@ def round_robin(n: int, tries: int) -> None:
                 TEST.before(fixture, data)
                 # json-file's store alone is timed beside its commit, before it on one try and after it on
                 # the next, so neither always finds the caches warm.
-                alone = side == ("incremental", "json-file")
-                if alone and attempt % 2 == 0:
+                beside = side == ("incremental", "json-file")
+                if beside and attempt % 2 == 0:
                     store_alone.append(_frozen(lambda: _store_alone(core, fixture)))
                 walls[side].append(_frozen(lambda: _timed(fixture, data)))
-                if alone and attempt % 2 == 1:
+                if beside and attempt % 2 == 1:
                     store_alone.append(_frozen(lambda: _store_alone(core, fixture)))
     for (core_name, backend_name), times in walls.items():
-        print(f"  {core_name:11s} {backend_name:9s} wall mean {statistics.mean(times) * 1e3:9.3f} ms, "
-              f"median {statistics.median(times) * 1e3:9.3f} ms")
-    print(f"  {'':21s} json-file's store alone (serialize, write, rename the same tree): median "
-          f"{statistics.median(store_alone) * 1e3:9.3f} ms")
-    text, sysrepo = _ratio_text(walls[("sysrepo", "json-file")], walls[("sysrepo", "sqlite")])
-    inside = sysrepo.low <= PUBLISHED <= sysrepo.high
-    print(f"  sysrepo core:     json-file / sqlite {text}; published {PUBLISHED}× "
-          f"{'inside' if inside else 'OUTSIDE'} the interval")
-    text, incremental = _ratio_text(walls[("incremental", "json-file")], walls[("incremental", "sqlite")])
-    print(f"  incremental core: json-file / sqlite {text}; target ≥ 10×: "
-          f"{'met' if incremental.low >= 10 else 'met on the median only' if incremental.value >= 10 else 'NOT met'}")
-    text, own = _ratio_text(walls[("incremental", "json-file")], store_alone)
-    print(f"  incremental core: json-file's commit / its store alone {text}; target ≤ 1.10: "
-          f"{'met' if own.high <= 1.10 else 'met on the median only' if own.value <= 1.10 else 'NOT met'}")
-    for backend_name in ("json-file", "sqlite"):
-        text, _ = _ratio_text(walls[("sysrepo", backend_name)], walls[("incremental", backend_name)])
-        print(f"  gain of the incremental core on {backend_name:9s} (sysrepo / incremental): {text}")
+        wall, cpu = [t[0] for t in times], [t[1] for t in times]
+        print(f"  {core_name:11s} {backend_name:9s} wall mean {statistics.mean(wall) * 1e3:9.3f} ms, "
+              f"median {statistics.median(wall) * 1e3:9.3f} ms; CPU median {statistics.median(cpu) * 1e3:9.3f} ms")
+    print(f"  {'':21s} json-file's store alone (serialize, write, rename the same tree): wall median "
+          f"{statistics.median(t[0] for t in store_alone) * 1e3:9.3f} ms; CPU median "
+          f"{statistics.median(t[1] for t in store_alone) * 1e3:9.3f} ms")
+    for clock, which in (("wall", 0), ("CPU", 1)):
+        series = {side: [t[which] for t in times] for side, times in walls.items()}
+        alone = [t[which] for t in store_alone]
+        print(f" paired ratios of {clock} times:")
+        text, sysrepo = _ratio_text(series[("sysrepo", "json-file")], series[("sysrepo", "sqlite")])
+        inside = sysrepo.low <= PUBLISHED <= sysrepo.high
+        print(f"  sysrepo core:     json-file / sqlite {text}; published {PUBLISHED}× "
+              f"{'inside' if inside else 'OUTSIDE'} the interval")
+        text, incremental = _ratio_text(series[("incremental", "json-file")], series[("incremental", "sqlite")])
+        print(f"  incremental core: json-file / sqlite {text}; target ≥ 10×: "
+              f"{'met' if incremental.low >= 10 else 'met on the median only' if incremental.value >= 10 else 'NOT met'}")
+        text, own = _ratio_text(series[("incremental", "json-file")], alone)
+        print(f"  incremental core: json-file's commit / its store alone {text}; target ≤ 1.10: "
+              f"{'met' if own.high <= 1.10 else 'met on the median only' if own.value <= 1.10 else 'NOT met'}")
+        for backend_name in ("json-file", "sqlite"):
+            text, _ = _ratio_text(series[("sysrepo", backend_name)], series[("incremental", backend_name)])
+            print(f"  gain of the incremental core on {backend_name:9s} (sysrepo / incremental): {text}")
 
 
 def allocations(n: int) -> None:

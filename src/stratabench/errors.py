@@ -12,6 +12,7 @@ exit status.
     ├── StatementError               1  the user's timed statement or setup is not valid or raised
     ├── GoRunError                   1  a Go build or program failed (adapters.golang)
     ├── ZygoteError                  1  the process that forks each cell's worker failed (engine.zygote)
+    ├── UncountableError             1  a cell that callgrind cannot count (engine.count_worker)
     ├── DriverFailure                1  a parking server gave a wrong answer (suites.parking)
     ├── AccessDenied                 1  a tree store's permissions refuse an operation (suites.treestore)
     ├── ItemError                    1  a tree path matched no leaf, or several (suites.treestore)
@@ -56,6 +57,7 @@ __all__ = [
     "StoreError",
     "StratabenchError",
     "UnavailableError",
+    "UncountableError",
     "UnknownNameError",
     "UsageError",
     "ValueTooLargeError",
@@ -114,6 +116,10 @@ class StatementError(StratabenchError):
     The message names the part (statement or setup), the line and its text.
     The exit code is 1, as ``python -m timeit`` exits when the statement fails.
     """
+
+
+class UncountableError(StratabenchError):
+    """A cell that ``--count instructions`` cannot count; the cell is reported unsupported, with the reason."""
 
 
 class UsageError(StratabenchError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal
 
 from stratabench.errors import UsageError
 
@@ -73,6 +73,10 @@ class EngineOptions:
         new interpreter per cell.
     cell_timeout_s
         A worker that takes longer is killed and its cell reported failed.
+    count
+        ``"instructions"``: count each Python cell's instructions under
+        Valgrind's callgrind instead of timing it
+        (:mod:`stratabench.engine.counting`); ``None`` times it.
     """
 
     samples: int | None = None
@@ -89,6 +93,7 @@ class EngineOptions:
     isolate: bool = True
     fork: bool = True
     cell_timeout_s: float = 900.0
+    count: Literal["instructions"] | None = None
 
     def __post_init__(self) -> None:
         if self.samples is not None and self.samples < 1:

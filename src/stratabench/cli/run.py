@@ -26,12 +26,14 @@ from stratabench.cli.arguments import (
 )
 from stratabench.cli.progress import make_progress
 from stratabench.cli.signals import interrupt_description, interrupted_exit_code
+from stratabench.engine.counting import require_valgrind
 from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
+from stratabench.report.counts import counts_report
 from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment, load_average, scheduler_counters
@@ -153,6 +155,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     if options.data is not None:
         _check_data_file(options.data)
+    if options.engine.count is not None:
+        require_valgrind()  # exit 69 naming the package, before a server starts or a cell runs
     output = _output_path(args.output, run_id)
     if args.dry_run:
         return _print_plan(options)
@@ -261,7 +265,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
                       file=sys.stderr)
                 return interrupted_exit_code(interrupt)
-    sys.stdout.write(reporter.render_report(run_report(results, header, detail)))
+    report = counts_report(results, header, detail) if options.engine.count else run_report(results, header, detail)
+    sys.stdout.write(reporter.render_report(report))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)
     if failed:

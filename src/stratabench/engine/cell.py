@@ -23,17 +23,18 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
-from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import CellSpec, builder_of
+from stratabench.engine.measure import Measurement, measure_operation
+from stratabench.engine.operation import CellSpec, Operation, builder_of
 from stratabench.engine.sampling import RoundPlan
 from stratabench.engine.zygote import Zygotes, ZygoteError
-from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
+from stratabench.errors import StratabenchError, UnavailableError, UncountableError, ValueTooLargeError
 from stratabench.lifeline import parent_death_signal
-from stratabench.options import RunOptions
+from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.format import cell_from_json
 from stratabench.results.records import CellResult, Status
 
@@ -42,7 +43,7 @@ __all__ = ["run_cell", "run_cell_forked", "run_cell_in_process", "run_cell_in_wo
 
 def status_of(error: StratabenchError) -> Status:
     """The cell status an error stands for."""
-    if isinstance(error, ValueTooLargeError):
+    if isinstance(error, (ValueTooLargeError, UncountableError)):
         return "unsupported"
     if isinstance(error, UnavailableError):
         return "unavailable"
@@ -58,8 +59,12 @@ def _internal_error(error: BaseException) -> str:
     return f"internal error {type(error).__name__}{where}: {message}"
 
 
+#: Measures a prepared operation: the engine's timing by default, a count under callgrind when counting.
+Measure = Callable[[Operation, EngineOptions, Clock], Measurement]
+
+
 def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYSTEM_CLOCK,
-                        plan: RoundPlan | None = None) -> CellResult:
+                        measure: Measure = measure_operation, plan: RoundPlan | None = None) -> CellResult:
     """Prepare, measure and verify one Python cell in this process (one round of it, with ``plan``).
 
     Never raises for a cell's own failure: errors become a result with a
@@ -83,7 +88,9 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
             traceback.print_exc()
             return failed("failed", _internal_error(error))
         try:
-            measurement = measure_operation(operation, options.engine, clock, plan)
+            # A round of a run is the engine's timing, at the round's loops and samples.
+            measurement = (measure(operation, options.engine, clock) if plan is None
+                           else measure_operation(operation, options.engine, clock, plan))
         except StratabenchError as error:
             return failed(status_of(error), error.message)
         except Exception as error:  # noqa: BLE001
@@ -98,18 +105,24 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
     return measurement.result(spec, notes=operation.notes, duration_s=time.perf_counter() - started)
 
 
-def run_cell_in_worker(spec: CellSpec, options: RunOptions, plan: RoundPlan | None = None) -> CellResult:
-    """Run one cell in a fresh Python process and read back its result."""
+def run_cell_in_worker(spec: CellSpec, options: RunOptions, *, command: Sequence[str] | None = None,
+                       env: Mapping[str, str] | None = None, plan: RoundPlan | None = None) -> CellResult:
+    """Run one cell in a fresh Python process and read back its result.
+
+    ``command`` starts a worker other than the default (``python -m
+    stratabench.engine.worker``), with ``env`` as its whole environment:
+    counting runs its worker under callgrind (:mod:`stratabench.engine.counting`).
+    The worker is given ``- RESULT`` and answers the same way.
+    """
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
         result_path = Path(tmp) / "result.json"
         # The request goes through a pipe, never a file: its store URLs may carry passwords.
         request = json.dumps(_request(spec, options, plan))
-        env = {**os.environ, **spec.env}
         try:
             process = subprocess.run(
-                [sys.executable, "-m", "stratabench.engine.worker", "-", str(result_path)],
-                env=env,
+                [*(command or (sys.executable, "-m", "stratabench.engine.worker")), "-", str(result_path)],
+                env={**os.environ, **spec.env} if env is None else dict(env),
                 input=request,
                 preexec_fn=parent_death_signal(),  # noqa: PLW1509 -- a worker must not outlive a killed run
                 capture_output=True,
@@ -165,11 +178,18 @@ def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan:
 def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None,
              plan: RoundPlan | None = None) -> CellResult:
     """Run one cell (one round of it, with ``plan``) the way the options say: a fresh worker process by default,
-    forked from ``zygotes`` if given."""
+    forked from ``zygotes`` if given.
+
+    With ``--count instructions`` the cell is counted under callgrind instead (always a fresh interpreter).
+    """
+    if options.engine.count is not None:
+        from stratabench.engine.counting import count_cell  # imports the cell runner: only here, when counting
+
+        return count_cell(spec, options)
     if options.engine.isolate:
         if zygotes is not None and options.engine.fork:
             return run_cell_forked(spec, options, zygotes, plan)
-        return run_cell_in_worker(spec, options, plan)
+        return run_cell_in_worker(spec, options, plan=plan)
     if spec.env:
         return CellResult.failure(
             spec, "unavailable", f"needs its own process (environment {', '.join(spec.env)}); run without --in-process"

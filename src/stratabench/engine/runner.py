@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -96,16 +96,33 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     progress.start(plan.total)
     try:
         with Zygotes(dict.fromkeys(factories)) as zygotes:
-            run_rounds(python_cells, options.engine, lambda spec, round_plan: run_cell(spec, options, zygotes, round_plan),
-                       seed=seed, finished=record, round_ended=round_ended, started=progress.cell_started)
+            if options.engine.count is not None:
+                # A count is exact: one per cell, under callgrind, without rounds to average the machine out.
+                for cell in python_cells:
+                    progress.cell_started(cell)
+                    record(run_cell(cell, options, zygotes))
+            else:
+                run_rounds(python_cells, options.engine,
+                           lambda spec, round_plan: run_cell(spec, options, zygotes, round_plan),
+                           seed=seed, finished=record, round_ended=round_ended, started=progress.cell_started)
         for suite, cells in plan.suites:
             external = [cell for cell in cells if cell.language != "python"]
-            if external:
+            if external and options.engine.count is not None:
+                _refuse_uncountable(external, record)
+            elif external:
                 _run_external(suite, external, record, progress)
     finally:
         progress.finish()
     return [results[(cell.suite, cell.name)] for _, cells in plan.suites for cell in cells
             if (cell.suite, cell.name) in results]
+
+
+def _refuse_uncountable(cells: Sequence[CellSpec], record: Callable[[CellResult], None]) -> None:
+    """``--count``: an external cell (Go) is another program, which callgrind's count of Python does not cover."""
+    from stratabench.engine.counting import uncountable
+
+    for cell in cells:
+        record(CellResult.failure(cell, "unsupported", uncountable(cell) or "cannot be counted"))
 
 
 def _run_external(suite: ExternalRunner, cells: Sequence[CellSpec], record: object, progress: Progress) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,34 @@ def test_cells_cover_every_codec_and_go_format() -> None:
         f"go {f}/{v}" for f in ("gob", "json", "msgp") for v in ("warm", "fresh", "encode")
     ][:8]
     assert "go embed/encode" not in go, "embed's encode is its build"
+    assert {"go cbor/warm", "go cbor/encode", "go protobuf/warm", "go xml/encode"} <= set(go)
+    assert "go cbor/fresh" not in go, "the default run loads fresh only the seed's formats"
     assert not any(name.endswith("/datetime") for name in names), "inexact modes must not run by default"
     # Both directions for every timed codec; a lazy format's access and read rows beside its parse.
-    assert "json/typed encode" in names and "pickle/raw encode" in names
+    assert "json/typed encode" in names and "pickle/typed encode" in names
+    assert "pickle/raw" not in names, "the default run loads each codec's first mode"
+    assert {"embed/compile", "embed/cached", "embed/resident"} <= set(names)
     assert not any(n.startswith("embed/") and n.endswith(" encode") for n in names)
     assert {"protobuf/typed", "protobuf/typed access", "protobuf/typed read"} <= set(names)
+    assert {"arrow/table read", "parquet/table read", "simdjson/lazy read"} <= set(names)
     assert "json/typed read" not in names, "an eager format has read every field in its load"
+    # Cross-language rows read every wire Go and Python share, a lazy reader every field.
+    assert {"cbor2/typed <- go cbor", "protobuf/typed read <- go protobuf", "fastavro/raw <- go avro"} <= set(names)
+
+
+def test_full_runs_every_mode_and_variant() -> None:
+    names = {c.name for c in BulkloadSuite(RunOptions(suites=("bulkload",), full=True, engine=FAST)).cells()}
+    assert {"pickle/raw", "pickle/raw encode", "go cbor/fresh", "ujson/raw encode"} <= names
+
+
+@pytest.mark.slow
+def test_the_go_formats_are_the_go_programs(go_program: Callable[[str], Path]) -> None:
+    from stratabench.adapters import golang
+    from stratabench.suites.bulkload.suite import GO_FORMATS, GO_MORE_FORMATS
+
+    go_program("stratabench-go")
+    assert set(golang.info()["formats"]) == set(GO_FORMATS + GO_MORE_FORMATS)
+    assert len(GO_FORMATS + GO_MORE_FORMATS) >= 15
 
 
 @pytest.mark.parametrize("name", ["json/typed encode", "protobuf/typed encode", "protobuf/typed access",

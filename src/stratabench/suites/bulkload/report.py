@@ -147,13 +147,13 @@ def bulkload_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
     for language, memory, memory_label in (("python", "alloc_bytes", "least peak memory"),
                                            ("go", "alloc_total_bytes", "fewest bytes allocated")):
         name = "Python" if language == "python" else "Go"
-        own = [Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes"), r.median(memory))
+        own = [Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes"), r.median(memory), cell=r)
                for r in loads if r.language == language]
         if not own:
             continue
         result.bests += answer("bulkload", "", own, time=f"fastest load, {name}", size=f"smallest, {name}",
                                memory=f"{memory_label} loading, {name}").bests
-        written = [Candidate(_label(r), r.summary("wall_ns")) for r in encodes if r.language == language]
+        written = [Candidate(_label(r), r.summary("wall_ns"), cell=r) for r in encodes if r.language == language]
         result.bests += answer("bulkload", "", written, time=f"fastest encode, {name}").bests
     result.frontier = frontier([Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes")) for r in loads])
     result.lines = _zstd_line(loads) + _lazy_lines(results) + _build_cost(results)

@@ -37,7 +37,7 @@ from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.suite import Suite
+from stratabench.suites.kit.suite import Suite, min_time_setting
 
 __all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_MORE_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "compressed_sizes", "size_of"]
 
@@ -51,6 +51,12 @@ STUDY_SIZE = 100_000
 DEFAULT_SIZE = 10_000
 
 
+#: The Python cells' calibration target: a load of 10,000 records takes 1-40 ms, so 30 ms samples still time
+#: one or more whole loads each, and sixty-odd cells (both directions, twenty formats) keep the default run
+#: to a few minutes; ``--set bulkload.min_time=SECONDS`` chooses another.
+SAMPLE_NS = 30_000_000
+
+
 def size_of(options: RunOptions) -> int:
     """The records a run loads: ``--size``, else the study's with ``--full``, else the default run's."""
     return options.size or (STUDY_SIZE if options.full else DEFAULT_SIZE)
@@ -59,7 +65,8 @@ def size_of(options: RunOptions) -> int:
 #: The seed's formats, in the seed's row order.
 GO_FORMATS = ("embed", "gob", "json", "msgp", "msgpack")
 #: The Go adapter's other formats (go/internal/format, one file each), in its listing order.
-GO_MORE_FORMATS: tuple[str, ...] = ()
+GO_MORE_FORMATS = ("msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json", "cbor", "bson", "avro", "protobuf",
+                   "xml")
 #: Load variants (the seed's warm, the honest fresh), then the encode direction.
 GO_VARIANTS = ("warm", "fresh", "encode")
 
@@ -124,6 +131,7 @@ class BulkloadSuite(Suite):
     settings = (
         Setting("bulkload.inexact", "no", "also run the modes that lose data by design (they fail their check)",
                 "flag"),
+        min_time_setting("bulkload", SAMPLE_NS),
         Setting("go.benchtime", "", f"Go's -benchtime; default 1.5s / go.count at the study's {STUDY_SIZE:,} "
                 "records (the seed used 1s with go.count=3), else --min-time"),
         Setting("go.count", "", "samples per Go cell; default --samples, else the adaptive floor (6: a 95% "
@@ -174,7 +182,10 @@ class BulkloadSuite(Suite):
             inexact: tuple[str, ...] = getattr(info.cls, "inexact_modes", ())
             lazy: tuple[str, ...] = getattr(info.cls, "lazy_modes", ())
             encodes = not getattr(info.cls, "no_encode_row", "")
-            for mode in modes:
+            # The default run keeps to a few minutes: each codec's first mode (and every embed load, the
+            # study's own); --full, or naming the codec, runs every mode.
+            every_mode = self.options.full or bool(self.options.codecs) or name == "embed"
+            for mode in modes if every_mode else modes[:1]:
                 if mode.startswith("go-"):
                     continue  # reads a Go asset: a cross-language cell below
                 if mode in inexact and not with_inexact:
@@ -197,10 +208,13 @@ class BulkloadSuite(Suite):
                                        {**base, "codec": codec, "mode": mode, "asset": f"go-{go_format}",
                                         "direction": LOAD,
                                         **({"step": READ} if reads else {})}))
+        chosen_variants = self.config.given("go.variants") or self.options.full
         for go_format in go_formats:
             for variant in self._go_list("go.variants", GO_VARIANTS):
                 if variant == ENCODE and go_format == "embed":
                     continue  # embed's encode is its build: reported as the build's costs
+                if variant == "fresh" and go_format not in GO_FORMATS and not chosen_variants:
+                    continue  # the default run loads fresh only the seed's formats, beside its figures
                 cells.append(self.spec(f"go {go_format}/{variant}",
                                        {**base, "format": go_format, "variant": variant,
                                         "direction": ENCODE if variant == ENCODE else LOAD}, language="go"))
@@ -273,6 +287,7 @@ class BulkloadSuite(Suite):
             size_bytes=len(data),
             extra=compressed_sizes(data),
             notes={"exact": fmt.exact},
+            engine=self.tuned_engine(SAMPLE_NS),
         )
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:

@@ -24,6 +24,6 @@ Nothing here imports SQLAlchemy at module import time except the modules
 that need it, so listing suites never requires the ``parking`` extra.
 """
 
-from stratabench.suites.parking import report, suite
+from stratabench.suites.parking import answer, report, suite
 
-__all__ = ["report", "suite"]
+__all__ = ["answer", "report", "suite"]

@@ -8,6 +8,6 @@ in :mod:`.backends`), the 22 tests with their state semantics, the suite
 (one worker per backend × N) and its report.
 """
 
-from stratabench.suites.treestore import report, suite
+from stratabench.suites.treestore import answer, report, suite
 
-__all__ = ["report", "suite"]
+__all__ = ["answer", "report", "suite"]

@@ -71,9 +71,16 @@ def core_gain_table(means: _Means, backends: list[str], n: int, state: str) -> T
     return table
 
 
-def _family_time(means: _Means, backend: str, n: int, numbers: range, state: str, core: str) -> float | None:
+def _family_time(means: _Means, backend: str, n: int, numbers: Sequence[int], state: str, core: str) -> float | None:
     found = [means.mean(backend, n, number, state, core) for number in numbers]
     return None if None in found or not found else sum(v for v in found if v is not None)
+
+
+def _measured(means: _Means, backends: Sequence[str], sizes: Sequence[int], numbers: range, state: str,
+              core: str) -> list[int]:
+    """The tests of a family measured on every one of ``backends`` at every size (a run may pick tests)."""
+    return [number for number in numbers
+            if all(means.mean(b, n, number, state, core) is not None for b in backends for n in sizes)]
 
 
 def _crossing(ratios: dict[int, float]) -> str:
@@ -82,6 +89,8 @@ def _crossing(ratios: dict[int, float]) -> str:
     winning = [n for n in sizes if ratios[n] < 1]
     if not winning:
         return f"not up to N = {sizes[-1]:,}"
+    if ratios[sizes[-1]] >= 1:
+        return f"not at N = {sizes[-1]:,} (faster at N = {', '.join(f'{n:,}' for n in winning)} only)"
     first = next(n for n in sizes if all(ratios[m] < 1 for m in sizes if m >= n))  # wins here and at every larger N
     if first == sizes[0]:
         return f"N ≤ {first:,} (every size measured)"
@@ -103,10 +112,13 @@ def crossover_table(means: _Means, backends: list[str], sizes: list[int], state:
         for family, numbers in FAMILIES.items():
             for backend in (b for b in backends if b != "json-file"):
                 ratios = {}
-                row: dict[str, Any] = {"core": core, "family": family, "backend": backend}
+                measured = _measured(means, (backend, "json-file"), sizes, numbers, state, core)
+                label = family if len(measured) == len(numbers) else \
+                    f"{family}: test{'s' if len(measured) > 1 else ''} {', '.join(map(str, measured))} of it"
+                row: dict[str, Any] = {"core": core, "family": label, "backend": backend}
                 for n in sizes:
-                    mine = _family_time(means, backend, n, numbers, state, core)
-                    base = _family_time(means, "json-file", n, numbers, state, core)
+                    mine = _family_time(means, backend, n, measured, state, core)
+                    base = _family_time(means, "json-file", n, measured, state, core)
                     if mine is None or base is None or base <= 0:
                         row[f"n{n}"] = "-"
                         continue

@@ -14,6 +14,13 @@ entries each, in order. Forking one copies the directory (N / :data:`CHUNK`
 pointers); changing an entry copies its chunk (≤ 2 × :data:`CHUNK`), once per
 commit. A loaded tree's lists are plain dicts and become chunked the first
 time a commit forks them.
+
+Limits: a user-ordered list is found by key with a scan of its chunks
+(N / :data:`CHUNK` probes); the study edits user-ordered lists only without
+a cache. Nodes keep parent pointers (the tree model's): a shared node
+points at the version in which it was last copied, so an old version's
+path stays alive as long as a node it parents is shared; copied list
+entries keep none, so single-item commits do not pile versions up.
 """
 
 from __future__ import annotations
@@ -246,7 +253,9 @@ class _Owned:
         entry = instances.entries.get(key)
         if type(entry) is not Inner or id(entry) in self.ids:
             return entry
-        copy = instances.entries[key] = _own_inner(entry, instances)
+        # No parent: nothing reads a list entry's parent (an edit walks up through containers only), and
+        # a shared entry pointing at this version's list would keep its chunk directory alive later.
+        copy = instances.entries[key] = _own_inner(entry, None)
         self.ids.add(id(copy))
         self.keep.append(copy)
         return copy

@@ -8,6 +8,7 @@ import pytest
 
 from stratabench.errors import UnknownNameError, UsageError
 from stratabench.options import RunOptions
+from stratabench.suites.treestore.core_report import _crossing
 from stratabench.suites.treestore.report import treestore_tables
 from stratabench.suites.treestore.suite import FULL_SIZES, TreestoreSuite
 
@@ -114,3 +115,13 @@ def test_a_subset_of_tests_keeps_table_order_and_bad_numbers_are_one_line() -> N
     for bad in ("0", "23", "6,x", ","):
         with pytest.raises(UsageError, match="test numbers 1 to 22"):
             suite(tests=bad).cells()
+
+
+@pytest.mark.parametrize(("ratios", "said"), [
+    ({1000: 2.0, 10_000: 1.5}, "not up to N = 10,000"),
+    ({1000: 0.5, 10_000: 0.4}, "N ≤ 1,000 (every size measured)"),
+    ({1000: 2.0, 10_000: 0.5}, "N = 10,000 (crosses near 3,162)"),  # log-log: halfway, the geometric mean
+    ({1000: 0.5, 10_000: 2.0}, "not at N = 10,000 (faster at N = 1,000 only)"),
+])
+def test_the_crossing_is_the_n_from_which_a_backend_stays_faster(ratios: dict[int, float], said: str) -> None:
+    assert _crossing(ratios) == said
