@@ -50,7 +50,9 @@ class EngineOptions:
         sampling stops (0.02: median ± 2%).
     cell_budget_ns
         Adaptive sampling stops after the cell's samples took this long in
-        total; a cell that had not reached ``target`` by then is flagged.
+        total (in a run: after its rounds took this long, each worker's
+        start and preparation included); a cell that had not reached
+        ``target`` by then is flagged.
     warmups
         Untimed loops run before the samples, at the calibrated loop count.
     min_sample_ns

@@ -109,6 +109,7 @@ class CellRounds:
     loops: int | None = None
     samples: dict[str, list[float]] = field(default_factory=dict)
     rounds: dict[str, list[int]] = field(default_factory=dict)
+    sampled_ns: int = 0
     spent_ns: int = 0
     duration_s: float = 0.0
     measured: int = 0
@@ -126,7 +127,7 @@ class CellRounds:
             samples = options.round_samples
         else:
             # A slow operation takes one sample a round, so its floor of rounds fits the cell's budget.
-            per_sample = (self.spent_ns / max(1, len(self.samples.get("wall_ns", ())))) or 0
+            per_sample = (self.sampled_ns / max(1, len(self.samples.get("wall_ns", ())))) or 0
             floor_share = options.cell_budget_ns / max(1, options.min_samples)
             samples = 1 if per_sample * options.round_samples > floor_share else options.round_samples
         return RoundPlan(number, self.loops, samples, self.first is None)
@@ -135,6 +136,9 @@ class CellRounds:
         """Merge one round's result; a failed round ends the cell with its reason."""
         self.measured += 1
         self.duration_s += result.duration_s or 0.0
+        # The budget counts the worker's whole round (its start, preparation, warm-up and samples), not the
+        # samples alone: each round costs that, so a budget of samples would buy a fast cell dozens of rounds.
+        self.spent_ns += int((result.duration_s or 0.0) * 1e9)
         if not result.ok:  # an error, or data that did not verify: no later round can make it good
             self.failure = result
             return
@@ -149,7 +153,7 @@ class CellRounds:
             self.rounds.setdefault(name, []).extend([plan.number] * len(measured.samples))
         wall = result.metrics.get("wall_ns")
         if wall is not None and result.loops:
-            self.spent_ns += int(sum(wall.samples) * result.loops)
+            self.sampled_ns += int(sum(wall.samples) * result.loops)
 
     def per_round(self) -> list[float]:
         """The per-round values of the wall time so far, in round order."""

@@ -126,3 +126,20 @@ def test_a_failed_round_ends_only_its_cell_and_an_interrupt_writes_what_was_meas
         run_rounds([good, bad], OPTIONS, measure, seed=1, finished=written.append, reference=lambda: None)
     assert [(r.cell, r.status) for r in written] == [("bad", "failed"), ("good", "ok")]
     assert written[1].metrics["wall_ns"].summary.n == 3  # rounds 0-2, kept
+
+
+def test_the_budget_counts_each_round_s_whole_worker_so_a_fast_noisy_cell_stops_at_its_floor() -> None:
+    from dataclasses import replace
+
+    machine = Machine()
+    noisy = machine.cost("noisy", 100, 100, 150, 60, 100, 190, 80)
+    options = replace(OPTIONS, cell_budget_ns=1_000_000_000)  # 1 s; every round's worker takes 0.3 s
+
+    def measure(spec: CellSpec, plan: RoundPlan) -> CellResult:
+        return replace(machine.measure(spec, plan), duration_s=0.3)
+
+    results = run_rounds([noisy], options, measure, seed=3, finished=lambda r: None, reference=lambda: None)
+    wall = results[0].metrics["wall_ns"]
+    assert wall.summary.n == options.min_samples  # the floor, not the 10-round cap
+    assert results[0].flags[0].startswith("target not met") and "1 s budget spent" in results[0].flags[0]
+    assert results[0].duration_s == pytest.approx(0.3 * options.min_samples)
