@@ -170,7 +170,7 @@ class CellRounds:
         values = self.per_round()
         if not values:  # nothing timed (a cell measured once by construction)
             return Stop("fixed")
-        return self.rule.stop(values, self.spent_ns)
+        return self.rule.stop(values, self.spent_ns, self.sampled_ns)
 
     def result(self) -> CellResult:
         """The merged record: timed metrics from every round (with their rounds), the rest from the first."""

@@ -71,8 +71,13 @@ class StoppingRule:
 
     options: EngineOptions
 
-    def stop(self, samples: Sequence[float], spent_ns: int) -> Stop | None:
-        """Whether to stop after ``samples`` (per-operation values) that took ``spent_ns`` in all; ``None`` goes on."""
+    def stop(self, samples: Sequence[float], spent_ns: int, sampled_ns: int | None = None) -> Stop | None:
+        """Whether to stop after ``samples`` (per-operation values) that took ``spent_ns`` in all; ``None`` goes on.
+
+        ``sampled_ns``, when the budget counts more than the timed samples (a
+        round's whole worker), is the samples' own time, which the
+        ``max_sample_ns`` cap counts.
+        """
         options = self.options
         n = len(samples)
         adaptive = options.samples is None
@@ -82,7 +87,7 @@ class StoppingRule:
         def stopped(reason: Reason) -> Stop:
             return Stop(reason, target, budget_s)
 
-        if n >= MIN_SAMPLES_EVER and spent_ns >= options.max_sample_ns:
+        if n >= MIN_SAMPLES_EVER and (spent_ns if sampled_ns is None else sampled_ns) >= options.max_sample_ns:
             return stopped("target" if adaptive and n >= options.min_samples and self.met(samples) else "time cap")
         if not adaptive:
             return stopped("fixed") if n >= (options.samples or 0) else None
