@@ -557,7 +557,10 @@ def _memory_table(c: CacheResults) -> Table | None:
 def _findings_table(found: list[Finding]) -> Table:
     needing = [f.id for f in found if f.judged is Verdict.NEEDS_SERVER]
     notes = ["reproduced: faster beyond noise and by at least a third of the article's factor; "
-             "too close to call: the confidence intervals overlap; negligible: under 1 ms per read."]
+             "too close to call: the interval of the paired ratio (the median of per-round ratios of two cells "
+             "measured back to back) includes 1; negligible: under 1 ms per read.",
+             "verdicts use wall time: a read from memcached, Redis or the database waits on a socket and another "
+             "process, whose time is part of the cost and which the reader's CPU time would leave out."]
     if needing:
         notes.append(f"{', '.join(needing)} need a memcached server: {START_SERVERS}.")
     return findings_table(f"cache: what {ARTICLE} found, checked on this machine", found,
