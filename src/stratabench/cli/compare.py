@@ -11,7 +11,7 @@ from stratabench.cli.arguments import add_format_argument, fraction, number_in
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import ALPHA, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
+from stratabench.report.comparison import ALPHA, CANNOT_JUDGE, INCONCLUSIVE, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.cli.report import read_results
@@ -82,14 +82,20 @@ def handle(args: argparse.Namespace) -> int:
     if args.summary or os.environ.get(STEP_SUMMARY):
         verdict = _verdict_line(args.fail_above, code, comparison)
         write_summary(markdown_summary(f"stratabench compare: {args.before} → {args.after}", verdict, table,
-                                       lambda row: row["verdict"] != "unchanged",
+                                       # Moved or unjudged; an inconclusive cell is counted in the verdict line.
+                                       lambda row: not row["verdict"].startswith(("unchanged", INCONCLUSIVE)),
                                        [f"exact change: {change.line()}" for change in comparison.exact_changes]),
                       args.summary)
     return code
 
 
 def _verdict_line(fail_above: float | None, code: int, comparison: Comparison) -> str:
-    moved = f"{len(comparison.changes) - comparison.counts['unchanged']} of {len(comparison.changes)} cells moved"
+    up, down = comparison.metric.change_words
+    moved = f"{comparison.counts[up] + comparison.counts[down]} of {len(comparison.changes)} cells moved"
+    if comparison.counts[INCONCLUSIVE]:
+        moved += f", {comparison.counts[INCONCLUSIVE]} {INCONCLUSIVE}"
+    if comparison.counts[CANNOT_JUDGE]:
+        moved += f", {comparison.counts[CANNOT_JUDGE]} {CANNOT_JUDGE}"
     return moved if fail_above is None else f"gate {'failed' if code else 'passed'} (--fail-above {fail_above:g}): {moved}"
 
 
