@@ -37,18 +37,18 @@ from contextlib import contextmanager
 from typing import Any
 
 from stratabench.results.stats import paired_ratio
-from stratabench.suites.treestore import json_codec
-from stratabench.suites.treestore.backends import TREE_BACKENDS
-from stratabench.suites.treestore.backends.base import RUNNING
+from stratabench.systems.treestore import json_codec
+from stratabench.systems.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends.base import RUNNING
 from stratabench.suites.treestore.catalog import TESTS, Fixture
-from stratabench.suites.treestore.core import Core
-from stratabench.suites.treestore.cores import IncrementalCore, validate_changes
+from stratabench.systems.treestore.core import Core
+from stratabench.systems.treestore.cores import IncrementalCore, validate_changes
 from stratabench.suites.treestore.dataset import Dataset
-from stratabench.suites.treestore.diff import Diff, apply_set
-from stratabench.suites.treestore.paths import parse
-from stratabench.suites.treestore.schema import PERF
-from stratabench.suites.treestore.tree import copy_tree, from_document, to_document
-from stratabench.suites.treestore.validate import validate
+from stratabench.systems.treestore.diff import Diff, apply_set
+from stratabench.systems.treestore.paths import parse
+from stratabench.systems.treestore.schema import PERF
+from stratabench.systems.treestore.tree import copy_tree, from_document, to_document
+from stratabench.systems.treestore.validate import validate
 
 TEST = next(t for t in TESTS if t.number == 17)
 PUBLISHED = 1.37

@@ -262,3 +262,15 @@ def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
     assert main(["clean", "--store", url]) == 0
     with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
         assert not [name for name in store.list_namespaces() if ".load." in name]  # type: ignore[attr-defined]
+
+
+def test_rediss_against_a_plain_text_server_fails_within_seconds(server_url: Callable[[str], str], tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 27, item 5: the TLS handshake waited out the socket timeout and its retries (123 s).
+    url = server_url("redis").replace("redis://", "rediss://", 1)
+    started = time.monotonic()
+    code = main(["load", "--store", url, "--duration", "0.2", "--warmup", "0", "-o", str(tmp_path / "r.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 69 and time.monotonic() - started < 15, err
+    assert "rediss:// needs a server that speaks TLS; use redis:// for a plain-text one" in err
+    assert url.split("@")[0].split(":")[-1] not in err  # the password

@@ -20,7 +20,7 @@ import pytest
 from stratabench.options import RunOptions
 from stratabench.redact import password_of
 from stratabench.services.session import local_services
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS
 from stratabench.suites.treestore.harness import run_backend
 from stratabench.suites.treestore.suite import TreestoreSuite

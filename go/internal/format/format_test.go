@@ -19,7 +19,7 @@ const (
 // (suites/bulkload/suite.py: GO_FORMATS, GO_MORE_FORMATS).
 func TestNamesInSeedOrder(t *testing.T) {
 	want := []string{"embed", "json", "gob", "msgp", "msgpack",
-		"msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json", "cbor", "bson", "avro", "protobuf", "xml"}
+		"msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json", "cbor", "bson", "avro", "protobuf", "flatbuffers", "arrow", "xml"}
 	if got := Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}

@@ -1,17 +1,21 @@
 """The one ratio an answer may claim: two cells of one comparison → a median ratio with its interval.
 
 Every answer (a study's, ``advise``'s) gets the ratios it prints from
-:func:`paired_ratio`, so how a ratio is computed changes in this one place.
-Two cells measured in the same rounds (format 3) give the median of their
-per-round ratios with its order-statistic interval
-(:func:`~stratabench.results.records.paired_ratio_of`): the machine's drift
-over the run cancels within each round. Cells from a file before rounds
-give the ratio of the two medians with a bootstrap of both sets of samples
-(:func:`ratio_of_samples`).
+:func:`paired_ratio`, so how a ratio is computed is decided in this one place:
 
-A ratio is only as sure as what is behind it: with fewer than
-:data:`ENOUGH` pairs (or samples a side, before rounds), no interval reaches
-a real 95%, so the ratio is *too few to judge* whatever its interval says
+- two cells measured in the same rounds (the engine's rounds): the median of
+  the per-round ratios with its order-statistic interval
+  (:func:`~stratabench.results.records.paired_ratio_of`), the machine's drift
+  between rounds cancelled;
+- cells without rounds (a study's own tries, parking's suite runs, a load
+  run's intervals, a file from before rounds): the ratio of the two medians,
+  its interval a bootstrap of both sets of samples
+  (:func:`~stratabench.report.compare.compare_samples`).
+
+A ratio is only as sure as what is behind it: paired, below the rounds'
+:data:`~stratabench.results.stats.CLEAR_LEVEL` (five pairs); unpaired, with
+fewer than :data:`ENOUGH` samples a side (no interval reaches a real 95%),
+the ratio is *too few to judge* whatever its interval says
 (:attr:`PairedRatio.enough`).
 """
 
@@ -24,7 +28,7 @@ from typing import Any, Literal
 
 from stratabench.report.compare import compare_samples
 from stratabench.results.records import CellResult, paired_ratio_of
-from stratabench.results.stats import floor_samples, level_label
+from stratabench.results.stats import CLEAR_LEVEL, floor_samples, level_label
 from stratabench.units import format_ratio
 
 __all__ = ["ENOUGH", "PairedRatio", "Sureness", "geometric_mean", "paired_ratio", "ratio_of_samples"]
@@ -46,9 +50,11 @@ class PairedRatio:
     low, high
         The ratio's confidence interval.
     level
-        The interval's level (its real coverage, for a per-round ratio).
+        The interval's nominal level.
     n
-        Pairs of rounds; before rounds, samples on the side with fewer.
+        Pairs of rounds, or (unpaired) samples on the side with fewer.
+    paired
+        Whether the ratio is a median of per-round ratios (the two cells measured back to back).
     """
 
     value: float
@@ -56,11 +62,13 @@ class PairedRatio:
     high: float
     level: float
     n: int
+    paired: bool = False
 
     @property
     def enough(self) -> bool:
-        """Whether both sides have :data:`ENOUGH` samples for the interval to mean what it says."""
-        return self.n >= ENOUGH
+        """Whether the interval means what it says: paired, at the rounds' clear level (five pairs or more);
+        unpaired, with :data:`ENOUGH` samples a side."""
+        return self.level >= CLEAR_LEVEL if self.paired else self.n >= ENOUGH
 
     def sureness(self, bound: float = 1.0) -> Sureness:
         """*clear* when enough samples and the interval lies wholly beyond ``bound`` (or below ``1/bound``)."""
@@ -72,21 +80,22 @@ class PairedRatio:
     def inverse(self) -> PairedRatio:
         """``denominator / numerator``, its interval flipped."""
         return PairedRatio(1 / self.value, 1 / self.high if self.high else math.inf,
-                           1 / self.low if self.low else math.inf, self.level, self.n)
+                           1 / self.low if self.low else math.inf, self.level, self.n, self.paired)
 
     @property
     def interval(self) -> str:
         """``[1.62-2.05×, 95%]``; ``[one sample a side]`` when there is no interval."""
         if self.n < 2:
-            return "[one sample a side]"
-        return f"[{format_ratio(self.low).removesuffix('×')}-{format_ratio(self.high)}, {level_label(self.level)}]"
+            return "[one pair]" if self.paired else "[one sample a side]"
+        pairs = f", {self.n} pairs" if self.paired else ""
+        return f"[{format_ratio(self.low).removesuffix('×')}-{format_ratio(self.high)}, {level_label(self.level)}{pairs}]"
 
     def __str__(self) -> str:
         return f"{format_ratio(self.value)} {self.interval}"
 
     def to_json(self) -> dict[str, Any]:
         return {"ratio": self.value, "ci_low": self.low, "ci_high": self.high, "ci_level": self.level,
-                "n": self.n, "enough": self.enough}
+                "n": self.n, "paired": self.paired, "enough": self.enough}
 
 
 def ratio_of_samples(numerator: Sequence[float], denominator: Sequence[float]) -> PairedRatio | None:
@@ -102,12 +111,12 @@ def paired_ratio(numerator: CellResult | None, denominator: CellResult | None,
     """``numerator / denominator`` on ``metric``; ``None`` when a cell is missing, failed or lacks the metric."""
     if numerator is None or denominator is None or not numerator.ok or not denominator.ok:
         return None
+    paired = paired_ratio_of(numerator, denominator, metric)
+    if paired is not None:
+        return PairedRatio(paired.value, paired.low, paired.high, paired.level, paired.pairs, paired=True)
     a, b = numerator.metrics.get(metric), denominator.metrics.get(metric)
     if a is None or b is None:
         return None
-    per_round = paired_ratio_of(numerator, denominator, metric)
-    if per_round is not None:
-        return PairedRatio(per_round.value, per_round.low, per_round.high, per_round.level, per_round.pairs)
     return ratio_of_samples(a.samples, b.samples)
 
 
@@ -125,4 +134,4 @@ def geometric_mean(ratios: Sequence[PairedRatio]) -> PairedRatio | None:
 
     return PairedRatio(mean([r.value for r in ratios]), mean([r.low for r in ratios]),
                        mean([r.high for r in ratios]) if all(math.isfinite(r.high) for r in ratios) else math.inf,
-                       min(r.level for r in ratios), min(r.n for r in ratios))
+                       min(r.level for r in ratios), min(r.n for r in ratios), all(r.paired for r in ratios))

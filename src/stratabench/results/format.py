@@ -35,6 +35,7 @@ files step by step with ``upgrade_to_N``):
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,12 +44,14 @@ from typing import Any
 
 from stratabench.datasets.verify import Integrity
 from stratabench.errors import ResultsFormatError, StratabenchError
+from stratabench.input_file import read_input_file
 from stratabench.json_lines import BadLine, json_objects
+from stratabench.options import RunOptions
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import Summary
 
-__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "round_record",
+__all__ = ["FORMAT_VERSION", "MAX_RESULTS_BYTES", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "round_record",
            "trailer_record"]
 
 FORMAT_VERSION = 3
@@ -158,6 +161,64 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
         for field, value in summary.items():
             if not (_number(value) or (field == "stdev" and value is None)):
                 return f"metric {name!r}: summary {field!r} must be a number"
+    return None
+
+
+def _is_numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(_number(v) for v in value)
+
+
+#: The environment's fields that reports read as more than text, with the shape they need and its name.
+_ENVIRONMENT_SHAPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "python": (lambda v: isinstance(v, dict) and all(isinstance(x, (str, type(None))) for x in v.values()),
+               "an object of strings"),
+    "packages": (lambda v: isinstance(v, dict) and all(isinstance(x, (str, type(None))) for x in v.values()),
+                 "an object of version strings"),
+    "cpu_count": (_number, "a number"),
+    "memory_bytes": (_number, "a number"),
+    "load_average_start": (_is_numbers, "a list of numbers"),
+    "load_average_end": (_is_numbers, "a list of numbers"),
+}
+
+
+def _environment_problem(environment: Any) -> str | None:
+    if not isinstance(environment, dict):
+        return f"'environment' must be an object, not {type(environment).__name__}"
+    for name, (fits, shape) in _ENVIRONMENT_SHAPES.items():
+        if environment.get(name) is not None and not fits(environment[name]):
+            return f"environment {name!r} must be {shape} or null"
+    return None
+
+
+def _header_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a header record's shape, or ``None``; reports read it without further checks."""
+    for name in ("run_id", "started"):
+        if record.get(name) is not None and not isinstance(record[name], str):
+            return f"{name!r} must be a string"
+    for name in ("options", "services"):
+        if not isinstance(record.get(name, {}), dict):
+            return f"{name!r} must be an object, not {type(record[name]).__name__}"
+    try:
+        RunOptions.from_json(record.get("options") or {})
+    except ValueError as error:
+        return str(error)
+    return _environment_problem(record.get("environment", {}))
+
+
+def _trailer_problem(record: dict[str, Any]) -> str | None:
+    if record.get("finished") is not None and not isinstance(record["finished"], str):
+        return "'finished' must be a string"
+    return _environment_problem(record.get("environment") or {})
+
+
+def _round_problem(record: dict[str, Any]) -> str | None:
+    if not (isinstance(record.get("number"), int) and not isinstance(record["number"], bool)):
+        return "'number' must be a whole number"
+    if not (isinstance(record.get("order"), list) and all(isinstance(name, str) for name in record["order"])):
+        return "'order' must be a list of cell names"
+    for name in ("reference_ns", "at_s"):
+        if record.get(name) is not None and not _number(record[name]):
+            return f"{name!r} must be a number or null"
     return None
 
 
@@ -286,13 +347,22 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
                     raise ResultsFormatError(f"{where}: the first record must be the header; "
                                              "is this a stratabench results file?")
                 version = _version(record.get("format_version"), where)
+                problem = _header_problem(record)
+                if problem is not None:
+                    raise ResultsFormatError(f"{where}: malformed header: {problem}")
                 header = _upgrade(record, version)
                 continue
             if kind == "trailer":  # the run's end: facts known only then, such as the load average
+                problem = _trailer_problem(record)
+                if problem is not None:
+                    raise ResultsFormatError(f"{where}: malformed trailer: {problem}")
                 header.setdefault("environment", {}).update(record.get("environment") or {})
                 header["finished"] = record.get("finished")
                 continue
             if kind == "round":
+                problem = _round_problem(record)
+                if problem is not None:
+                    raise ResultsFormatError(f"{where}: malformed round record: {problem}")
                 rounds.append(record)
                 continue
             if kind != "cell":
@@ -327,21 +397,23 @@ def _version(found: Any, where: str) -> int:
                              f"(1 to {FORMAT_VERSION}); it has no upgrade path, so measure again")
 
 
+#: The largest results file read: a run of a few hundred cells writes a few MB, raw samples included.
+MAX_RESULTS_BYTES = 256_000_000
+
+
 def load(path: str | Path) -> ResultsFile:
     """Load a results file, upgrading older format versions.
 
     Raises
     ------
     ResultsFormatError
-        For a missing, unreadable or malformed file.
+        For a missing, unreadable, special (FIFO, device, directory), too
+        large (over :data:`MAX_RESULTS_BYTES`) or malformed file.
     """
-    path = Path(path)
+    data = read_input_file(path, limit=MAX_RESULTS_BYTES, what="a results file written by stratabench run",
+                           error=ResultsFormatError)
     try:
-        with path.open(encoding="utf-8") as lines:
-            return parse_lines(iter(lines), str(path))
-    except FileNotFoundError:
-        raise ResultsFormatError(f"{path}: no such results file") from None
+        # Read as the file itself would be: lines end at a newline only (not at U+2028 and its kind).
+        return parse_lines(iter(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")), str(path))
     except UnicodeDecodeError:
         raise ResultsFormatError(f"{path}: not a text file; is this a stratabench results file?") from None
-    except OSError as error:
-        raise ResultsFormatError(f"{path}: cannot read ({error.strerror})") from None

@@ -15,7 +15,7 @@ from stratabench.adapters import golang
 
 HASH_1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"
 FORMATS = ["embed", "json", "gob", "msgp", "msgpack", "msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json",
-           "cbor", "bson", "avro", "protobuf", "xml"]
+           "cbor", "bson", "avro", "protobuf", "flatbuffers", "arrow", "xml"]
 
 
 @pytest.fixture(scope="module")

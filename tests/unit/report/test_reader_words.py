@@ -46,7 +46,7 @@ SMALL_RUNS = {
 #: Per suite, the parameters an answer chooses between: two cells it compares may differ in these and
 #: nothing else (not the operation, the size, the database or any other setting).
 CHOICES = {
-    "bulkload": {"codec", "mode", "format", "lang", "variant"},
+    "bulkload": {"codec", "mode", "format", "lang", "variant", "step"},  # step: a lazy format's read-every-field row
     "cache": {"tier", "store", "kind", "encoding", "representation", "codec", "compression", "url"},
     "entities": {"path", "read", "mapper"},
     "matrix": {"store", "kind", "url", "codec", "compression"},

@@ -105,7 +105,7 @@ def test_malformed_cell_record(tmp_path: Path) -> None:
 
 
 def test_missing_file() -> None:
-    with pytest.raises(ResultsFormatError, match="no such results file"):
+    with pytest.raises(ResultsFormatError, match="results.jsonl: no such file; give a results file"):
         load("/nonexistent/results.jsonl")
 
 

@@ -12,9 +12,10 @@ of those, and :func:`decode_go_asset` is the one-call form for checks:
 - ``msgp`` (tinylib/msgp): the ``msgpack`` codec's ``go-msgp`` mode
   (lowercase keys, extension 5 with a 12-byte payload);
 - ``cbor`` (fxamacker/cbor), ``bson`` (the MongoDB driver), ``avro``
-  (hamba/avro) and ``protobuf`` (protowire): the ``cbor2``, ``bson``,
-  ``fastavro`` and ``protobuf`` codecs, whose wire the Go formats write
-  (integer-nanosecond time);
+  (hamba/avro), ``protobuf`` (protowire), ``flatbuffers`` (Google's
+  runtime) and ``arrow`` (apache/arrow-go, an IPC stream): the ``cbor2``,
+  ``bson``, ``fastavro``, ``protobuf``, ``flatbuffers`` and ``arrow``
+  codecs, whose wire the Go formats write (nanosecond time);
 - the Go formats in :data:`SAME_WIRE` write another one's wire.
 
 What it cannot do: read ``gob`` (Go's self-describing stream, with time in
@@ -38,6 +39,8 @@ GO_ASSET_CODECS: dict[str, tuple[str, str]] = {
     "bson": ("bson", "raw"),
     "avro": ("fastavro", "raw"),
     "protobuf": ("protobuf", "typed"),
+    "flatbuffers": ("flatbuffers", "table"),
+    "arrow": ("arrow", "table"),
 }
 
 SAME_WIRE: dict[str, str] = {

@@ -155,7 +155,7 @@ def bulkload_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
                                memory=f"{memory_label} loading, {name}").bests
         written = [Candidate(_label(r), r.summary("wall_ns"), cell=r) for r in encodes if r.language == language]
         result.bests += answer("bulkload", "", written, time=f"fastest encode, {name}").bests
-    result.frontier = frontier([Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes")) for r in loads])
+    result.frontier = frontier([Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes"), cell=r) for r in loads])
     result.lines = _zstd_line(loads) + _lazy_lines(results) + _build_cost(results)
     return result
 
@@ -230,7 +230,8 @@ def _main_table(results: Sequence[CellResult], seed: int) -> Table:
     for result in sorted(results, key=order):
         what = role(result, lazy)
         base = baseline.get((result.language, ENCODE if what == ENCODE else LOAD))
-        comparable = base is not None and result.ok and what != "no load"
+        # A parse-only, one-field or resident row does less than a load: no ratio against one.
+        comparable = base is not None and result.ok and what in (LOAD, ENCODE)
         row: dict[str, Any] = {
             "name": result.cell, "lang": result.language, "loops": result.loops,
             "status": {"no load": "no load: see below", "parse": "parse only: see below",

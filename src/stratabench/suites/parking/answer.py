@@ -26,7 +26,7 @@ from stratabench.results.records import CellResult
 from stratabench.suites.kit.reports import study_answer
 from stratabench.suites.parking.process import IMPLEMENTATIONS
 from stratabench.suites.parking.report import ParkingResults, sureness
-from stratabench.suites.parking.statements import KINDS
+from stratabench.systems.parking.statements import KINDS
 from stratabench.units import format_ns, format_ratio
 
 __all__ = ["parking_answer"]

@@ -33,7 +33,7 @@ from stratabench.suites.kit.findings import judge_paired
 from stratabench.suites.kit.reports import study_report
 from stratabench.suites.parking.codesize import code_size
 from stratabench.suites.parking.process import IMPLEMENTATIONS
-from stratabench.suites.parking.statements import KINDS
+from stratabench.systems.parking.statements import KINDS
 
 __all__ = ["RUNS_HINT", "ParkingResults", "parking_tables", "sureness"]
 
@@ -291,6 +291,27 @@ def _ratio_finding(view: ParkingResults, id: str, claim: str, published: str, sl
                    evidence=evidence, qualifier=qualifier, **extra)  # fmt: skip
 
 
+#: The target's own count: every server passes the driver 100 runs in a row.
+TARGET_RUNS = 100
+
+
+def _every_run_passes(passed: Sequence[CellResult], everyone: Sequence[CellResult]) -> Finding:
+    """T4: a failed run misses it at once; passing it takes the target's 100 runs per configuration."""
+    runs = min((int(c.notes.get("runs") or 0) for c in everyone), default=0)
+    verdict, qualifier = Verdict.NOT_MEASURED, ""
+    if everyone and len(passed) < len(everyone):
+        verdict = Verdict.DOES_NOT_HOLD
+    elif everyone and runs < TARGET_RUNS:
+        verdict = Verdict.TOO_FEW
+        qualifier = f"{runs} run{'' if runs == 1 else 's'} per configuration, the target is {TARGET_RUNS} in a row; " \
+                    "--set parking.runs=20 --set parking.batches=5"
+    elif everyone:
+        verdict = Verdict.HOLDS
+    return Finding("T4", f"every server passes the driver in every run ({TARGET_RUNS} in a row)", verdict,
+                   here=f"{len(passed)} of {len(everyone)} configurations without a failed run", published="all",
+                   words=TARGET, evidence="a failed run is recorded, never retried (spec 12)", qualifier=qualifier)
+
+
 def _verdicts(view: ParkingResults) -> list[Table]:
     orm = view.get("python-orm")
     statements = _statements(orm)
@@ -336,10 +357,7 @@ def _verdicts(view: ParkingResults) -> list[Table]:
                 if _ratio(view, "python-orm", "go-orm") else Verdict.NOT_MEASURED,
                 here=_here(_ratio(view, "python-orm", "go-orm"), "(python-orm / go-orm)"), published="-",
                 evidence="reported, no bound", words={Verdict.BY_CONSTRUCTION: "reported"}),
-        Finding("T4", "every server passes the driver in every run", Verdict.HOLDS if everyone and
-                len(passed) == len(everyone) else Verdict.DOES_NOT_HOLD if everyone else Verdict.NOT_MEASURED,
-                here=f"{len(passed)} of {len(everyone)} configurations without a failed run", published="all",
-                words=TARGET, evidence="a failed run is recorded, never retried (spec 12)"),
+        _every_run_passes(passed, everyone),
     ]  # fmt: skip
     return [
         conclusions_table(f"The study's conclusions, judged ({view.database or 'no database'})", conclusions,

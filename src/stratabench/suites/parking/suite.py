@@ -110,7 +110,7 @@ class ParkingSuite(Suite):
 
     def _measure(self, cell: CellSpec, workdir: Path, go_problem: str | None) -> CellResult:
         from stratabench.services.state import pids_for_address
-        from stratabench.suites.parking.schema import own_database
+        from stratabench.systems.parking.schema import own_database
         from urllib.parse import urlsplit
 
         params = cell.params

@@ -48,9 +48,9 @@ from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
-from stratabench.suites.treestore.cores import CORES, DEFAULT_CORE
+from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
 

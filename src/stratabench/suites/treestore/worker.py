@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from stratabench.errors import StratabenchError, UnavailableError
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
-from stratabench.suites.treestore.cores import DEFAULT_CORE
+from stratabench.systems.treestore.cores import DEFAULT_CORE
 from stratabench.suites.treestore.harness import run_backend
-from stratabench.suites.treestore import json_codec
+from stratabench.systems.treestore import json_codec
 
 __all__ = ["main", "run_job"]
 

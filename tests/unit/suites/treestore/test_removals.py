@@ -11,11 +11,11 @@ so both removals delete the same records, one fewer for the list.
 from __future__ import annotations
 
 from stratabench.suites.treestore.dataset import Dataset
-from stratabench.suites.treestore.diff import DELETE, Diff, apply_delete
-from stratabench.suites.treestore.paths import parse
-from stratabench.suites.treestore.records import store_plan
-from stratabench.suites.treestore.schema import PERF
-from stratabench.suites.treestore.tree import from_document
+from stratabench.systems.treestore.diff import DELETE, Diff, apply_delete
+from stratabench.systems.treestore.paths import parse
+from stratabench.systems.treestore.records import store_plan
+from stratabench.systems.treestore.schema import PERF
+from stratabench.systems.treestore.tree import from_document
 
 
 def _removal(path: str, n: int) -> tuple[int, int]:

@@ -125,3 +125,15 @@ def test_a_subset_of_tests_keeps_table_order_and_bad_numbers_are_one_line() -> N
 ])
 def test_the_crossing_is_the_n_from_which_a_backend_stays_faster(ratios: dict[int, float], said: str) -> None:
     assert _crossing(ratios) == said
+
+
+def test_the_growth_plot_draws_a_line_per_core(tmp_path: Path) -> None:
+    from stratabench.report.charts import suite_charts
+    from stratabench.suites.kit.reports import _CHARTS
+
+    run = suite(sizes="10,20", tries="1", tests="17")
+    results = list(run.run_external(run.cells(), tmp_path))
+    growth = next(chart for chart in suite_charts("treestore", results, _CHARTS["treestore"])
+                  if chart.title.endswith("growth with n"))
+    assert growth.marks["line"] == 4  # json-file and sqlite, each on both cores
+    assert "sysrepo" in growth.svg and "incremental" in growth.svg
