@@ -28,7 +28,7 @@ from pathlib import Path
 from stratabench.errors import StratabenchError
 from stratabench.suites.parking.measure import Configuration, measure_batch
 from stratabench.suites.parking.process import IMPLEMENTATIONS
-from stratabench.suites.parking.schema import dialect_of, own_database
+from stratabench.systems.parking.schema import dialect_of, own_database
 
 TARGETS = {"python-core": 1.5, "go-sql": 3.0}
 

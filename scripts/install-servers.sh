@@ -3,7 +3,8 @@
 # starts privately: redis-server, memcached, postgresql, mariadb-server;
 # and the headless browser the HTML report's test drives through Selenium:
 # chromium-headless-shell and chromium-driver (Selenium's own browser
-# download is never used: it needs the network).
+# download is never used: it needs the network); and valgrind, whose
+# callgrind `--count instructions` runs each counted cell under.
 #
 # Idempotent: installs only what is missing and does nothing when all are
 # present. The system services these packages ship are never left running:
@@ -15,7 +16,7 @@
 # Usage: scripts/install-servers.sh        (as root, or with sudo available)
 set -euo pipefail
 
-packages=(redis-server memcached postgresql mariadb-server chromium-headless-shell chromium-driver)
+packages=(redis-server memcached postgresql mariadb-server chromium-headless-shell chromium-driver valgrind)
 
 missing=()
 for package in "${packages[@]}"; do

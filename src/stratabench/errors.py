@@ -12,12 +12,13 @@ exit status.
     ├── StatementError               1  the user's timed statement or setup is not valid or raised
     ├── GoRunError                   1  a Go build or program failed (adapters.golang)
     ├── ZygoteError                  1  the process that forks each cell's worker failed (engine.zygote)
-    ├── DriverFailure                1  a parking server gave a wrong answer (suites.parking)
-    ├── AccessDenied                 1  a tree store's permissions refuse an operation (suites.treestore)
-    ├── ItemError                    1  a tree path matched no leaf, or several (suites.treestore)
-    ├── SubscriptionError            1  a tree change subscriber failed or timed out (suites.treestore)
-    ├── EditError                   65  a tree edit cannot apply (suites.treestore)
-    ├── ValidationError             65  a tree breaks its schema; nothing is stored (suites.treestore)
+    ├── UncountableError             1  a cell that callgrind cannot count (engine.count_worker)
+    ├── DriverFailure                1  a parking server gave a wrong answer (systems.parking)
+    ├── AccessDenied                 1  a tree store's permissions refuse an operation (systems.treestore)
+    ├── ItemError                    1  a tree path matched no leaf, or several (systems.treestore)
+    ├── SubscriptionError            1  a tree change subscriber failed or timed out (systems.treestore)
+    ├── EditError                   65  a tree edit cannot apply (systems.treestore)
+    ├── ValidationError             65  a tree breaks its schema; nothing is stored (systems.treestore)
     ├── UsageError                   2  a bad option, argument or value
     │   └── UnknownNameError         2  an unknown suite, codec, store, ...
     ├── DataError                   65  a malformed input file
@@ -56,6 +57,7 @@ __all__ = [
     "StoreError",
     "StratabenchError",
     "UnavailableError",
+    "UncountableError",
     "UnknownNameError",
     "UsageError",
     "ValueTooLargeError",
@@ -114,6 +116,10 @@ class StatementError(StratabenchError):
     The message names the part (statement or setup), the line and its text.
     The exit code is 1, as ``python -m timeit`` exits when the statement fails.
     """
+
+
+class UncountableError(StratabenchError):
+    """A cell that ``--count instructions`` cannot count; the cell is reported unsupported, with the reason."""
 
 
 class UsageError(StratabenchError):

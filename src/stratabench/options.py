@@ -7,9 +7,12 @@ cross into worker processes as JSON (:meth:`RunOptions.to_json`).
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from stratabench.errors import UsageError
 
@@ -63,6 +66,10 @@ class EngineOptions:
         new interpreter per cell.
     cell_timeout_s
         A worker that takes longer is killed and its cell reported failed.
+    count
+        ``"instructions"``: count each Python cell's instructions under
+        Valgrind's callgrind instead of timing it
+        (:mod:`stratabench.engine.counting`); ``None`` times it.
     """
 
     samples: int | None = None
@@ -77,6 +84,7 @@ class EngineOptions:
     isolate: bool = True
     fork: bool = True
     cell_timeout_s: float = 900.0
+    count: Literal["instructions"] | None = None
 
     def __post_init__(self) -> None:
         if self.samples is not None and self.samples < 1:
@@ -171,9 +179,72 @@ class RunOptions:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunOptions:
-        values = dict(data)
-        values["engine"] = EngineOptions(**values.get("engine", {}))
-        for name in (f.name for f in fields(cls)):
-            if isinstance(values.get(name), list):
-                values[name] = tuple(values[name])
-        return cls(**values)
+        """Options back from :meth:`to_json`, as a worker or a results file's header carries them.
+
+        Raises
+        ------
+        ValueError
+            Naming the first field that is unknown or of the wrong type (a
+            results file edited by hand, or not written by stratabench).
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"options must be an object, not {type(data).__name__}")
+        values = _typed(cls, data)
+        engine = values.get("engine", {})
+        if not isinstance(engine, Mapping):
+            raise ValueError(f"options 'engine' must be an object, not {type(engine).__name__}")
+        try:
+            values["engine"] = EngineOptions(**_typed(EngineOptions, engine))
+            return cls(**values)
+        except UsageError as error:  # the value's own check, worded for the flag that sets it
+            raise ValueError(f"options: {error}") from None
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    """Whether a JSON value fits a field's declared type (the few shapes the option classes use)."""
+    origin, arguments = get_origin(kind), get_args(kind)
+    if origin in (Union, UnionType):
+        return any(_fits(value, argument) for argument in arguments)
+    if kind is type(None):
+        return value is None
+    if origin is Literal:
+        return value in arguments
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if kind is str:
+        return isinstance(value, str)
+    if origin is tuple:
+        return isinstance(value, (list, tuple)) and all(_fits(item, arguments[0]) for item in value)
+    if origin in (Mapping, dict):
+        return isinstance(value, Mapping) and all(_fits(k, arguments[0]) and _fits(v, arguments[1])
+                                                  for k, v in value.items())
+    return isinstance(value, Mapping)  # a nested option class, checked on its own
+
+
+def _kind_name(kind: Any) -> str:
+    """A field's type in words, for a message about a value that does not fit it."""
+    if get_origin(kind) in (Union, UnionType):
+        return " or ".join(_kind_name(argument) for argument in get_args(kind))
+    if get_origin(kind) is Literal:
+        return " or ".join(json.dumps(argument) for argument in get_args(kind))
+    words = {type(None): "null", bool: "true or false", int: "a whole number", float: "a finite number",
+             str: "a string", tuple: "a list of strings"}
+    return words.get(kind, words.get(get_origin(kind), "an object"))
+
+
+def _typed(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` checked against ``cls``'s fields, lists made tuples; a ``ValueError`` names a misfit."""
+    hints = get_type_hints(cls)
+    values = dict(data)
+    for name, value in values.items():
+        if name not in hints:
+            raise ValueError(f"options: unknown field {name!r}")
+        if not _fits(value, hints[name]):
+            raise ValueError(f"options {name!r}: {json.dumps(value)[:40]} is not {_kind_name(hints[name])}")
+        if isinstance(value, list):
+            values[name] = tuple(value)
+    return values

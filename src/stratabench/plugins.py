@@ -26,7 +26,7 @@ def registries() -> list[tuple[str, Registry[Any]]]:
     from stratabench.layers.stores import STORES
     from stratabench.report.formats import REPORTERS
     from stratabench.suites import SUITES
-    from stratabench.suites.treestore.backends import TREE_BACKENDS
+    from stratabench.systems.treestore.backends import TREE_BACKENDS
 
     kinds: list[tuple[str, Registry[Any]]] = [
         ("suites", SUITES), ("codecs", CODECS), ("compressors", COMPRESSORS), ("stores", STORES),

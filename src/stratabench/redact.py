@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-__all__ = ["MASK", "password_of", "redact", "scrub"]
+__all__ = ["MASK", "password_cut_short", "password_of", "redact", "scrub"]
 
 MASK = "***"
 """What stands in for a password."""
@@ -21,16 +21,23 @@ MASK = "***"
 # (``redis://:hunter2@[::1``): ``[scheme://]user:PASSWORD@``, the password
 # running to the last ``@`` before a path, as in a URL's netloc.
 _LOOSE_USERINFO = re.compile(r"(?P<user>(?:[A-Za-z][A-Za-z0-9+.-]*://)?[^\s/?#:@]*):(?P<password>[^\s/?#]*)@")
+# After a ``scheme://``, a password may hold a raw ``/``, ``?`` or ``#``
+# (generated passwords often do) that ends the netloc early for a URL parser
+# (``redis://:Sec/ret@host/0``): there the password runs to the last ``@``
+# before white space. Masking a path that holds ``@`` too is the safe error.
+_LOOSE_URL_USERINFO = re.compile(r"(?P<user>[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#:@]*):(?P<password>\S*)@")
 _LOOSE_PASSWORD_PARAMETER = re.compile(r"(?i)(?P<key>\bpassword=)(?P<password>[^&\s#]*)")
 
 
 def _mask_loosely(text: str) -> str:
-    text = _LOOSE_USERINFO.sub(lambda m: f"{m['user']}:{MASK}@" if m["password"] else m[0], text)
+    for pattern in (_LOOSE_URL_USERINFO, _LOOSE_USERINFO):
+        text = pattern.sub(lambda m: f"{m['user']}:{MASK}@" if m["password"] and m["password"] != MASK else m[0],
+                           text)
     return _LOOSE_PASSWORD_PARAMETER.sub(lambda m: f"{m['key']}{MASK}" if m["password"] else m[0], text)
 
 
 def _loose_passwords(text: str) -> list[str]:
-    found = [m["password"] for m in _LOOSE_USERINFO.finditer(text)]
+    found = [m["password"] for pattern in (_LOOSE_URL_USERINFO, _LOOSE_USERINFO) for m in pattern.finditer(text)]
     found += [m["password"] for m in _LOOSE_PASSWORD_PARAMETER.finditer(text)]
     return [password for password in found if password and password != MASK]
 
@@ -78,6 +85,20 @@ def redact(url: str) -> str:
     return _mask_loosely(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
 
 
+def password_cut_short(url: str) -> bool:
+    """Whether a URL parser ends ``url``'s host part inside its password (a raw ``/``, ``?`` or ``#`` in it).
+
+    ``redis://:Sec/ret@127.0.0.1/0`` parses as host ``:Sec`` and path
+    ``/ret@127.0.0.1/0``: pieces of the password would be read as a port or a
+    database, and shown in messages.
+    """
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        netloc = ""
+    return "@" not in netloc and _LOOSE_URL_USERINFO.match(url) is not None
+
+
 def password_of(url: str) -> str | None:
     """The password carried by ``url`` (decoded), or ``None``; also of text that is not a URL."""
     try:
@@ -86,7 +107,7 @@ def password_of(url: str) -> str | None:
         loose = _loose_passwords(url)
         return unquote(loose[0]) if loose else None
     _, password, _ = _split_netloc(parts.netloc)
-    if password:
+    if password and "@" in parts.netloc:
         return unquote(password)
     for pair in parts.query.split("&"):
         key, eq, value = pair.partition("=")

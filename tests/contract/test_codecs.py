@@ -43,7 +43,9 @@ def round_trip(fmt: Format, rows: list[Row]) -> list[Row]:
 
 
 def test_every_codec_is_registered() -> None:
-    expected = {"json", "orjson", "pickle", "marshal", "msgpack", "msgspec.json", "msgspec.msgpack", "cbor2", "protobuf"}
+    expected = {"json", "orjson", "pickle", "marshal", "msgpack", "msgspec.json", "msgspec.msgpack", "cbor2", "protobuf",
+                "ujson", "rapidjson", "simdjson", "bson", "fastavro", "arrow", "parquet", "ormsgpack", "capnp", "flatbuffers"}
+    assert len(CODECS.names) >= 20
     assert expected | {"embed"} <= set(CODECS.names)
 
 
@@ -54,6 +56,15 @@ def test_format_names_itself(case: tuple[str, str], tmp_path: Path) -> None:
     # Only a mode declared inexact may lose data, and on the bulkload
     # records (nanosecond times) it does.
     assert fmt.exact is (case[1] not in CODECS.get(case[0]).inexact_modes)
+    # Suites plan a lazy format's access and read rows from the class, before building it.
+    assert fmt.lazy is (case[1] in CODECS.get(case[0]).lazy_modes)
+
+
+def test_access_reads_the_first_field_of_every_record(case: tuple[str, str], tmp_path: Path) -> None:
+    rows = generate(50, 100)
+    fmt = build(case, BULKLOAD_SCHEMA, tmp_path)
+    values = fmt.access(fmt.decode(fmt.encode(rows)))
+    assert list(values) == [row[0] for row in rows]  # type: ignore[call-overload]
 
 
 def test_bulkload_round_trip_hashes_or_fails_integrity(case: tuple[str, str], tmp_path: Path) -> None:

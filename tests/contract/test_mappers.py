@@ -76,7 +76,7 @@ def test_corrupt_bytes_are_a_data_error(mapper_name: str) -> None:
 
 
 def test_verify_names_the_first_wrong_property(mapper_name: str) -> None:
-    from stratabench.lazy.messages import EntityMessage
+    from stratabench.systems.lazy.messages import EntityMessage
 
     dataset = E.generate("mixed", 10, "model")
     message = EntityMessage.FromString(dataset.blob(dataset.get_ids[0]))

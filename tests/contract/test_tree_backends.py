@@ -19,15 +19,15 @@ from typing import Any
 import pytest
 
 from stratabench.errors import UnavailableError
-from stratabench.suites.treestore.backends import TREE_BACKENDS
-from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
-from stratabench.suites.treestore.core import Core, installed, stored_tree
+from stratabench.systems.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
+from stratabench.systems.treestore.core import Core, installed, stored_tree
 from stratabench.suites.treestore.dataset import Dataset, document_hash
 from stratabench.suites.treestore.harness import run_backend
-from stratabench.suites.treestore.paths import parse
-from stratabench.suites.treestore.records import load_scopes
-from stratabench.suites.treestore.schema import PERF
-from stratabench.suites.treestore.tree import to_json, tree_hash
+from stratabench.systems.treestore.paths import parse
+from stratabench.systems.treestore.records import load_scopes
+from stratabench.systems.treestore.schema import PERF
+from stratabench.systems.treestore.tree import to_json, tree_hash
 
 pytestmark = pytest.mark.server
 

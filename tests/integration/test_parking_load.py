@@ -78,7 +78,7 @@ def test_drivers_at_once_get_only_right_answers_and_the_database_reconciles(
 def test_a_wallet_changed_behind_the_drivers_back_is_named_in_one_line(server_url: Callable[[str], str]) -> None:
     import sqlalchemy as sa
 
-    from stratabench.suites.parking.schema import create_parking_engine, tables
+    from stratabench.systems.parking.schema import create_parking_engine, tables
 
     spec = ParkingLoadSpec(impl="python-core", db_url=server_url("postgresql"), clients=2, warmup_s=0.2,
                            duration_s=1.5)  # fmt: skip

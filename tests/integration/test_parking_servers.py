@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.suites.parking.driver import SuiteDriver
-from stratabench.suites.parking.fuzz import run_fuzz
-from stratabench.suites.parking.invariants import snapshot, violations
+from stratabench.systems.parking.driver import SuiteDriver
+from stratabench.systems.parking.fuzz import run_fuzz
+from stratabench.systems.parking.invariants import snapshot, violations
 from stratabench.suites.parking.process import GO_PROGRAM, ServerProcess
-from stratabench.suites.parking.schema import create_parking_engine, recreate
+from stratabench.systems.parking.schema import create_parking_engine, recreate
 
 pytestmark = pytest.mark.server
 

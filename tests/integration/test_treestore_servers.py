@@ -20,7 +20,7 @@ import pytest
 from stratabench.options import RunOptions
 from stratabench.redact import password_of
 from stratabench.services.session import local_services
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS
 from stratabench.suites.treestore.harness import run_backend
 from stratabench.suites.treestore.suite import TreestoreSuite
@@ -88,11 +88,25 @@ def test_mongodb_query_heavy_tests_complete_at_moderate_n(server_url: Callable[[
     assert took < RunOptions().engine.cell_timeout_s * len(tests), f"{took:.0f} s"
 
 
+@pytest.mark.parametrize("backend", ["redis", "mongodb"])
+def test_the_incremental_core_stores_on_real_servers_what_the_studys_core_stores(
+        server_url: Callable[[str], str], backend: str) -> None:
+    """Every write test on the incremental core: each stored state hashes as the study's core leaves it."""
+    url = server_url(backend)
+    tests = [test for test in TESTS if test.number in (7, 9, 12, 13, 15, 16, 17, 18, 20, 22)]
+    outcomes = list(run_backend(TREE_BACKENDS.get(backend)("incremental", url=url), 30, tries=2, tests=tests,
+                                core_name="incremental"))
+    assert [outcome.test.number for outcome in outcomes] == [test.number for test in tests]
+    assert all(outcome.ok and outcome.checks > 0 for outcome in outcomes), [outcome.error for outcome in outcomes]
+    assert all(outcome.actual_hash == outcome.expected_hash for outcome in outcomes)
+
+
 def test_a_server_killed_mid_run_fails_only_its_own_cells_in_one_line(services_state: str, tmp_path: Path) -> None:
     with local_services(["redis"]) as running:
         service = running["redis"]
         options = RunOptions(suites=("treestore",), stores=(service.url,), run_id="killed-run",
-                             settings={"treestore.sizes": "10", "treestore.backends": "json-file,redis,sqlite"})
+                             settings={"treestore.sizes": "10", "treestore.backends": "json-file,redis,sqlite",
+                                       "treestore.cores": "sysrepo"})
         suite = TreestoreSuite(options)
         results = []
         for result in suite.run_external(suite.cells(), tmp_path):

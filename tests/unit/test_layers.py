@@ -12,13 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
-def _lint(src: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _lint(src: Path, cwd: Path, *options: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(src)}  # the copy shadows the installed package
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--config", str(cwd / "pyproject.toml")],
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--config", str(cwd / "pyproject.toml"), *options],
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
@@ -53,3 +55,22 @@ def test_generic_code_naming_a_study_breaks_the_contracts(tmp_path: Path) -> Non
     done = _lint(tmp_path / "src", tmp_path)
     assert done.returncode != 0
     assert "Generic code never names a study" in done.stdout and "BROKEN" in done.stdout
+
+
+@pytest.mark.parametrize(("contract", "module", "forbidden"), [
+    ("systems-below-harness", "systems/parking/protocol.py", "stratabench.engine.measure"),
+    ("systems-below-harness", "systems/treestore/tree.py", "stratabench.suites.kit.suite"),
+    ("systems-below-harness", "systems/lazy/keys.py", "stratabench.results.records"),
+    ("systems-independent", "systems/treestore/tree.py", "stratabench.systems.parking.protocol"),
+    ("systems-independent", "systems/parking/rules.py", "stratabench.systems.lazy.keys"),
+])  # fmt: skip
+def test_a_forbidden_import_breaks_each_systems_contract(tmp_path: Path, contract: str, module: str,
+                                                         forbidden: str) -> None:  # fmt: skip
+    package = _copy(tmp_path)
+    source = package / module
+    source.write_text(source.read_text() + f"\n\ndef _forbidden() -> object:\n    import {forbidden}\n\n"
+                      f"    return {forbidden}\n")  # fmt: skip
+    done = _lint(tmp_path / "src", tmp_path, "--contract", contract)
+    assert done.returncode != 0, done.stdout
+    importer = "stratabench." + module.removesuffix(".py").replace("/", ".")
+    assert f"{importer} -> {forbidden}" in done.stdout.replace("\n", "")

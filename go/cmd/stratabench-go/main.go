@@ -8,6 +8,7 @@
 //	stratabench-go info
 //	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
 //	stratabench-go hash --seed S --size N
+//	stratabench-go decode --format F --in FILE   (decode a file, print the records' canonical hash)
 //	stratabench-go load   (one load client: spec on stdin, report on stdout; see load.go)
 //
 // stdout carries only JSON Lines (bulkload, info) or the hash; diagnostics
@@ -27,6 +28,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -58,7 +60,7 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usagef("missing command: want bulkload, info, export, hash or load")
+		return usagef("missing command: want bulkload, info, export, hash, decode or load")
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
@@ -70,13 +72,15 @@ func run(args []string, stdout io.Writer) error {
 		return runExport(args)
 	case "hash":
 		return runHash(args, stdout)
+	case "decode":
+		return runDecode(args, stdout)
 	case "load":
 		return runLoad(args, os.Stdin, stdout, os.Exit)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: stratabench-go bulkload|info|export|hash|load [flags]")
+		fmt.Fprintln(stdout, "usage: stratabench-go bulkload|info|export|hash|decode|load [flags]")
 		return nil
 	}
-	return usagef("unknown command %q: want bulkload, info, export, hash or load", cmd)
+	return usagef("unknown command %q: want bulkload, info, export, hash, decode or load", cmd)
 }
 
 func newFlags(name string) *flag.FlagSet {
@@ -118,7 +122,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	size := fs.Int("size", 100000, "number of records")
 	workdir := fs.String("workdir", "", "directory for assets and the embed build (required)")
 	formats := fs.String("formats", strings.Join(format.Names(), ","), "comma-separated formats")
-	variants := fs.String("variants", format.Warm+","+format.Fresh, "comma-separated variants: warm, fresh")
+	variants := fs.String("variants", strings.Join(format.Variants, ","), "comma-separated variants: warm, fresh, encode")
 	benchtime := fs.String("benchtime", "1s", "target time per benchmark (testing's -benchtime: 1s, 100x)")
 	count := fs.Int("count", 3, "samples: repeated benchmarks per cell")
 	maxRSS := fs.String("embed-max-rss", "8GiB", "stop the embed compile when a process exceeds this resident size")
@@ -157,8 +161,8 @@ func runBulkload(args []string, stdout io.Writer) error {
 	}
 	vs := splitList(*variants)
 	for _, v := range vs {
-		if v != format.Warm && v != format.Fresh {
-			return usagef("unknown variant %q: want warm or fresh", v)
+		if !slices.Contains(format.Variants, v) {
+			return usagef("unknown variant %q: want one of %s", v, strings.Join(format.Variants, ", "))
 		}
 	}
 	if len(vs) == 0 {
@@ -252,7 +256,7 @@ func runInfo(args []string, stdout io.Writer) error {
 
 func runExport(args []string) error {
 	fs := newFlags("export")
-	name := fs.String("format", "", "json, gob, msgp or msgpack")
+	name := fs.String("format", "", "a file format: every one but embed")
 	seed := fs.Int64("seed", 100, "generator seed")
 	size := fs.Int("size", 100000, "number of records")
 	out := fs.String("out", "", "file to write")
@@ -264,19 +268,53 @@ func runExport(args []string) error {
 	}
 	c, ok := format.LookupCodec(*name)
 	if !ok {
-		var files []string
-		for _, n := range format.Names() {
-			if _, ok := format.LookupCodec(n); ok {
-				files = append(files, n)
-			}
-		}
-		return usagef("export: unknown or non-file format %q: want one of %s", *name, strings.Join(files, ", "))
+		return usagef("export: unknown or non-file format %q: want one of %s", *name, strings.Join(fileFormats(), ", "))
 	}
 	if *out == "" {
 		return usagef("export: --out is required")
 	}
 	_, err := format.WriteAsset(c, *out, dataset.Generate(*size, *seed))
 	return err
+}
+
+// runDecode reads a file another program wrote in a file format (Python's
+// codecs, for the cross-language check) and prints the canonical hash of
+// the records decoded, which must be the dataset's.
+func runDecode(args []string, stdout io.Writer) error {
+	fs := newFlags("decode")
+	name := fs.String("format", "", "a file format (export's)")
+	in := fs.String("in", "", "file to decode")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	c, ok := format.LookupCodec(*name)
+	if !ok {
+		return usagef("decode: unknown or non-file format %q: want one of %s", *name, strings.Join(fileFormats(), ", "))
+	}
+	if *in == "" {
+		return usagef("decode: --in is required")
+	}
+	var recs dataset.Records
+	if err := format.Load(c, *in, &recs); err != nil {
+		return fmt.Errorf("decode %s as %s: %w", *in, *name, err)
+	}
+	h, err := dataset.Hash(recs)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, h)
+	return err
+}
+
+// fileFormats are the formats whose assets are files (every one but embed).
+func fileFormats() []string {
+	var files []string
+	for _, n := range format.Names() {
+		if _, ok := format.LookupCodec(n); ok {
+			files = append(files, n)
+		}
+	}
+	return files
 }
 
 func runHash(args []string, stdout io.Writer) error {

@@ -18,8 +18,8 @@ func codecs(t *testing.T) []Codec {
 			cs = append(cs, c)
 		}
 	}
-	if len(cs) != 4 {
-		t.Fatalf("want 4 file codecs, have %d", len(cs))
+	if len(cs) != len(Names())-1 {
+		t.Fatalf("want every format but embed as a file codec, have %d", len(cs))
 	}
 	return cs
 }
@@ -66,7 +66,7 @@ func TestAssetSizesAndJSONIsCanonical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != want[c.Name()] {
+		if w, pinned := want[c.Name()]; pinned && n != w {
 			t.Errorf("%s asset: %d bytes, want %d", c.Name(), n, want[c.Name()])
 		}
 		if c.Name() == "json" {

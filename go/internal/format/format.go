@@ -21,7 +21,14 @@ const (
 	// Fresh empties the destination before every operation, as at process
 	// start: every operation builds new records.
 	Fresh = "fresh"
+	// Encode is the other direction: the records to the format's bytes,
+	// written into one reused in-memory buffer (no file: a store or a
+	// socket would take the bytes next).
+	Encode = "encode"
 )
+
+// Variants lists every variant, in the order results list them.
+var Variants = []string{Warm, Fresh, Encode}
 
 // Config is what every cell gets besides the records.
 type Config struct {

@@ -52,6 +52,7 @@ __all__ = [
     "GoUnavailableError",
     "binary_path",
     "build",
+    "decode_hash",
     "embed_cache_dir",
     "ensure_built",
     "export",
@@ -246,7 +247,7 @@ def info() -> dict[str, Any]:
 
 
 def export(fmt: str, seed: int, size: int, out: str | os.PathLike[str]) -> Path:
-    """Write the bulkload asset of ``fmt`` (json, gob, msgp, msgpack) to ``out``.
+    """Write the bulkload asset of ``fmt`` (any file format of ``info()["formats"]``) to ``out``.
 
     The json asset is the canonical form, so its SHA-1 is the dataset hash.
     Returns ``out`` as a Path.
@@ -254,6 +255,15 @@ def export(fmt: str, seed: int, size: int, out: str | os.PathLike[str]) -> Path:
     path = Path(out)
     _run(["export", "--format", fmt, "--seed", str(seed), "--size", str(size), "--out", str(path)])
     return path
+
+
+def decode_hash(fmt: str, path: str | os.PathLike[str]) -> str:
+    """Decode the file at ``path`` with Go's ``fmt`` format and return the canonical hash of its records.
+
+    The Python-to-Go half of the cross-language check: a file a Python
+    codec wrote, read by Go, must hash to the dataset's hash.
+    """
+    return _run(["decode", "--format", fmt, "--in", str(path)]).strip()
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:

@@ -164,6 +164,10 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
     group.add_argument("--spawn", action="store_true",
                        help="start a new interpreter for each cell's worker instead of forking it from a "
                        "zygote that imported the plugins once (slower; the same isolation)")
+    group.add_argument("--count", choices=["instructions"], default=None,
+                       help="instructions: count each Python cell's instructions (and estimated cycles) per "
+                       "operation under Valgrind's callgrind instead of timing it; exact, so unmoved by a busy "
+                       "machine, but blind to I/O, servers, sleeps and Go cells (needs valgrind)")
     group.add_argument("--cell-timeout", type=_cell_timeout, default=900.0, metavar="SECONDS",
                        help="fail a cell whose worker runs longer than this (default 900)")
 
@@ -195,6 +199,7 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         isolate=not args.in_process,
         fork=not args.spawn,
         cell_timeout_s=args.cell_timeout,
+        count=getattr(args, "count", None),
     )
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from stratabench.cli.arguments import add_format_argument, fraction, number_in
+from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import ALPHA, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
+from stratabench.report.comparison import ALPHA, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
 from stratabench.report.formats import REPORTERS
+from stratabench.report.summary import markdown_summary
 from stratabench.cli.report import read_results
 from stratabench.results.format import ResultsFile
 
@@ -29,7 +32,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
-    parser.add_argument("--metric", default="wall_ns", help="the metric to compare (default wall_ns)")
+    parser.add_argument("--metric", default=None,
+                        help="the metric to compare (default wall_ns; instructions for two counted runs, "
+                        "judged exactly by its tolerance)")
     parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
                         help="smallest change called a change, as 0.05 or 5%% (default 5%%: sampling aims at "
                         "medians known to ±2%%, so identical code can differ by about 4%%)")
@@ -37,6 +42,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
                         help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "
                         "few samples to judge, or failed in either file; exit 65 if no cell could be compared")
+    add_summary_argument(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -50,18 +56,44 @@ def _refuse_nothing(before: ResultsFile, after: ResultsFile, source: str) -> Non
         raise NoCellsError("the first file has no cells; there is no baseline to gate on")
 
 
+def _default_metric(*files: ResultsFile) -> str:
+    """wall_ns, unless both files were counted (``--count instructions``) rather than timed."""
+    counted = all(any("instructions" in cell.metrics for cell in results.cells) and
+                  not any("wall_ns" in cell.metrics for cell in results.cells) for results in files)
+    return "instructions" if counted else "wall_ns"
+
+
 def handle(args: argparse.Namespace) -> int:
-    if args.metric not in METRICS:
+    if args.metric is not None and args.metric not in METRICS:
         raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
     reporter = REPORTERS.get(args.format)()
     before, after = read_results(args.before), read_results(args.after)
+    args.metric = args.metric or _default_metric(before, after)
     if args.fail_above is not None:
         _refuse_nothing(before, after, args.after)
     comparison = compare_results(before, after, args.metric, min_effect=args.min_effect)
-    sys.stdout.write(reporter.render([comparison_table(comparison, before, after)]))
+    table = comparison_table(comparison, before, after)
+    sys.stdout.write(reporter.render([table]))
     print(comparison.summary(), file=sys.stderr)
-    if args.fail_above is None:
-        return 0
+    for exact in comparison.exact_changes:
+        print(f"exact change: {exact.line()}", file=sys.stderr)
+    code = _gate(args, comparison) if args.fail_above is not None else 0
+    if args.summary or os.environ.get(STEP_SUMMARY):
+        verdict = _verdict_line(args.fail_above, code, comparison)
+        write_summary(markdown_summary(f"stratabench compare: {args.before} → {args.after}", verdict, table,
+                                       lambda row: row["verdict"] != "unchanged",
+                                       [f"exact change: {change.line()}" for change in comparison.exact_changes]),
+                      args.summary)
+    return code
+
+
+def _verdict_line(fail_above: float | None, code: int, comparison: Comparison) -> str:
+    moved = f"{len(comparison.changes) - comparison.counts['unchanged']} of {len(comparison.changes)} cells moved"
+    return moved if fail_above is None else f"gate {'failed' if code else 'passed'} (--fail-above {fail_above:g}): {moved}"
+
+
+def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
+    """``--fail-above``: print each reason to fail, and return 1 if there is one."""
     if not comparison.changes:
         raise NoCellsError(
             f"no cell of {args.after} matches a measured cell of {args.before} on {args.metric}; "
@@ -71,7 +103,10 @@ def handle(args: argparse.Namespace) -> int:
     for change in worse:
         test = change.test
         print(f"regression: {change.suite} {change.cell}: {test.ratio:.3f}× (interval {test.low:.3f}–{test.high:.3f}, "
-              f"p={test.p_value:.3g}; limit {args.fail_above:g}×)", file=sys.stderr)
+              f"p={test.p_text}; limit {args.fail_above:g}×)", file=sys.stderr)
+    exact_worse = comparison.exact_regressions(args.fail_above)
+    for exact in exact_worse:
+        print(f"regression: {exact.line()}; limit {args.fail_above:g}×", file=sys.stderr)
     unjudged = comparison.unjudged()
     for change in unjudged:
         before_n, after_n = (len(cell.metrics[args.metric].samples) for cell in (change.before, change.after))
@@ -80,4 +115,4 @@ def handle(args: argparse.Namespace) -> int:
               "rerun both with more samples (--min-samples 4 or more)", file=sys.stderr)
     for line in comparison.failed:
         print(f"failed cell: {line}", file=sys.stderr)
-    return 1 if worse or unjudged or comparison.failed else 0
+    return 1 if worse or exact_worse or unjudged or comparison.failed else 0

@@ -216,7 +216,7 @@ _PRIVATE_DATABASES = ("sqlite", "postgresql", "mariadb")
 def _parking_options(args: argparse.Namespace) -> LoadOptions:
     """The parking configurations: each server x clients x rate, on one database."""
     from stratabench.suites.parking.load import ParkingLoadSpec
-    from stratabench.suites.parking.schema import sqlalchemy_url
+    from stratabench.systems.parking.schema import sqlalchemy_url
 
     if args.sweep:
         raise UsageError("--sweep loads stores only; give the parking server --rate values instead")

@@ -20,7 +20,8 @@ from stratabench.errors import StratabenchError, UsageError, exit_statuses
 __all__ = ["build_parser", "entry_point", "main"]
 
 #: Sub-command modules, in the order ``--help`` lists them.
-COMMANDS = ("run", "load", "list", "report", "compare", "dataset", "timeit", "services", "clean", "serve")
+COMMANDS = ("run", "advise", "ab", "load", "list", "report", "compare", "dataset", "timeit", "services", "clean",
+            "serve")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -26,12 +26,15 @@ from stratabench.cli.arguments import (
 )
 from stratabench.cli.progress import make_progress
 from stratabench.cli.signals import interrupt_description, interrupted_exit_code
+from stratabench.engine.counting import require_valgrind
 from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
+from stratabench.input_file import file_kind
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
+from stratabench.report.counts import counts_report
 from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment, load_average
@@ -43,7 +46,7 @@ from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_second
 from stratabench.suites.kit.reports import run_report
 
 
-__all__ = ["add_parser", "new_run_id", "run"]
+__all__ = ["add_parser", "new_run_id", "plugin_modules", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -153,6 +156,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     if options.data is not None:
         _check_data_file(options.data)
+    if options.engine.count is not None:
+        require_valgrind()  # exit 69 naming the package, before a server starts or a cell runs
     output = _output_path(args.output, run_id)
     if args.dry_run:
         return _print_plan(options)
@@ -189,10 +194,7 @@ def _check_data_file(path: str) -> None:
         raise UsageError(f"--data {path}: cannot read ({error.strerror})") from None
     if stat.S_ISREG(mode):
         return
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
-    raise UsageError(f"--data {path}: is {kind}; give a JSON Lines or CSV file of records")
+    raise UsageError(f"--data {path}: is {file_kind(mode)}; give a JSON Lines or CSV file of records")
 
 
 def _output_path(given: str | None, run_id: str) -> Path:
@@ -215,7 +217,7 @@ def _print_plan(options: RunOptions) -> int:
     return 0
 
 
-def _plugin_modules() -> list[str]:
+def plugin_modules() -> list[str]:
     """Every module a registered plugin requires: the packages whose versions the results header records."""
     from stratabench.plugins import registries
 
@@ -243,7 +245,7 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                        if cell_key(cell.suite, cell.name, cell.params) in previous)
         progress.expect(estimates)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        header = header_record(options.run_id, started, environment(_plugin_modules()), options.to_json(),
+        header = header_record(options.run_id, started, environment(plugin_modules()), options.to_json(),
                                {name: service.describe() for name, service in running.items()})
         with ResultsWriter(output, header, overwrite=overwrite) as writer:
             if not quiet:  # once the results file is open: a refused output is the only line
@@ -256,7 +258,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
                       file=sys.stderr)
                 return interrupted_exit_code(interrupt)
-    sys.stdout.write(reporter.render_report(run_report(results, header, detail)))
+    report = counts_report(results, header, detail) if options.engine.count else run_report(results, header, detail)
+    sys.stdout.write(reporter.render_report(report))
     failed = [r for r in results if r.status == "failed"]
     print(f"results: {output}", file=sys.stderr)
     if failed:

@@ -1,7 +1,7 @@
 """``stratabench serve parking``: run one of the parking study's Python servers on 127.0.0.1.
 
 The process contract is the one every parking server keeps (see
-:mod:`stratabench.suites.parking.serve`): ``listening 127.0.0.1:PORT`` on
+:mod:`stratabench.systems.parking.serve`): ``listening 127.0.0.1:PORT`` on
 stdout when ready, ``statements`` on stdin answers the SQL counts, and the
 server stops when stdin closes (or on Ctrl-C).
 """
@@ -22,15 +22,15 @@ def add_parser(subparsers: Any) -> None:
     services = parser.add_subparsers(dest="service", metavar="SERVICE", required=True)
     parking = services.add_parser("parking", help="the parking study's HTTP service (spec: specs/parking.md)",
                                   description="Serve the parking API; the database must hold the parking "
-                                  "tables (python -m stratabench.suites.parking.schema URL creates them).")
-    from stratabench.suites.parking.serve import add_arguments
+                                  "tables (python -m stratabench.systems.parking.schema URL creates them).")
+    from stratabench.systems.parking.serve import add_arguments
 
     add_arguments(parking)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from stratabench.suites.parking.serve import serve
+    from stratabench.systems.parking.serve import serve
 
     try:
         serve(args.impl, args.db, port=args.port, log_file=args.log)

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from stratabench.cli.arguments import add_engine_arguments, engine_options
+from stratabench.engine.counting import require_valgrind
 from stratabench.engine.cell import run_cell
 from stratabench.engine.statement import compile_statement, join_lines
 from stratabench.options import RunOptions
@@ -40,6 +41,8 @@ def handle(args: argparse.Namespace) -> int:
 
     stmt, setup = join_lines(args.stmt), join_lines(args.setup)
     compile_statement(stmt, setup)  # a syntax error is refused here, before a worker starts
+    if args.count is not None:
+        require_valgrind()
     options = RunOptions(suites=("timeit",), settings={"timeit.stmt": stmt, "timeit.setup": setup},
                          engine=engine_options(args))
     (cell,) = TimeitSuite(options).cells()
@@ -51,6 +54,11 @@ def handle(args: argparse.Namespace) -> int:
         from stratabench.errors import StratabenchError
 
         raise StratabenchError(result.error or result.status)
+    instructions, cycles = result.median("instructions"), result.median("est_cycles")
+    if instructions is not None:
+        print(f"{cell.name}: {instructions:,.1f} instructions per loop, {cycles or 0:,.1f} estimated cycles "
+              f"(callgrind: {2 * (result.loops or 0):,} loops minus {result.loops or 0:,})")
+        return 0
     wall = result.summary("wall_ns")
     assert wall is not None
     print(

@@ -361,7 +361,7 @@ def flags_of_message(message: Any) -> dict[str, bool]:
 
 
 def _key_bytes(kind: str, ident: int) -> bytes:
-    from stratabench.lazy.messages import KeyMessage
+    from stratabench.systems.lazy.messages import KeyMessage
 
     key = KeyMessage()
     key.partition_id.project_id = PROJECT

@@ -54,6 +54,7 @@ from stratabench.datasets.cache import cached
 from stratabench.datasets.records_json import canonical_hash
 from stratabench.datasets.schema import Field, FieldType, Row, Schema
 from stratabench.errors import DataError
+from stratabench.input_file import read_input_file
 from stratabench.json_lines import BadLine, NestedTooDeeply, json_objects
 
 __all__ = ["UserRecords", "load_records"]
@@ -64,6 +65,9 @@ _PLAIN_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 _PLAIN_FLOAT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\Z")
 # Bump when parsing or inference changes, so the cache never serves an old reading.
 _VERSION = 4
+
+#: The largest records file read: its records are held in memory, parsed, several times over.
+MAX_RECORDS_BYTES = 1_000_000_000
 #: The deepest nesting of arrays and objects a record may have. Records nest
 #: a few levels; every codec and the canonical hash walk values recursively,
 #: so a deeper record would exhaust their stacks instead of being measured.
@@ -113,12 +117,7 @@ def load_records(path: str | Path) -> UserRecords:
         Naming the file and line, for a missing, unreadable, empty or malformed file.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file; give --data a JSON Lines or CSV file") from None
-    except OSError as error:
-        raise DataError(f"{path}: cannot read ({error.strerror})") from None
+    data = read_input_file(path, limit=MAX_RECORDS_BYTES, what="--data a JSON Lines or CSV file")
     digest = hashlib.sha1(data).hexdigest()
     records: UserRecords = cached(f"userfile-v{_VERSION}-{digest}", lambda: _parse(str(path), data))
     return UserRecords(str(path), records.schema, records.keys, records.rows)

@@ -23,16 +23,17 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
-from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import CellSpec, builder_of
+from stratabench.engine.measure import Measurement, measure_operation
+from stratabench.engine.operation import CellSpec, Operation, builder_of
 from stratabench.engine.zygote import Zygotes, ZygoteError
-from stratabench.errors import StratabenchError, UnavailableError, ValueTooLargeError
+from stratabench.errors import StratabenchError, UnavailableError, UncountableError, ValueTooLargeError
 from stratabench.lifeline import parent_death_signal
-from stratabench.options import RunOptions
+from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.format import cell_from_json
 from stratabench.results.records import CellResult, Status
 
@@ -41,7 +42,7 @@ __all__ = ["run_cell", "run_cell_forked", "run_cell_in_process", "run_cell_in_wo
 
 def status_of(error: StratabenchError) -> Status:
     """The cell status an error stands for."""
-    if isinstance(error, ValueTooLargeError):
+    if isinstance(error, (ValueTooLargeError, UncountableError)):
         return "unsupported"
     if isinstance(error, UnavailableError):
         return "unavailable"
@@ -57,7 +58,12 @@ def _internal_error(error: BaseException) -> str:
     return f"internal error {type(error).__name__}{where}: {message}"
 
 
-def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYSTEM_CLOCK) -> CellResult:
+#: Measures a prepared operation: the engine's timing by default, a count under callgrind when counting.
+Measure = Callable[[Operation, EngineOptions, Clock], Measurement]
+
+
+def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYSTEM_CLOCK,
+                        measure: Measure = measure_operation) -> CellResult:
     """Prepare, measure and verify one Python cell in this process.
 
     Never raises for a cell's own failure: errors become a result with a
@@ -81,7 +87,7 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
             traceback.print_exc()
             return failed("failed", _internal_error(error))
         try:
-            measurement = measure_operation(operation, options.engine, clock)
+            measurement = measure(operation, options.engine, clock)
         except StratabenchError as error:
             return failed(status_of(error), error.message)
         except Exception as error:  # noqa: BLE001
@@ -96,18 +102,24 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
     return measurement.result(spec, notes=operation.notes, duration_s=time.perf_counter() - started)
 
 
-def run_cell_in_worker(spec: CellSpec, options: RunOptions) -> CellResult:
-    """Run one cell in a fresh Python process and read back its result."""
+def run_cell_in_worker(spec: CellSpec, options: RunOptions, *, command: Sequence[str] | None = None,
+                       env: Mapping[str, str] | None = None) -> CellResult:
+    """Run one cell in a fresh Python process and read back its result.
+
+    ``command`` starts a worker other than the default (``python -m
+    stratabench.engine.worker``), with ``env`` as its whole environment:
+    counting runs its worker under callgrind (:mod:`stratabench.engine.counting`).
+    The worker is given ``- RESULT`` and answers the same way.
+    """
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
         result_path = Path(tmp) / "result.json"
         # The request goes through a pipe, never a file: its store URLs may carry passwords.
         request = json.dumps({"cell": spec.to_json(), "options": options.to_json()})
-        env = {**os.environ, **spec.env}
         try:
             process = subprocess.run(
-                [sys.executable, "-m", "stratabench.engine.worker", "-", str(result_path)],
-                env=env,
+                [*(command or (sys.executable, "-m", "stratabench.engine.worker")), "-", str(result_path)],
+                env={**os.environ, **spec.env} if env is None else dict(env),
                 input=request,
                 preexec_fn=parent_death_signal(),  # noqa: PLW1509 -- a worker must not outlive a killed run
                 capture_output=True,
@@ -156,7 +168,14 @@ def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes) -> Ce
 
 
 def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None) -> CellResult:
-    """Run one cell the way the options say: a fresh worker process by default, forked from ``zygotes`` if given."""
+    """Run one cell the way the options say: a fresh worker process by default, forked from ``zygotes`` if given.
+
+    With ``--count instructions`` the cell is counted under callgrind instead (always a fresh interpreter).
+    """
+    if options.engine.count is not None:
+        from stratabench.engine.counting import count_cell  # imports the cell runner: only here, when counting
+
+        return count_cell(spec, options)
     if options.engine.isolate:
         if zygotes is not None and options.engine.fork:
             return run_cell_forked(spec, options, zygotes)

@@ -114,6 +114,7 @@ class Measurement:
             notes=dict(notes or {}),
             duration_s=duration_s,
             flags=self.flags(metrics),
+            group=spec.group,
         )
 
 
@@ -248,7 +249,8 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
     ``alloc_bytes`` is the tracemalloc peak over the baseline during the
     operation, ``retained_bytes`` what stays allocated with its result
     alive, ``allocs`` the memory blocks that stay live with it, after a
-    collection. tracemalloc keeps its own records with the raw allocator,
+    collection, and ``syscalls`` the read and write system calls it made
+    (exact, where ``/proc/self/io`` exists). tracemalloc keeps its own records with the raw allocator,
     outside the blocks ``sys.getallocatedblocks`` counts, so one traced
     call gives all three (an untraced second call counted the same blocks).
     """
@@ -257,6 +259,8 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
     # collection below to the objects the call made.
     with frozen_heap():
         blocks_before = sys.getallocatedblocks()
+        # Read outside the trace: reading the counters allocates, the tracer's calls make no syscall.
+        syscalls_before = io_syscalls()
         tracemalloc.start()
         try:
             baseline, _ = tracemalloc.get_traced_memory()
@@ -265,6 +269,7 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
             current, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
+        syscalls_after = io_syscalls()
         gc.collect()
         blocks_after = sys.getallocatedblocks()
     metrics = {
@@ -272,7 +277,28 @@ def memory_pass(call: Callable[[], object]) -> tuple[dict[str, float], object]:
         "retained_bytes": float(current - baseline),
         "allocs": float(blocks_after - blocks_before),
     }
+    if syscalls_before is not None and syscalls_after is not None:
+        metrics["syscalls"] = float(syscalls_after - syscalls_before - _SYSCALLS_READING)
     return metrics, result
+
+
+def io_syscalls() -> int | None:
+    """Read and write system calls this process has made (``/proc/self/io`` syscr + syscw); ``None`` off Linux."""
+    try:
+        with open("/proc/self/io", "rb") as file:
+            fields = dict(line.split(b":", 1) for line in file.read().splitlines() if b":" in line)
+        return int(fields[b"syscr"]) + int(fields[b"syscw"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _reading_cost() -> int:
+    """The syscalls one reading of ``/proc/self/io`` adds to the next (its own read): taken off every figure."""
+    first, second = io_syscalls(), io_syscalls()
+    return 0 if first is None or second is None else second - first
+
+
+_SYSCALLS_READING = _reading_cost()
 
 
 def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK) -> Measurement:

@@ -52,6 +52,14 @@ class CellSpec:
         ``module:name``: ``name`` is called with the run options and returns
         an :class:`OperationBuilder`. The engine imports it in the worker, so
         it never names a suite; a suite sets it to its own class.
+    group
+        Cells that a report compares with each other (a codec and json, a
+        store and the database, the two sides of a verdict) share a group:
+        in every round the engine measures a group's cells back to back, in
+        ABBA order (:mod:`stratabench.engine.rounds`), so a ratio between
+        two of them is paired
+        (:func:`~stratabench.results.records.paired_ratio_of`). ``None``: a
+        cell of its own, placed anywhere in the round.
     """
 
     suite: str
@@ -60,6 +68,7 @@ class CellSpec:
     language: str = "python"
     env: Mapping[str, str] = field(default_factory=dict)
     factory: str = ""
+    group: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +78,7 @@ class CellSpec:
             "language": self.language,
             "env": dict(self.env),
             "factory": self.factory,
+            "group": self.group,
         }
 
     @classmethod
@@ -80,6 +90,7 @@ class CellSpec:
             data.get("language", "python"),
             dict(data.get("env", {})),
             data.get("factory", ""),
+            data.get("group"),
         )
 
 

@@ -6,7 +6,7 @@ The plan comes from above (the suites build it); the engine never names a suite.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -86,11 +86,21 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
                 for cell in python_cells:
                     progress.cell_started(cell)
                     record(run_cell(cell, options, zygotes))
-                if external:
+                if external and options.engine.count is not None:
+                    _refuse_uncountable(external, record)
+                elif external:
                     _run_external(suite, external, record, progress)
     finally:
         progress.finish()
     return results
+
+
+def _refuse_uncountable(cells: Sequence[CellSpec], record: Callable[[CellResult], None]) -> None:
+    """``--count``: an external cell (Go) is another program, which callgrind's count of Python does not cover."""
+    from stratabench.engine.counting import uncountable
+
+    for cell in cells:
+        record(CellResult.failure(cell, "unsupported", uncountable(cell) or "cannot be counted"))
 
 
 def _run_external(suite: ExternalRunner, cells: Sequence[CellSpec], record: object, progress: Progress) -> None:

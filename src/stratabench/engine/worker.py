@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from stratabench.engine.cell import run_cell_in_process
-from stratabench.engine.measure import freeze_for_children
+from stratabench.engine.cell import Measure, run_cell_in_process
+from stratabench.engine.measure import freeze_for_children, measure_operation
 from stratabench.engine.operation import CellSpec
 from stratabench.lifeline import parent_death_signal
 from stratabench.options import RunOptions
@@ -40,18 +40,22 @@ from stratabench.results.format import cell_to_json
 __all__ = ["main", "serve_request", "worker_main", "zygote_main"]
 
 
-def worker_main(argv: list[str]) -> int:
-    """Entry point of the worker process: ``REQUEST RESULT``, ``-`` reading the request from stdin."""
+def worker_main(argv: list[str], measure: Measure = measure_operation) -> int:
+    """Entry point of the worker process: ``REQUEST RESULT``, ``-`` reading the request from stdin.
+
+    ``measure`` is the engine's timing, or the count of a worker started under callgrind
+    (:mod:`stratabench.engine.count_worker`).
+    """
     request_path, result_path = argv
     return serve_request(json.loads(sys.stdin.read() if request_path == "-" else Path(request_path).read_text()),
-                         result_path)
+                         result_path, measure)
 
 
-def serve_request(request: dict[str, Any], result_path: str) -> int:
+def serve_request(request: dict[str, Any], result_path: str, measure: Measure = measure_operation) -> int:
     """In a worker (spawned or forked): run the requested cell, write its result record."""
     spec = CellSpec.from_json(request["cell"])
     options = RunOptions.from_json(request["options"])
-    result = run_cell_in_process(spec, options)
+    result = run_cell_in_process(spec, options, measure=measure)
     Path(result_path).write_text(json.dumps(cell_to_json(result)))
     return 0
 

@@ -86,11 +86,14 @@ class Zygote:
     preload
         Module names to import once; a module that fails to import is left
         out (the cell that needs it will say why).
+    python
+        The interpreter: this one, or another environment's (``stratabench ab``
+        measures two environments, each from a zygote of its own).
     """
 
-    def __init__(self, env: Mapping[str, str], preload: Iterable[str] = ()) -> None:
+    def __init__(self, env: Mapping[str, str], preload: Iterable[str] = (), python: str = sys.executable) -> None:
         self._process = popen_tied(
-            [sys.executable, "-m", "stratabench.engine.worker", "--zygote", *preload],
+            [python, "-m", "stratabench.engine.worker", "--zygote", *preload],
             env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             # Unbuffered: a buffered reader could pull two answers at once, and
             # select() would then wait on the pipe for the one already read.
@@ -170,10 +173,13 @@ class Zygotes:
     ----------
     preload
         The modules every zygote imports (the engine's worker is always one).
+    python
+        The interpreter of every zygote.
     """
 
-    def __init__(self, preload: Iterable[str] = ()) -> None:
+    def __init__(self, preload: Iterable[str] = (), python: str = sys.executable) -> None:
         self.preload = tuple(dict.fromkeys(("stratabench.engine.worker", *preload)))
+        self.python = python
         self._zygotes: dict[tuple[tuple[str, str], ...], Zygote] = {}
 
     def for_env(self, env: Mapping[str, str]) -> Zygote:
@@ -183,7 +189,7 @@ class Zygotes:
         if zygote is None or not zygote.alive:
             if zygote is not None:
                 zygote.close()
-            zygote = self._zygotes[key] = Zygote({**os.environ, **env}, self.preload)
+            zygote = self._zygotes[key] = Zygote({**os.environ, **env}, self.preload, self.python)
         return zygote
 
     def close(self) -> None:

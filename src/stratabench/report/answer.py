@@ -10,6 +10,11 @@ keeps its numbers.
 A tie is a tie: when the runner-up's confidence interval overlaps the
 winner's, the data cannot tell them apart and :class:`Best` lists both.
 Sizes and memory figures tie within 1%: a reader would not choose on less.
+
+A study whose choice is made per setting (per operation family and size, per
+server) answers with :class:`Pick` rows instead: one like-for-like comparison
+each, with the paired ratio it rests on and the cells it compared, so a test
+can check that no answer ranks cells that differ in more than the choice.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from stratabench.report.paired import PairedRatio
 from stratabench.report.table import Column, Table
+from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.units import format_bytes, format_ns, format_ratio
 
-__all__ = ["Answer", "Best", "Candidate", "answer", "best_of", "frontier"]
+__all__ = ["Answer", "Best", "Candidate", "Pick", "answer", "best_of", "frontier"]
 
 Aspect = Literal["time", "size", "memory"]
 _CLOSE = 0.01
@@ -42,12 +49,15 @@ class Candidate:
         Bytes it stores or encodes to.
     memory
         Bytes of memory it uses (the suite says which measure).
+    cell
+        The cell its time was measured in, when there is one: what a check of the answer compares.
     """
 
     name: str
     time: Summary | None = None
     size: float | None = None
     memory: float | None = None
+    cell: CellResult | None = field(default=None, compare=False, repr=False)
 
     def value(self, aspect: Aspect) -> float | None:
         if aspect == "time":
@@ -116,6 +126,42 @@ class Best:
         return f"clear{gap}{apart}"
 
 
+@dataclass(frozen=True)
+class Pick:
+    """One like-for-like choice an answer makes: within ``setting``, ``choice`` beats ``against``.
+
+    Attributes
+    ----------
+    setting
+        What is held fixed, in the reader's words (``reads at 1,000 list entries``).
+    choice
+        What wins there (``json-file``), or what is measured (``python-orm``).
+    measured
+        By how much, with the interval (``1.8× faster [1.5-2.1×, 95%]``).
+    against
+        What it was compared with (``sqlite``).
+    sure
+        ``clear``, ``too close to call`` or ``too few to judge: ...`` with what to run.
+    ratio
+        The ratio behind ``measured``, for the JSON export.
+    compared
+        The pairs of cells compared (numerator, denominator): each pair differs in the choice alone.
+    """
+
+    setting: str
+    choice: str
+    measured: str
+    against: str = "-"
+    sure: str = ""
+    ratio: PairedRatio | None = None
+    compared: tuple[tuple[CellResult, CellResult], ...] = field(default=(), compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"setting": self.setting, "choice": self.choice, "measured": self.measured, "against": self.against,
+                "sure": self.sure, "ratio": None if self.ratio is None else self.ratio.to_json(),
+                "compared": [[a.cell, b.cell] for a, b in self.compared]}
+
+
 @dataclass
 class Answer:
     """What a suite says first.
@@ -134,6 +180,10 @@ class Answer:
     lines
         Anything else the reader must know to use the answer (a cost that
         moved elsewhere, a choice left out and why).
+    picks
+        Like-for-like choices per setting, after the bests.
+    summary
+        The answer in a few sentences, first under the table (one per operation family, say).
     """
 
     suite: str
@@ -141,12 +191,14 @@ class Answer:
     bests: list[Best] = field(default_factory=list)
     frontier: list[Candidate] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    picks: list[Pick] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
 
     def table(self) -> Table:
         """The answer as a small table with its frontier and lines as notes."""
         table = Table(f"{self.suite}: the answer ({self.question})", [
-            Column("aspect", "best for"), Column("best", "best"), Column("value", "measured", "right"),
-            Column("next", "next best"), Column("sure", "how sure")])
+            Column("aspect", "for"), Column("best", "answer"), Column("value", "measured", "right"),
+            Column("next", "next best / against"), Column("sure", "how sure")])
         for best in self.bests:
             table.rows.append({
                 "aspect": best.label, "best": best.winners[0].name, "value": best.formatted(best.winners[0]),
@@ -154,6 +206,10 @@ class Answer:
                 f"{best.runner_up.name} ({best.formatted(best.runner_up)})",
                 "sure": best.how_sure,
             })
+        for pick in self.picks:
+            table.rows.append({"aspect": pick.setting, "best": pick.choice, "value": pick.measured,
+                               "next": pick.against, "sure": pick.sure})
+        table.notes += self.summary
         if len(self.frontier) > 1:
             steps = " → ".join(f"{c.name} ({format_ns(c.value('time'))}, {format_bytes(c.size)})"
                                for c in self.frontier)
@@ -179,6 +235,8 @@ class Answer:
                        "runner_up": None if b.runner_up is None else candidate(b.runner_up),
                        "margin_ratio": b.margin} for b in self.bests],
             "frontier": [candidate(c) for c in self.frontier],
+            "picks": [pick.to_json() for pick in self.picks],
+            "summary": self.summary,
             "lines": self.lines,
         }
 

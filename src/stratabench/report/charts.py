@@ -97,6 +97,11 @@ class ChartPlan:
     growth_by_group
         One growth plot per value of ``group`` too, instead of one for the
         suite: a study that sweeps many cells keeps each plot's lines few.
+    compared
+        The cells the time-against-size chart may put on its frontier; the
+        study leaves out rows that do less work than the others (a lazy
+        parse, a resident load) so that none comes first for doing nothing.
+        ``None``: every cell.
     """
 
     sweep: str = "size"
@@ -104,6 +109,7 @@ class ChartPlan:
     group: str | None = None
     curves: Callable[[Sequence[CellResult]], list[Chart]] | None = None
     growth_by_group: bool = False
+    compared: Callable[[Sequence[CellResult]], Sequence[CellResult]] | None = None
 
 
 @dataclass(frozen=True)
@@ -236,8 +242,9 @@ def _groups(results: Sequence[CellResult], group: str | None) -> list[tuple[str,
     """(value, cells) for each value of the ``group`` parameter, in run order; one unnamed group without."""
     if group is None:
         return [("", list(results))]
-    values = dict.fromkeys(str(r.params.get(group)) for r in results)
-    return [(value, [r for r in results if str(r.params.get(group)) == value]) for value in values]
+    # A cell without the parameter (a results file older than the study's grouping) is in the unnamed group.
+    values = dict.fromkeys(str(r.params.get(group, "")) for r in results)
+    return [(value, [r for r in results if str(r.params.get(group, "")) == value]) for value in values]
 
 
 def _tradeoff_panel(ax: Axes, cells: Sequence[CellResult], marks: _Marks) -> list[CellResult]:
@@ -269,7 +276,8 @@ def _tradeoff_panel(ax: Axes, cells: Sequence[CellResult], marks: _Marks) -> lis
     return [cells[i] for i in frontier]
 
 
-def _tradeoff_chart(suite: str, results: Sequence[CellResult], group: str | None, suffix: str) -> Chart | None:
+def _tradeoff_chart(suite: str, results: Sequence[CellResult], group: str | None, suffix: str,
+                    note: str = "") -> Chart | None:
     panels = [(value, cells) for value, members in _groups(results, group)
               if len(cells := _measured(members, "wall_ns", "size_bytes")) >= 2]
     if not panels:
@@ -294,7 +302,7 @@ def _tradeoff_chart(suite: str, results: Sequence[CellResult], group: str | None
     caption = f"{shown} cells; on the frontier, fastest first: " + "; ".join(
         (f"{value}: " if value else "") + ", ".join(f"{rank} {cell.cell}" for rank, cell in enumerate(frontier, 1))
         for value, frontier in fronts)
-    caption += "." + _left_out(results, shown)
+    caption += "." + _left_out(results, shown) + note
     return Chart(chart_id, f"{suite}: time against size{suffix}", caption, _svg(figure, chart_id), marks.counts)
 
 
@@ -551,7 +559,11 @@ def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | No
     with matplotlib.rc_context(_RC):
         if plan.curves is not None:
             charts += plan.curves(results)
-        charts.append(_tradeoff_chart(suite, largest, plan.group, suffix))
+        compared = largest if plan.compared is None else list(plan.compared(largest))
+        left_out = len(largest) - len(compared)
+        suffix_note = (f" {left_out} row{'s' if left_out != 1 else ''} doing less than a full load (a lazy parse or "
+                       "access, a resident load) left out: they would lead for doing less.") if left_out else ""
+        charts.append(_tradeoff_chart(suite, compared, plan.group, suffix, suffix_note))
         if plan.growth_by_group:
             charts += [_growth_chart(suite, members, plan, value) for value, members in _groups(results, plan.group)]
         else:

@@ -19,7 +19,7 @@ from typing import Any
 from stratabench.results.stats import Summary
 from stratabench.units import format_ratio
 
-__all__ = ["BASE", "Ratio", "SampleTest", "compare_samples", "ratio", "ratio_text"]
+__all__ = ["BASE", "Ratio", "SampleTest", "compare_exact", "compare_samples", "ratio", "ratio_text"]
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,10 @@ class SampleTest:
         Two-sided Mann–Whitney U test on the raw samples: the chance of
         ranks this far apart if both runs came from one distribution. It
         assumes nothing about the distribution's shape, as benchstat and
-        asv do for timings.
+        asv do for timings. ``nan`` for an exact metric, which no test judges.
+    exact
+        The metric is counted, not sampled (:func:`compare_exact`): the ratio
+        is the ratio itself, with no interval around it.
     """
 
     ratio: float
@@ -94,6 +97,12 @@ class SampleTest:
     high: float
     level: float
     p_value: float
+    exact: bool = False
+
+    @property
+    def p_text(self) -> str:
+        """The p-value as printed: ``exact`` for a counted metric."""
+        return "exact" if self.exact else f"{self.p_value:.3g}"
 
 
 def compare_samples(before: Sequence[float], after: Sequence[float], *, confidence: float = 0.95) -> SampleTest | None:
@@ -132,3 +141,21 @@ def compare_samples(before: Sequence[float], after: Sequence[float], *, confiden
             low, high = min(low, value) if math.isfinite(low) else 0.0, max(high, value) if math.isfinite(high) else math.inf
     return SampleTest(value, min(low, value), max(high, value), confidence,
                       1.0 if math.isnan(p_value) else p_value)
+
+
+def compare_exact(before: Sequence[float], after: Sequence[float]) -> SampleTest | None:
+    """Two runs' values of an exact metric (a count): the ratio of their medians, with no test and no interval.
+
+    ``None`` when a median is zero or a value not finite. Counts repeat (or
+    nearly: the metric's tolerance says how nearly), so a sample's spread
+    says nothing a test could use.
+    """
+    import statistics
+
+    if not (before and after) or not all(math.isfinite(value) for value in (*before, *after)):
+        return None
+    base = statistics.median(before)
+    if base == 0:
+        return None
+    value = statistics.median(after) / base
+    return SampleTest(value, value, value, 1.0, math.nan, exact=True)

@@ -13,6 +13,13 @@ its smallest two-sided p is 0.1) is not called unchanged: its verdict is
 :data:`CANNOT_JUDGE`, which a regression gate counts as a failure, since it
 could hide a regression of any size.
 
+An exact metric (a count: instructions, bytes stored, SQL statements,
+allocations; :mod:`stratabench.metrics` gives each its tolerance) is never put
+through the rank test: a change beyond its tolerance is a change. Whatever
+metric is compared, every exact metric both cells of a pair carry is checked
+so, and each one that moved beyond its tolerance is named
+(:attr:`Comparison.exact_changes`).
+
 Cells match on suite, cell name and parameters; every cell that does not
 match, failed, or lacks the metric is listed with why, so nothing is
 dropped silently.
@@ -26,12 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stratabench.metrics import Metric, metric
-from stratabench.report.compare import SampleTest, compare_samples
+from stratabench.metrics import METRICS
+from stratabench.report.compare import SampleTest, compare_exact, compare_samples
 from stratabench.report.table import Column, Table
 from stratabench.results.format import ResultsFile
 from stratabench.results.records import CellResult
 
-__all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "Change", "Comparison", "compare_results", "comparison_table",
+__all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "Change", "Comparison", "ExactChange", "compare_results", "comparison_table",
            "smallest_p"]
 
 #: The significance level of the rank test.
@@ -86,6 +94,54 @@ class Change:
 
 
 @dataclass(frozen=True)
+class ExactChange:
+    """An exact metric of one pair that moved beyond its tolerance.
+
+    Attributes
+    ----------
+    suite, cell
+        The cell's identity.
+    metric
+        The exact metric.
+    before, after
+        Its medians in the first and second file.
+    """
+
+    suite: str
+    cell: str
+    metric: Metric
+    before: float
+    after: float
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before if self.before else math.inf
+
+    @property
+    def worse(self) -> bool:
+        return (self.after > self.before) == (self.metric.better == "lower")
+
+    def line(self) -> str:
+        """``suite cell: metric before → after (ratio, word; tolerance)``."""
+        up, down = self.metric.change_words
+        fmt = self.metric.format
+        return (f"{self.suite} {self.cell}: {self.metric.name} {fmt(self.before)} → {fmt(self.after)} "
+                f"({self.ratio:.3f}×, {up if self.after > self.before else down}; exact, tolerance "
+                f"{self.metric.tolerance or 0:.1%})")
+
+
+def _exact_changes(old: CellResult, new: CellResult, compared: str) -> list[ExactChange]:
+    """Every exact metric, but the one compared, that both cells carry and that moved beyond its tolerance."""
+    moved = []
+    for name, measured in METRICS.items():
+        first, second = old.median(name), new.median(name)
+        if measured.exact and name != compared and first is not None and second is not None \
+                and measured.beyond_tolerance(first, second):
+            moved.append(ExactChange(new.suite, new.cell, measured, first, second))
+    return moved
+
+
+@dataclass(frozen=True)
 class Comparison:
     """Every pair of a metric in two files, and what could not be paired.
 
@@ -99,6 +155,9 @@ class Comparison:
         One line per cell not compared, saying why.
     failed
         The lines of :attr:`unmatched` that are cells failed in either file.
+    exact_changes
+        Every exact metric of a pair, other than :attr:`metric`, that moved
+        beyond its tolerance, named.
     min_effect
         The smallest relative change called a change.
     machines
@@ -115,6 +174,7 @@ class Comparison:
     machines: str | None = None
     same_code: str | None = None
     failed: list[str] = field(default_factory=list)
+    exact_changes: list[ExactChange] = field(default_factory=list)
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -134,6 +194,11 @@ class Comparison:
         """Changes for the worse by more than ``factor`` (``1.10``: 10% worse)."""
         return [c for c in self.changes if c.worse and _worse_by(c, self.metric) > factor]
 
+    def exact_regressions(self, factor: float) -> list[ExactChange]:
+        """Exact metrics (other than the one compared) worse by more than ``factor``."""
+        return [c for c in self.exact_changes
+                if c.worse and (c.ratio if c.metric.better == "lower" else 1 / c.ratio if c.ratio else math.inf) > factor]
+
     def unjudged(self) -> list[Change]:
         """Pairs with too few samples for the rank test to reach :data:`ALPHA`."""
         return [c for c in self.changes if not c.judged]
@@ -147,12 +212,20 @@ class Comparison:
                 f"{f', {self.counts[CANNOT_JUDGE]} {CANNOT_JUDGE} (too few samples)' if self.counts[CANNOT_JUDGE] else ''}"
                 "; geomean ratio "
                 f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric.name}, after/before; "
-                f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}); {len(self.unmatched)} not compared")
+                f"{self._rule()}); {len(self.unmatched)} not compared")
+        if self.exact_changes:
+            line += f"; {len(self.exact_changes)} exact metrics moved beyond their tolerance (named below)"
         moved = len(self.changes) - self.counts["unchanged"] - self.counts[CANNOT_JUDGE]
         notes = [self.machines] if self.machines else []
         if self.same_code and moved:
             notes.append(self.same_code)
         return line + "".join(f"; {note}" for note in notes)
+
+
+    def _rule(self) -> str:
+        if self.metric.exact:
+            return f"exact: a change is beyond {self.metric.tolerance or 0:.1%}"
+        return f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}"
 
 
 def _worse_by(change: Change, measured: Metric) -> float:
@@ -174,6 +247,10 @@ def smallest_p(before: int, after: int) -> float:
 
 def _verdict(test: SampleTest, measured: Metric, min_effect: float, counts: tuple[int, int]) -> tuple[str, bool]:
     up, down = measured.change_words
+    if test.exact:
+        if not measured.beyond_tolerance(1.0, test.ratio):
+            return "unchanged", False
+        return (up, measured.better == "lower") if test.ratio > 1 else (down, measured.better != "lower")
     if smallest_p(*counts) >= ALPHA:
         return CANNOT_JUDGE, False
     if test.p_value >= ALPHA or (1 / (1 + min_effect) < test.ratio < 1 + min_effect):
@@ -230,6 +307,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
     changes: list[Change] = []
     unmatched: list[str] = []
     failed: list[str] = []
+    exact_changes: list[ExactChange] = []
     for result in after.cells:
         old = earlier.pop(_identity(result), None)
         name = f"{result.suite} {result.cell}"
@@ -250,18 +328,19 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
         if first is None or second is None:
             unmatched.append(f"{name}: no {metric_name} in {'the first file' if first is None else 'the second file'}")
             continue
-        test = compare_samples(first.samples, second.samples)
+        test = (compare_exact if measured.exact else compare_samples)(first.samples, second.samples)
         if test is None:
             unmatched.append(f"{name}: a median of {metric_name} is zero, or a sample is not a number")
             continue
         verdict, worse = _verdict(test, measured, min_effect, (len(first.samples), len(second.samples)))
         changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse))
+        exact_changes += _exact_changes(old, result, metric_name)
     for identity, result in earlier.items():
         unmatched.append(f"{identity[0]} {identity[1]}: only in the first file")
         if not result.ok:
             failed.append(f"{identity[0]} {identity[1]}: failed in the first file")
     return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after),
-                      failed)
+                      failed, exact_changes)
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:
@@ -278,11 +357,13 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
         table.rows.append({
             "suite": change.suite, "cell": change.cell, "before": change.before.median(measured.name),
             "after": change.after.median(measured.name), "ratio": f"{change.test.ratio:.3f}",
-            "interval": f"{change.test.low:.3f}–{change.test.high:.3f}", "p": f"{change.test.p_value:.3g}",
+            "interval": "-" if change.test.exact else f"{change.test.low:.3f}–{change.test.high:.3f}",
+            "p": change.test.p_text,
             "verdict": change.verdict,
         })
     table.notes = [
         comparison.summary(),
+        "ratio: of counts, exact (no interval, no test)." if measured.exact else
         "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the raw samples.",
     ]
     for label, results in (("first", before), ("second", after)):
@@ -292,5 +373,6 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
             f"{label}: {results.header.get('started')}, {env.get('cpu')}, Python "
             f"{python.get('version') if isinstance(python, dict) else None}, revision {env.get('git_revision')}"
         )
+    table.notes += [f"exact change: {change.line()}" for change in comparison.exact_changes]
     table.notes += [f"not compared: {line}" for line in comparison.unmatched]
     return table

@@ -72,7 +72,7 @@ def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
                       if end else f"{start} at the start (1, 5, 15 min)"))
     governor = _first(sources, "cpu_governor", "governor", "scaling_governor")
     if governor:
-        facts.append(("CPU governor", governor if isinstance(governor, str) else ", ".join(map(str, governor))))
+        facts.append(("CPU governor", ", ".join(map(str, governor)) if isinstance(governor, list) else str(governor)))
     python = env.get("python") or {}
     software = []
     if python.get("version"):

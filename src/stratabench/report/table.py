@@ -79,12 +79,17 @@ class Table:
         Each row maps column keys to raw values; missing keys are ``None``.
     notes
         Lines under the table: legends, verdicts, warnings.
+    sortable
+        A long table of figures a reader wants ranked their own way: the
+        HTML page sorts it by any column on a click (its raw values, not
+        their text).
     """
 
     title: str
     columns: Sequence[Column]
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sortable: bool = False
 
     def exported(self) -> tuple[list[str], list[dict[str, Any]]]:
         """Column keys and rows for machines: numbers stay numbers, a ratio is its float, and each ratio

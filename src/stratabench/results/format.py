@@ -9,6 +9,10 @@ Each line is one JSON object with a ``type``:
 - ``cell``: the fields of :class:`~stratabench.results.records.CellResult`;
   each metric as ``{"samples": [...], "summary": {...}}``; ``flags``, why
   the cell is unstable (empty when it is not).
+- ``round`` (one per round, as it ends): ``number``, ``order`` (the cell
+  names in the order measured), ``reference_ns`` (the fixed reference
+  workload's time in that round: the machine's speed then), ``at_s``
+  (seconds since the run started).
 - ``trailer`` (last, optional): ``finished`` and ``environment`` facts known
   only at the end (``load_average_end``); a reader merges them into the
   header's environment.
@@ -23,10 +27,15 @@ files step by step with ``upgrade_to_N``):
 2. Cell records carry ``flags`` (unstable cells); the environment has
    ``load_average_start`` and ``cpu_governor``, and a ``trailer`` record
    ``load_average_end``. Upgrade: no flags, the rest unknown.
+3. Rounds: each metric has ``rounds`` (the round of each sample) and its
+   summary is of the per-round values; cells carry ``group``; ``round``
+   records. Upgrade: no rounds, so intervals leave out the run's drift
+   (:attr:`ResultsFile.drift_note`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,14 +44,17 @@ from typing import Any
 
 from stratabench.datasets.verify import Integrity
 from stratabench.errors import ResultsFormatError, StratabenchError
+from stratabench.input_file import read_input_file
 from stratabench.json_lines import BadLine, json_objects
+from stratabench.options import RunOptions
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import Summary
 
-__all__ = ["FORMAT_VERSION", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "trailer_record"]
+__all__ = ["FORMAT_VERSION", "MAX_RESULTS_BYTES", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "round_record",
+           "trailer_record"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def upgrade_to_2(record: dict[str, Any]) -> dict[str, Any]:
@@ -52,8 +64,16 @@ def upgrade_to_2(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def upgrade_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 had no rounds: every sample of a cell came from one window, so its metrics get no ``rounds``."""
+    if record.get("type") == "cell":
+        return {**record, "group": None,
+                "metrics": {name: {**m, "rounds": None} for name, m in (record.get("metrics") or {}).items()}}
+    return record
+
+
 #: upgrade_to_N turns a version N-1 record into a version N record.
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: upgrade_to_2}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: upgrade_to_2, 3: upgrade_to_3}
 
 
 @dataclass(frozen=True)
@@ -61,12 +81,24 @@ class ResultsFile:
     """A loaded results file: its header and its cell results, in file order.
 
     ``warnings`` holds one line per thing the reader skipped (a truncated or
-    corrupt tail); the CLI prints them.
+    corrupt tail); the CLI prints them. ``rounds`` holds the run's round
+    records (empty before format 3); ``format_version`` is the version the
+    file was written in, before any upgrade.
     """
 
     header: dict[str, Any]
     cells: list[CellResult]
     warnings: tuple[str, ...] = ()
+    rounds: tuple[dict[str, Any], ...] = ()
+    format_version: int = FORMAT_VERSION
+
+    @property
+    def drift_note(self) -> str | None:
+        """One line for a file measured before rounds, whose intervals cannot include the run's drift; else ``None``."""
+        if self.format_version >= 3:
+            return None
+        return (f"format {self.format_version} (before rounds): each cell's samples come from one moment of its run, "
+                "so its intervals do not include the run's drift")
 
 
 class _Unreadable(Exception):
@@ -100,6 +132,8 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
     params = record.get("params", {})
     if not isinstance(params, dict) or not all(isinstance(v, _SCALARS) for v in params.values()):
         return "'params' must be an object of plain values (strings, numbers, booleans, null)"
+    if record.get("group") is not None and not isinstance(record["group"], str):
+        return "'group' must be a string or null"
     if not isinstance(record.get("notes", {}), dict):
         return "'notes' must be an object"
     for name in ("loops", "duration_s"):
@@ -117,12 +151,74 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
             return f"metric {name!r} must be an object with a 'samples' list and a 'summary' object"
         if not measured["samples"] or not all(_number(v) for v in measured["samples"]):
             return f"metric {name!r}: 'samples' must be a non-empty list of numbers"
+        rounds = measured.get("rounds")
+        if rounds is not None and not (isinstance(rounds, list) and len(rounds) == len(measured["samples"])
+                                       and all(isinstance(r, int) and not isinstance(r, bool) for r in rounds)):
+            return f"metric {name!r}: 'rounds' must be null or a list of integers, one per sample"
         summary = measured["summary"]
         if set(summary) != set(_SUMMARY_FIELDS):
             return f"metric {name!r}: 'summary' must have exactly {', '.join(_SUMMARY_FIELDS)}"
         for field, value in summary.items():
             if not (_number(value) or (field == "stdev" and value is None)):
                 return f"metric {name!r}: summary {field!r} must be a number"
+    return None
+
+
+def _is_numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(_number(v) for v in value)
+
+
+#: The environment's fields that reports read as more than text, with the shape they need and its name.
+_ENVIRONMENT_SHAPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "python": (lambda v: isinstance(v, dict) and all(isinstance(x, (str, type(None))) for x in v.values()),
+               "an object of strings"),
+    "packages": (lambda v: isinstance(v, dict) and all(isinstance(x, (str, type(None))) for x in v.values()),
+                 "an object of version strings"),
+    "cpu_count": (_number, "a number"),
+    "memory_bytes": (_number, "a number"),
+    "load_average_start": (_is_numbers, "a list of numbers"),
+    "load_average_end": (_is_numbers, "a list of numbers"),
+}
+
+
+def _environment_problem(environment: Any) -> str | None:
+    if not isinstance(environment, dict):
+        return f"'environment' must be an object, not {type(environment).__name__}"
+    for name, (fits, shape) in _ENVIRONMENT_SHAPES.items():
+        if environment.get(name) is not None and not fits(environment[name]):
+            return f"environment {name!r} must be {shape} or null"
+    return None
+
+
+def _header_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a header record's shape, or ``None``; reports read it without further checks."""
+    for name in ("run_id", "started"):
+        if record.get(name) is not None and not isinstance(record[name], str):
+            return f"{name!r} must be a string"
+    for name in ("options", "services"):
+        if not isinstance(record.get(name, {}), dict):
+            return f"{name!r} must be an object, not {type(record[name]).__name__}"
+    try:
+        RunOptions.from_json(record.get("options") or {})
+    except ValueError as error:
+        return str(error)
+    return _environment_problem(record.get("environment", {}))
+
+
+def _trailer_problem(record: dict[str, Any]) -> str | None:
+    if record.get("finished") is not None and not isinstance(record["finished"], str):
+        return "'finished' must be a string"
+    return _environment_problem(record.get("environment") or {})
+
+
+def _round_problem(record: dict[str, Any]) -> str | None:
+    if not (isinstance(record.get("number"), int) and not isinstance(record["number"], bool)):
+        return "'number' must be a whole number"
+    if not (isinstance(record.get("order"), list) and all(isinstance(name, str) for name in record["order"])):
+        return "'order' must be a list of cell names"
+    for name in ("reference_ns", "at_s"):
+        if record.get(name) is not None and not _number(record[name]):
+            return f"{name!r} must be a number or null"
     return None
 
 
@@ -152,6 +248,11 @@ def trailer_record(finished: str, environment: dict[str, Any]) -> dict[str, Any]
     return {"type": "trailer", "finished": finished, "environment": environment}
 
 
+def round_record(number: int, order: list[str], reference_ns: float | None, at_s: float) -> dict[str, Any]:
+    """The record of one finished round: its cells' order, the reference workload's time, when it ended."""
+    return {"type": "round", "number": number, "order": order, "reference_ns": reference_ns, "at_s": at_s}
+
+
 def cell_to_json(result: CellResult) -> dict[str, Any]:
     """One cell record, ready for ``json.dumps``."""
     integrity = result.integrity
@@ -165,7 +266,9 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         "error": result.error,
         "loops": result.loops,
         "metrics": {
-            name: {"samples": list(m.samples), "summary": m.summary.to_json()} for name, m in result.metrics.items()
+            name: {"samples": list(m.samples), "rounds": None if m.rounds is None else list(m.rounds),
+                   "summary": m.summary.to_json()}
+            for name, m in result.metrics.items()
         },
         "integrity": None
         if integrity is None
@@ -173,6 +276,7 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         "notes": dict(result.notes),
         "duration_s": result.duration_s,
         "flags": list(result.flags),
+        "group": result.group,
     }
 
 
@@ -187,7 +291,8 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         error=record.get("error"),
         loops=record.get("loops"),
         metrics={
-            name: MetricResult(tuple(m["samples"]), Summary.from_json(m["summary"]))
+            name: MetricResult(tuple(m["samples"]), Summary.from_json(m["summary"]),
+                               None if m.get("rounds") is None else tuple(m["rounds"]))
             for name, m in record.get("metrics", {}).items()
         },
         integrity=None
@@ -196,6 +301,7 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         notes=record.get("notes", {}),
         duration_s=record.get("duration_s"),
         flags=tuple(record.get("flags", ())),
+        group=record.get("group"),
     )
 
 
@@ -221,6 +327,7 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
     """
     header: dict[str, Any] | None = None
     cells: list[CellResult] = []
+    rounds: list[dict[str, Any]] = []
     version: int = FORMAT_VERSION
 
     def bad_line(line: BadLine) -> Exception:
@@ -239,11 +346,23 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
                     raise ResultsFormatError(f"{where}: the first record must be the header; "
                                              "is this a stratabench results file?")
                 version = _version(record.get("format_version"), where)
+                problem = _header_problem(record)
+                if problem is not None:
+                    raise ResultsFormatError(f"{where}: malformed header: {problem}")
                 header = _upgrade(record, version)
                 continue
             if kind == "trailer":  # the run's end: facts known only then, such as the load average
+                problem = _trailer_problem(record)
+                if problem is not None:
+                    raise ResultsFormatError(f"{where}: malformed trailer: {problem}")
                 header.setdefault("environment", {}).update(record.get("environment") or {})
                 header["finished"] = record.get("finished")
+                continue
+            if kind == "round":
+                problem = _round_problem(record)
+                if problem is not None:
+                    raise ResultsFormatError(f"{where}: malformed round record: {problem}")
+                rounds.append(record)
                 continue
             if kind != "cell":
                 raise ResultsFormatError(f"{where}: unknown record type {kind!r}")
@@ -260,10 +379,10 @@ def parse_lines(lines: Iterator[str], source: str) -> ResultsFile:
             raise ResultsFormatError(f"{where}: not JSON ({stop.reason}); is this a stratabench results file?") from None
         warning = (f"{where}: not JSON ({stop.reason}); the file is corrupt or truncated there, "
                    f"so only the {len(cells)} cells before it are read")
-        return ResultsFile(header, cells, (warning,))
+        return ResultsFile(header, cells, (warning,), tuple(rounds), version)
     if header is None:
         raise ResultsFormatError(f"{source}: empty file, no header record")
-    return ResultsFile(header, cells)
+    return ResultsFile(header, cells, (), tuple(rounds), version)
 
 
 def _version(found: Any, where: str) -> int:
@@ -277,21 +396,23 @@ def _version(found: Any, where: str) -> int:
                              f"(1 to {FORMAT_VERSION}); it has no upgrade path, so measure again")
 
 
+#: The largest results file read: a run of a few hundred cells writes a few MB, raw samples included.
+MAX_RESULTS_BYTES = 256_000_000
+
+
 def load(path: str | Path) -> ResultsFile:
     """Load a results file, upgrading older format versions.
 
     Raises
     ------
     ResultsFormatError
-        For a missing, unreadable or malformed file.
+        For a missing, unreadable, special (FIFO, device, directory), too
+        large (over :data:`MAX_RESULTS_BYTES`) or malformed file.
     """
-    path = Path(path)
+    data = read_input_file(path, limit=MAX_RESULTS_BYTES, what="a results file written by stratabench run",
+                           error=ResultsFormatError)
     try:
-        with path.open(encoding="utf-8") as lines:
-            return parse_lines(iter(lines), str(path))
-    except FileNotFoundError:
-        raise ResultsFormatError(f"{path}: no such results file") from None
+        # Read as the file itself would be: lines end at a newline only (not at U+2028 and its kind).
+        return parse_lines(iter(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")), str(path))
     except UnicodeDecodeError:
         raise ResultsFormatError(f"{path}: not a text file; is this a stratabench results file?") from None
-    except OSError as error:
-        raise ResultsFormatError(f"{path}: cannot read ({error.strerror})") from None

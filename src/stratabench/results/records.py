@@ -8,9 +8,9 @@ from typing import Any, Literal, Protocol
 
 from stratabench.datasets.verify import Integrity
 from stratabench.metrics import metric
-from stratabench.results.stats import Summary, summarize
+from stratabench.results.stats import PairedRatio, Summary, paired_ratio, round_values, summarize
 
-__all__ = ["CellIdentity", "CellResult", "MetricResult", "Status"]
+__all__ = ["CellIdentity", "CellResult", "MetricResult", "Status", "paired_ratio_of"]
 
 
 class CellIdentity(Protocol):
@@ -44,15 +44,32 @@ class MetricResult:
     samples
         Per-operation values, one per sample, in the order taken.
     summary
-        Their :class:`~stratabench.results.stats.Summary`.
+        With rounds, the :class:`~stratabench.results.stats.Summary` of the
+        per-round values (:attr:`per_round`), so its interval includes the
+        machine's drift over the run; without, of the samples themselves.
+    rounds
+        The round each sample was taken in (parallel to ``samples``);
+        ``None`` for a file measured before rounds (format 2), or a metric
+        from outside the rounds.
     """
 
     samples: tuple[float, ...]
     summary: Summary
+    rounds: tuple[int, ...] | None = None
 
     @classmethod
-    def of(cls, samples: list[float] | tuple[float, ...]) -> MetricResult:
-        return cls(tuple(samples), summarize(samples))
+    def of(cls, samples: list[float] | tuple[float, ...], rounds: list[int] | tuple[int, ...] | None = None) -> MetricResult:
+        """Samples summarized per round when their rounds are given, else as they are."""
+        if rounds is None:
+            return cls(tuple(samples), summarize(samples))
+        return cls(tuple(samples), summarize(list(round_values(samples, rounds).values())), tuple(rounds))
+
+    @property
+    def per_round(self) -> dict[int, float]:
+        """Round → that round's median; one pseudo-round (0) holding every sample when rounds are unknown."""
+        if self.rounds is None:
+            return {0: self.summary.median}
+        return round_values(self.samples, self.rounds)
 
     @property
     def median(self) -> float:
@@ -85,6 +102,11 @@ class CellResult:
         Why the cell's timing is unstable, one line each with its figure
         (``stdev 14.2% of the mean (> 10.0%)``); empty when it is not. See
         :func:`stratabench.results.stats.instability`.
+    group
+        The cells a report compares this one with share its group; the
+        engine measured them back to back in every round, so a ratio between
+        two of them is a paired one (:func:`paired_ratio_of`). ``None``: not
+        compared, or a file from before rounds.
     """
 
     suite: str
@@ -99,6 +121,7 @@ class CellResult:
     notes: Mapping[str, Any] = field(default_factory=dict)
     duration_s: float | None = None
     flags: tuple[str, ...] = ()
+    group: str | None = None
 
     def __post_init__(self) -> None:
         for name in self.metrics:
@@ -127,3 +150,16 @@ class CellResult:
         """The summary of metric ``name``, or ``None`` if it was not measured."""
         result = self.metrics.get(name)
         return None if result is None else result.summary
+
+
+def paired_ratio_of(numerator: CellResult, denominator: CellResult, metric_name: str = "wall_ns") -> PairedRatio | None:
+    """``numerator / denominator`` of one metric as the median of per-round ratios, with its interval.
+
+    ``None`` when either cell lacks the metric, or their rounds never met:
+    one of them comes from a file measured before rounds (format 2), for
+    which a report falls back to the ratio of medians and says so.
+    """
+    first, second = numerator.metrics.get(metric_name), denominator.metrics.get(metric_name)
+    if first is None or second is None or first.rounds is None or second.rounds is None:
+        return None
+    return paired_ratio(first.per_round, second.per_round)

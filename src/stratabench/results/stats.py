@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 __all__ = [
+    "CLEAR_LEVEL",
+    "PairedRatio",
     "UNSTABLE_CV",
     "UNSTABLE_EXTREME",
     "WIDE_INTERVAL",
@@ -23,6 +25,8 @@ __all__ = [
     "instability",
     "level_label",
     "median_ci_ranks",
+    "paired_ratio",
+    "round_values",
     "summarize",
 ]
 
@@ -191,3 +195,77 @@ def instability(summary: Summary, *, target: float | None = None, target_missed:
             flags.append(f"min..max {_percent(low - 1)} .. +{_percent(high - 1)} of the median, far beyond its "
                          f"interval ({_percent(summary.relative_half_width)} half-width)")
     return flags
+
+
+def round_values(samples: Sequence[float], rounds: Sequence[int]) -> dict[int, float]:
+    """Each round's value: the median of the samples taken in it, keyed by round, in round order.
+
+    A round is one fresh worker at one moment of the run; its samples share
+    that moment (the machine's speed, the neighbours), so they are one
+    observation of the cell, not several. The spread between rounds is the
+    spread a later run will see.
+    """
+    if len(samples) != len(rounds):
+        raise ValueError(f"{len(samples)} samples but {len(rounds)} round numbers")
+    taken: dict[int, list[float]] = {}
+    for value, number in zip(samples, rounds):
+        taken.setdefault(number, []).append(value)
+    return {number: float(statistics.median(taken[number])) for number in sorted(taken)}
+
+
+#: The lowest interval level at which a paired ratio may be called clear: five pairs (93.75%) or more.
+#: With fewer, the interval is the full range of two to four ratios, which excludes 1 by chance too often.
+CLEAR_LEVEL = 0.9
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    """The median of per-round ratios of two cells measured back to back, with its interval.
+
+    Attributes
+    ----------
+    value
+        The median of the per-round ratios ``numerator / denominator``.
+    low, high
+        The order-statistic confidence interval of that median (as for a
+        cell's own median: distribution-free).
+    level
+        The interval's real coverage (0.9375 with five pairs).
+    pairs
+        How many rounds measured both cells.
+    """
+
+    value: float
+    low: float
+    high: float
+    level: float
+    pairs: int
+
+    def clear(self, bound: float = 1.0) -> bool:
+        """Whether the interval lies wholly on one side of ``bound`` (1: the two differ), at a level of at least :data:`CLEAR_LEVEL`."""
+        return self.level >= CLEAR_LEVEL and (self.low > bound or self.high < bound)
+
+    def verdict(self, bound: float = 1.0) -> str:
+        """``above``, ``below`` (``bound``) or ``too close to call``."""
+        if not self.clear(bound):
+            return "too close to call"
+        return "above" if self.low > bound else "below"
+
+    def __str__(self) -> str:
+        return f"{self.value:.2f}× [{self.low:.2f}–{self.high:.2f}, {level_label(self.level)}, {self.pairs} pairs]"
+
+
+def paired_ratio(numerator: Mapping[int, float], denominator: Mapping[int, float]) -> PairedRatio | None:
+    """The paired ratio of two cells' per-round values (:func:`round_values`); ``None`` without a usable pair.
+
+    Only rounds that measured both count, and each ratio is taken within one
+    round, so the machine's speed in that round cancels: two medians taken
+    minutes apart carry the machine's drift between them, a paired ratio
+    does not. A round whose denominator is zero is left out.
+    """
+    ratios = [numerator[number] / denominator[number] for number in numerator
+              if number in denominator and denominator[number] != 0]
+    if not ratios:
+        return None
+    summary = summarize(ratios)
+    return PairedRatio(summary.median, summary.ci_low, summary.ci_high, summary.ci_level, summary.n)

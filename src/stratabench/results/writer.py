@@ -72,6 +72,10 @@ class ResultsWriter:
         """Append one cell's record."""
         self._write(cell_to_json(result))
 
+    def write_round(self, record: dict[str, Any]) -> None:
+        """Append one finished round's record (:func:`~stratabench.results.format.round_record`)."""
+        self._write(record)
+
     def finish(self, finished: str, environment: dict[str, Any]) -> None:
         """Append the trailer: facts known only at the end of the run (``load_average_end``)."""
         self._write(trailer_record(finished, environment))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from stratabench.registry import Registry
 
 if TYPE_CHECKING:
-    from stratabench.suites.base import Suite
+    from stratabench.suites.kit.suite import Suite
 
 __all__ = ["SUITES"]
 

@@ -182,3 +182,59 @@ def test_a_change_between_runs_of_one_clean_revision_is_put_down_to_the_machine(
         after = write(tmp_path / "after.jsonl", {"a": scaled(factor)}, revision=after_rev)
         main(["compare", str(before), str(after)])
         assert (same in capsys.readouterr().out) is said, (before_rev, after_rev, factor)
+
+
+def write_counted(path: Path, cells: dict[str, dict[str, float]]) -> Path:
+    """A counted run: one value per exact metric and cell, no time."""
+    lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", {"cpu": "test", "hostname": "box"}, {})]
+    for name, values in cells.items():
+        result = CellResult("bulkload", name, {"codec": name}, "python", "ok", loops=10,
+                            metrics={metric: MetricResult.of([value]) for metric, value in values.items()})
+        lines.append(cell_to_json(result))
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_counts_are_judged_exactly_by_their_tolerance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write_counted(tmp_path / "before.jsonl", {
+        "same": {"instructions": 100_000, "size_bytes": 500}, "near": {"instructions": 100_000, "size_bytes": 500},
+        "more": {"instructions": 100_000, "size_bytes": 500}})
+    after = write_counted(tmp_path / "after.jsonl", {
+        "same": {"instructions": 100_000, "size_bytes": 500}, "near": {"instructions": 100_500, "size_bytes": 500},
+        "more": {"instructions": 102_000, "size_bytes": 501}})
+    # One value a cell: no rank test could judge it, an exact metric needs none (and counted runs compare
+    # instructions by default).
+    assert main(["compare", str(before), str(after), "--fail-above", "1.01"]) == 1
+    out, err = capsys.readouterr()
+    table = rows(out)
+    assert table["same"].endswith("unchanged") and table["near"].endswith("unchanged")  # 0.5%: within 1%
+    assert table["more"].endswith("more") and "exact" in table["more"]
+    # The byte more is named, though the metric compared is instructions.
+    assert "exact change: bulkload more: size_bytes 500 B → 501 B" in err
+    assert "regression: bulkload more: 1.020×" in err
+
+
+def test_an_exact_metric_beyond_the_gate_fails_it_whatever_metric_is_compared(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write_counted(tmp_path / "before.jsonl", {"a": {"instructions": 1000, "sql_statements": 20}})
+    after = write_counted(tmp_path / "after.jsonl", {"a": {"instructions": 1000, "sql_statements": 30}})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 1
+    assert "regression: bulkload a: sql_statements 20 → 30 (1.500×, more; exact, tolerance 0.0%)" in \
+        capsys.readouterr().err
+
+
+def test_a_markdown_summary_for_a_pull_request(runs: tuple[Path, Path], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    step = tmp_path / "step.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    summary = tmp_path / "summary.md"
+    assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "1.5", "--summary", str(summary)]) == 1
+    text = summary.read_text()
+    assert text.startswith("## stratabench compare: ")
+    assert "**gate failed (--fail-above 1.5): 2 of 4 cells moved**" in text
+    # The moved cells first (a 2x slower, c 2x faster), every cell folded below.
+    moved, _, folded = text.partition("<details>")
+    assert "| bulkload | a |" in moved and "| bulkload | c |" in moved and "| bulkload | b |" not in moved
+    assert "| bulkload | b |" in folded and folded.rstrip().endswith("</details>")
+    assert step.read_text() == "earlier step\n" + text  # appended, never replaced

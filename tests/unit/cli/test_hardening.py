@@ -162,8 +162,9 @@ def test_a_truncated_file_is_read_to_its_last_whole_record(capsys: pytest.Captur
     path.write_text(path.read_text()[:-30])
     code, out, err = run(capsys, "report", str(path))
     assert code == 0 and "x" in out
-    assert err == (f"warning: {path}, line 3: not JSON (Unterminated string starting at); the file is corrupt or "
-                   "truncated there, so only the 1 cells before it are read\n")
+    # The decoder's reason depends on where the cut falls in the record, which changes with the format.
+    assert err.startswith(f"warning: {path}, line 3: not JSON (") and err.count("\n") == 1
+    assert err.endswith("); the file is corrupt or truncated there, so only the 1 cells before it are read\n")
 
 
 @pytest.mark.parametrize(("version", "message"), [

@@ -72,3 +72,23 @@ def test_bad_parking_load_input_is_one_line_and_nothing_is_written(
     assert code == 2
     assert err.startswith(message) and err.count("\n") == 1, err
     assert not output.exists()
+
+
+@pytest.mark.parametrize(("path", "said"), [("/dev/urandom", "is a character device"), ("FIFO", "is a FIFO (named pipe)"),
+                                            ("DIR", "is a directory")])
+def test_data_that_is_not_a_regular_file_is_refused_at_once(
+    path: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 27, item 5: /dev/urandom was read until MemoryError, a FIFO blocked for ever.
+    import os
+
+    if path == "FIFO":
+        path = str(tmp_path / "pipe.jsonl")
+        os.mkfifo(path)
+    elif path == "DIR":
+        path = str(tmp_path)
+    output = tmp_path / "results.jsonl"
+    assert main(["load", "--store", "memory://", "--data", path, "-o", str(output)]) == 65
+    err = capsys.readouterr().err
+    assert err == f"error: {path}: {said}; give --data a JSON Lines or CSV file\n"
+    assert not output.exists()

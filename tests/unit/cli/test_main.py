@@ -54,7 +54,7 @@ def test_timeit_prints_the_level_its_interval_reaches(capsys: pytest.CaptureFixt
     ("argv", "code", "message"),
     [
         (["run", "no-such-suite"], 2, "error: unknown suite 'no-such-suite'; known: "),
-        (["report", "/nonexistent.jsonl"], 65, "error: /nonexistent.jsonl: no such results file"),
+        (["report", "/nonexistent.jsonl"], 65, "error: /nonexistent.jsonl: no such file; give a results file"),
         (["report", str(RESULTS), "--format", "pdf"], 2, "error: unknown report format 'pdf'; known: csv, html, json, markdown, terminal"),
         (["run", "timeit", "--set", "nodot"], 2, "error: --set 'nodot': expected PLUGIN.SETTING=VALUE"),
         (["run", "--data", "/nonexistent.jsonl"], 2, "error: --data /nonexistent.jsonl: no such file"),

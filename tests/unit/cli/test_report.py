@@ -61,3 +61,64 @@ def test_a_new_file_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str
     source = results(tmp_path / "run.jsonl")
     assert main(["report", str(source), "-o", str(tmp_path / "out.txt")]) == 0
     assert "timeit" in (tmp_path / "out.txt").read_text() and capsys.readouterr().out == ""
+
+
+def _header_with(**changes: object) -> dict[str, object]:
+    header = header_record("r", "2026-11-22T00:00:00+00:00", {"cpu": "c"}, {})
+    for key, value in changes.items():
+        where, _, name = key.partition("__")
+        if name:
+            header[where][name] = value  # type: ignore[index]
+        else:
+            header[where] = value
+    return header
+
+
+WRONG = [None, True, 1, 1.5, "x", [], [1], {}, {"a": 1}]
+
+
+@pytest.mark.parametrize("field", ["environment", "options", "services", "run_id", "started", "options__engine",
+                                   "options__size", "options__stores", "options__settings", "environment__python",
+                                   "environment__packages", "environment__memory_bytes", "environment__cpu_governor",
+                                   "environment__load_average_start", "trailer__environment", "trailer__finished"])
+def test_a_malformed_header_or_trailer_is_one_line_in_report_and_compare(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str) -> None:
+    # Issue 27, item 4: a header of the wrong type ("environment": []) was a traceback in report and compare.
+    good = results(tmp_path / "good.jsonl")
+    cell = json.loads(good.read_text().splitlines()[1])
+    for value in WRONG:
+        if field.startswith("trailer__"):
+            header = _header_with()
+            trailer = {"type": "trailer", "finished": "2026-11-22T00:01:00+00:00", "environment": {}}
+            trailer[field.partition("__")[2]] = value
+            lines = [header, cell, trailer]
+        else:
+            lines = [_header_with(**{field: value}), cell]
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        for argv in (["report", str(bad)], ["report", str(bad), "--format", "html"], ["compare", str(good), str(bad)],
+                     ["compare", str(bad), str(good), "--fail-above", "1.1"]):
+            code = main(argv)
+            out, err = capsys.readouterr()
+            assert "Traceback" not in err and code in (0, 1, 65), (argv, value, err)
+            if code == 65:
+                assert one_error(err) and "bad.jsonl, line " in err, (field, value, err)
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_special_and_huge_files_are_refused_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    command: str) -> None:
+    # Issue 27, item 5: /dev/zero was read until MemoryError, a FIFO blocked for ever.
+    import os
+
+    good = results(tmp_path / "good.jsonl")
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("wb") as file:
+        file.truncate(10**12)
+    for path, said in (("/dev/zero", "is a character device"), (str(fifo), "is a FIFO (named pipe)"),
+                       (str(tmp_path), "is a directory"), (str(huge), "1000.00 GB is over the 256.0 MB this reads")):
+        argv = ["report", path] if command == "report" else ["compare", str(good), path]
+        assert main(argv) == 65
+        assert f"{path}: {said}; give a results file" in one_error(capsys.readouterr().err)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.main import main
-from stratabench.suites.parking.schema import create_parking_engine, recreate
+from stratabench.systems.parking.schema import create_parking_engine, recreate
 
 
 def test_an_unreachable_database_is_one_line_with_the_password_masked(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from stratabench.datasets import entities as E
 from stratabench.errors import DataError, UsageError
-from stratabench.lazy.messages import EntityMessage
+from stratabench.systems.lazy.messages import EntityMessage
 
 COMBOS = list(itertools.product(E.SCHEMAS, E.WIDTHS, E.FLAVOURS))
 

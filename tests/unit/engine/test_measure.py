@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -204,3 +205,17 @@ def test_a_heap_frozen_for_children_stays_frozen_after_a_cell(monkeypatch: pytes
     with measure_module.frozen_heap():
         pass
     assert freeze[-2:] == ["freeze", "unfreeze"]
+
+
+def test_the_memory_pass_counts_the_operations_syscalls(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "data"
+    path.write_bytes(b"x" * 10)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        reading, _ = memory_pass(lambda: os.pread(fd, 10, 0))
+        idle, _ = memory_pass(lambda: None)
+    finally:
+        os.close(fd)
+    assert reading["syscalls"] == 1 and idle["syscalls"] == 0

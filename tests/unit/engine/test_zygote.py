@@ -169,7 +169,7 @@ def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
     assert "google.cloud.ndb" in modules  # two seconds of imports each cell would pay
     assert "stratabench.layers.codecs.msgpack" in modules and "msgpack" in modules
     assert "stratabench.suites.entities.operations" in modules  # the study's own modules, compiled once
-    assert "stratabench.lazy" in modules
+    assert "stratabench.systems.lazy" in modules
 
 
 def test_warm_runs_a_factory_class_method_once_and_skips_instance_methods_and_failures(

@@ -15,6 +15,7 @@ from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.terminal import TerminalReporter
 from stratabench.results.environment import environment
 from stratabench.results.format import ResultsFile, header_record, load
+from stratabench.results.records import CellResult
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites import SUITES
 from stratabench.suites.kit.reports import run_report
@@ -35,7 +36,24 @@ SMALL_RUNS = {
     "matrix": RunOptions(suites=("matrix",), size=30, codecs=("json", "orjson"), compressors=("none", "zstd"),
                          settings={"matrix.dataset": "comments", "matrix.stores": "memory,lmdb",
                                    "matrix.operations": "put,get_many"}, engine=FAST),
+    "treestore": RunOptions(suites=("treestore",), engine=FAST, settings={
+        "treestore.sizes": "20,60", "treestore.tests": "1,4,7,12,16", "treestore.backends": "json-file,sqlite",
+        "treestore.tries": "2"}),
+    "parking": RunOptions(suites=("parking",), engine=FAST, settings={
+        "parking.servers": "python-orm,python-core", "parking.logging": "off,on"}),
 }
+
+#: Per suite, the parameters an answer chooses between: two cells it compares may differ in these and
+#: nothing else (not the operation, the size, the database or any other setting).
+CHOICES = {
+    "bulkload": {"codec", "mode", "format", "lang", "variant", "step"},  # step: a lazy format's read-every-field row
+    "cache": {"tier", "store", "kind", "encoding", "representation", "codec", "compression", "url"},
+    "entities": {"path", "read", "mapper"},
+    "matrix": {"store", "kind", "url", "codec", "compression"},
+    "treestore": {"backend", "store"},
+}
+#: Parking compares servers or logging settings, one at a time: never a cell that differs in both.
+ONE_OF = {"parking": ({"server"}, {"logging"})}
 
 #: Words from inside the project that a reader cannot know, and notations a reader should not have to decode.
 FORBIDDEN = ("the seed's", "seed's", "spec §", "§", "probe", "not implemented", "go/internal", "specs/", "ns/op")
@@ -103,7 +121,7 @@ def test_readable_numbers_units_and_status(small_runs: dict[str, ResultsFile], r
 def test_each_suite_opens_with_its_answer(small_runs: dict[str, ResultsFile], run: str) -> None:
     report = run_report(small_runs[run].cells, small_runs[run].header, "summary")
     (section,) = report.sections
-    assert section.answer is not None and section.answer.bests, run
+    assert section.answer is not None and (section.answer.bests or section.answer.picks), run
     tables = report.tables()
     assert tables[0].title == "where and when this was measured"
     assert tables[1].title.startswith(f"{run}: the answer")
@@ -145,3 +163,46 @@ def test_markdown_report_has_the_provenance_first(small_runs: dict[str, ResultsF
     text = _rendered(small_runs["matrix"], "markdown", "summary")
     assert text.startswith("### where and when this was measured")
     assert "CPython" in text and "revision" in text
+
+
+def _differing(cells: list[CellResult]) -> set[str]:
+    keys = {key for cell in cells for key in cell.params}
+    return {key for key in keys if len({repr(cell.params.get(key)) for cell in cells}) > 1}
+
+
+@pytest.mark.parametrize("run", list(SMALL_RUNS))
+def test_no_answer_ranks_cells_of_different_operations_sizes_or_settings(
+        small_runs: dict[str, ResultsFile], run: str) -> None:
+    """Every best is chosen among cells of one operation, size and setting; every pick compares cells that
+    differ in the choice alone (for parking: the server, or the logging, never both)."""
+    report = run_report(small_runs[run].cells, small_runs[run].header, "summary")
+    (section,) = report.sections
+    answer = section.answer
+    assert answer is not None
+    groups: list[list[CellResult]] = []
+    for best in answer.bests:
+        ranked = [*best.winners, *([best.runner_up] if best.runner_up else [])]
+        assert all(c.cell is not None for c in ranked), f"{run}: {best.label}: a candidate without its cell"
+        groups.append([c.cell for c in ranked if c.cell is not None])
+    for pick in answer.picks:
+        assert pick.compared, f"{run}: {pick.setting}: a pick that names no cells"
+        groups += [list(pair) for pair in pick.compared]
+    assert groups, f"{run}: the answer compares nothing"
+    for cells in groups:
+        differing = _differing(cells)
+        if run in ONE_OF:
+            assert any(differing == allowed for allowed in ONE_OF[run]), f"{run}: {[c.cell for c in cells]}"
+        else:
+            assert differing <= CHOICES[run], f"{run}: {[c.cell for c in cells]} differ in {differing - CHOICES[run]}"
+
+
+def test_too_few_runs_are_said_not_judged(small_runs: dict[str, ResultsFile]) -> None:
+    """One parking run a configuration judges nothing: the answer and the targets say so, with what to run."""
+    report = run_report(small_runs["parking"].cells, small_runs["parking"].header, "tables")
+    text = TerminalReporter(100).render_report(report)
+    (section,) = report.sections
+    assert section.answer is not None
+    timed = [pick for pick in section.answer.picks if pick.ratio is not None]
+    assert timed and all(pick.sure.startswith("too few to judge") for pick in timed)
+    assert "--set parking.runs=20" in text
+    assert "missed" not in text and "refuted" not in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from stratabench.cli.run import _plugin_modules
+from stratabench.cli.run import plugin_modules
 from stratabench.results.environment import environment, package_versions
 
 #: What results/environment.py listed by hand before the list was derived: nothing may be lost.
@@ -30,7 +30,7 @@ def test_stratabench_and_what_it_always_installs_are_recorded_without_plugins() 
 
 def test_the_registered_plugins_cover_every_formerly_listed_package() -> None:
     installed = {name for name in FORMERLY_LISTED if _installed(name)}
-    assert installed <= set(environment(_plugin_modules())["packages"])
+    assert installed <= set(environment(plugin_modules())["packages"])
 
 
 def _installed(name: str) -> bool:

@@ -105,7 +105,7 @@ def test_malformed_cell_record(tmp_path: Path) -> None:
 
 
 def test_missing_file() -> None:
-    with pytest.raises(ResultsFormatError, match="no such results file"):
+    with pytest.raises(ResultsFormatError, match="results.jsonl: no such file; give a results file"):
         load("/nonexistent/results.jsonl")
 
 
@@ -127,3 +127,26 @@ def test_the_trailer_adds_the_load_at_the_end_to_the_header_environment(tmp_path
         writer.write(example_cell())
         writer.finish("t2", {"load_average_end": [2.0, 1.5, 1.0]})
     assert load(path).header["environment"] == {"load_average_start": [1.0, 1.0, 1.0], "load_average_end": [2.0, 1.5, 1.0]}
+
+
+def test_a_file_from_before_rounds_loads_with_a_note_that_its_intervals_leave_out_the_drift() -> None:
+    old, new = load(GOLDEN / "v2.jsonl"), load(GOLDEN / "v3.jsonl")
+    assert old.format_version == 2 and old.drift_note is not None and "do not include the run's drift" in old.drift_note
+    assert all(m.rounds is None for c in old.cells for m in c.metrics.values()) and old.cells[0].group is None
+    assert new.drift_note is None and new.cells[0].group == "bulkload/10"
+    assert new.cells[0].metrics["wall_ns"].rounds == (0, 1, 2)
+    assert [r["number"] for r in new.rounds] == [0, 1, 2] and new.rounds[1]["order"] == ["orjson/raw", "json/typed"]
+
+
+def test_rounds_round_trip_and_a_bad_rounds_list_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    cell = CellResult(suite="s", cell="c", params={}, language="python", status="ok", group="s/g",
+                      metrics={"wall_ns": MetricResult.of([1.0, 2.0, 3.0, 4.0], [0, 0, 1, 1])})
+    with ResultsWriter(path, header_record("rid", "t", {}, {})) as writer:
+        writer.write(cell)
+    assert load(path).cells == [cell]
+    record = cell_to_json(cell)
+    record["metrics"]["wall_ns"]["rounds"] = [0]
+    path.write_text(json.dumps(header_record("rid", "t", {}, {})) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(ResultsFormatError, match="'rounds' must be null or a list of integers, one per sample"):
+        load(path)

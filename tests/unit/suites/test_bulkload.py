@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,66 @@ def suite(**options: object) -> BulkloadSuite:
 def test_cells_cover_every_codec_and_go_format() -> None:
     names = [cell.name for cell in suite().cells()]
     assert "json/typed" in names and "msgspec.msgpack/typed" in names and "embed/cached" in names
-    assert [n for n in names if n.startswith("go ")] == [
-        f"go {f}/{v}" for f in ("embed", "gob", "json", "msgp", "msgpack") for v in ("warm", "fresh")
-    ]
+    go = [n for n in names if n.startswith("go ")]
+    assert go[:10] == ["go embed/warm", "go embed/fresh"] + [
+        f"go {f}/{v}" for f in ("gob", "json", "msgp") for v in ("warm", "fresh", "encode")
+    ][:8]
+    assert "go embed/encode" not in go, "embed's encode is its build"
+    assert {"go cbor/warm", "go cbor/encode", "go protobuf/warm", "go xml/encode"} <= set(go)
+    assert "go cbor/fresh" not in go, "the default run loads fresh only the seed's formats"
     assert not any(name.endswith("/datetime") for name in names), "inexact modes must not run by default"
+    # Both directions for every timed codec; a lazy format's access and read rows beside its parse.
+    assert "json/typed encode" in names and "pickle/typed encode" in names
+    assert "pickle/raw" not in names, "the default run loads each codec's first mode"
+    assert {"embed/compile", "embed/cached", "embed/resident"} <= set(names)
+    assert not any(n.startswith("embed/") and n.endswith(" encode") for n in names)
+    assert {"protobuf/typed", "protobuf/typed access", "protobuf/typed read"} <= set(names)
+    assert {"arrow/table read", "parquet/table read", "simdjson/lazy read"} <= set(names)
+    assert "json/typed read" not in names, "an eager format has read every field in its load"
+    # Cross-language rows read every wire Go and Python share, a lazy reader every field.
+    assert {"cbor2/typed <- go cbor", "protobuf/typed read <- go protobuf", "fastavro/raw <- go avro"} <= set(names)
+
+
+def test_full_runs_every_mode_and_variant() -> None:
+    names = {c.name for c in BulkloadSuite(RunOptions(suites=("bulkload",), full=True, engine=FAST)).cells()}
+    assert {"pickle/raw", "pickle/raw encode", "go cbor/fresh", "ujson/raw encode"} <= names
+
+
+@pytest.mark.slow
+def test_the_go_formats_are_the_go_programs(go_program: Callable[[str], Path]) -> None:
+    from stratabench.adapters import golang
+    from stratabench.suites.bulkload.suite import GO_FORMATS, GO_MORE_FORMATS
+
+    go_program("stratabench-go")
+    assert set(golang.info()["formats"]) == set(GO_FORMATS + GO_MORE_FORMATS)
+    assert len(GO_FORMATS + GO_MORE_FORMATS) >= 15
+
+
+@pytest.mark.parametrize("name", ["json/typed encode", "protobuf/typed encode", "protobuf/typed access",
+                                  "protobuf/typed read"])
+def test_encode_access_and_read_cells_verify(name: str) -> None:
+    (cell,) = [c for c in suite().cells() if c.name == name]
+    result = run_cell_in_process(cell, suite().options)
+    assert result.ok, result.error
+    assert result.integrity is not None and result.integrity.actual == HASH_1000
+    for metric in ("size_bytes", "size_zstd_bytes", "size_lz4_bytes"):
+        assert metric in result.metrics, metric
+    assert result.median("size_zstd_bytes") < result.median("size_bytes")
+
+
+def test_access_of_other_values_fails_the_check() -> None:
+    from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
+    from stratabench.layers.codecs.base import make_format
+    from stratabench.suites.bulkload.suite import _access_verifier
+
+    check = _access_verifier(1000, 100, make_format("protobuf", BULKLOAD_SCHEMA))
+    from stratabench.datasets import bulkload
+
+    values = [row[0] for row in bulkload.cached_rows(1000, 100)]
+    assert check(values).ok
+    values[7] = not values[7]
+    result = check(values)
+    assert not result.ok and "record 7" in (result.detail or "")
 
 
 @pytest.mark.parametrize(("options", "size"), [({}, 10_000), ({"full": True}, 100_000),
@@ -42,6 +99,9 @@ def test_the_default_run_loads_a_tenth_of_the_study_and_full_loads_all_of_it(opt
 def test_inexact_modes_run_only_when_asked() -> None:
     names = [c.name for c in suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).cells()]
     assert "msgspec.json/datetime" in names
+    # Asked for without naming codecs: the default run's first modes, and every lossy one beside them.
+    names = [c.name for c in suite(settings={"bulkload.inexact": "yes"}).cells()]
+    assert {"msgspec.json/datetime", "msgspec.msgpack/datetime"} <= set(names) and "msgspec.json/raw" not in names
 
 
 def test_unknown_codec_fails_before_measuring() -> None:
@@ -136,3 +196,34 @@ def test_without_go_the_go_rows_say_so_and_the_rest_runs(monkeypatch: pytest.Mon
 def test_go_samples_share_the_cell_budget(options: dict[str, object], benchtime: str) -> None:
     run = RunOptions(suites=("bulkload",), **options)  # type: ignore[arg-type]
     assert BulkloadSuite(run)._default_benchtime(6) == benchtime
+
+
+def _py(cell: str, wall: float, size: float = 1000.0, **params: object) -> CellResult:
+    codec, _, rest = cell.partition("/")
+    mode = rest.split(" ")[0]
+    return CellResult("bulkload", cell, {"codec": codec, "mode": mode, "size": 1000, "direction": "load", **params},
+                      "python", "ok", loops=1, metrics={"wall_ns": MetricResult.of([wall, wall * 1.01, wall * 0.99]),
+                                                        "size_bytes": MetricResult.of([size])})
+
+
+def test_a_lazy_format_is_answered_and_charted_on_reading_every_field() -> None:
+    """Its parse alone (fastest of all) neither wins the answer nor joins the trade-off; its read row does,
+    under the format's name; parse and access rows carry no ratio against json."""
+    from stratabench.suites.bulkload.report import bulkload_answer, fair
+
+    results = [_py("json/typed", 100.0), _py("protobuf/typed", 1.0), _py("protobuf/typed access", 5.0, step="access"),
+               _py("protobuf/typed read", 50.0, step="read"),
+               _py("json/typed encode", 80.0, step="encode", direction="encode"),
+               _py("embed/resident", 0.5)]
+    assert {r.cell for r in fair(results)} == {"json/typed", "protobuf/typed read", "json/typed encode"}
+    answer = bulkload_answer(results, suite().options)
+    assert answer is not None
+    bests = {best.label: [c.name for c in best.winners] for best in answer.bests}
+    assert bests["fastest load, Python"] == ["protobuf/typed"]
+    assert answer.bests[0].winners[0].cell is results[3]
+    assert bests["fastest encode, Python"] == ["json/typed encode"]
+    assert [c.name for c in answer.frontier] == ["protobuf/typed"]
+    table = suite().tables(results, {})[0]
+    ratios = {row["name"]: row["vs_json"] for row in table.rows}
+    assert ratios["protobuf/typed"] is None and ratios["protobuf/typed access"] is None
+    assert ratios["protobuf/typed read"] is not None and ratios["embed/resident"] is None

@@ -62,7 +62,7 @@ def test_the_table_names_the_file_and_the_fastest(data: Path) -> None:
     text = REPORTERS.get("terminal")().render(s.tables(results, {}))
     assert f"3 records from {data.name}" in text
     found = matrix_answer(results, s.options)
-    assert found is not None and found.bests[0].label == "fastest read of every record"
+    assert found is not None and found.bests[0].label == "read many: fastest"
     fastest = min((r for r in results if r.ok), key=lambda r: r.median("wall_ns") or 0)
     assert found.bests[0].winners[0].name == f"pickle on {fastest.params['store']}" or found.bests[0].tie
 

@@ -9,7 +9,7 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// The suite (src/stratabench/suites/parking/schema.py) creates and seeds
+// The suite (src/stratabench/systems/parking/schema.py) creates and seeds
 // these tables before it starts a server; the servers create them only
 // when absent, the same way, so that a server also runs on an empty
 // database. The tables of spec §6 with lower-case names (as the reference's ORM

@@ -75,9 +75,17 @@ class Format(ABC):
         Whether a load needs no bytes from storage because the records are
         already in this process (embed's ``resident`` mode). Suites then
         leave reading the asset out of the timed operation.
+    lazy
+        Whether ``decode`` only parses (or maps) the bytes and builds each
+        record's Python values on first read (protobuf's upb, Arrow, simdjson's
+        on-demand documents, FlatBuffers). A lazy format's decode time is then
+        no load time: suites also time :meth:`access` (one field of every
+        record) and :meth:`to_rows` (every field), the figure every format can
+        be held to.
     """
 
     resident: bool = False
+    lazy: bool = False
 
     def __init__(self, codec: str, schema: Schema, mode: str, *, exact: bool = True) -> None:
         self.codec = codec
@@ -141,6 +149,32 @@ class Format(ABC):
         except Exception as error:
             raise DataError(f"{self.label}: decoded value is not a list of {self.schema.name} records: {one_line_cause(error)}") from error
 
+    def access(self, decoded: object) -> object:
+        """Read one field of every record of what :meth:`decode` returned: a lazy format's middle row.
+
+        For an eager format the records are already built, so this is what
+        any reader pays for touching them; a lazy format overrides
+        ``_access`` to read through its own accessors. Returns the values read
+        (so nothing is optimised away and the caller can check them).
+
+        Raises
+        ------
+        DataError
+            If the decoded value does not have the schema's shape.
+        """
+        try:
+            return self._access(decoded)
+        except StratabenchError:
+            raise
+        except Exception as error:
+            raise DataError(f"{self.label}: cannot read a field of every record: {one_line_cause(error)}") from error
+
+    def _access(self, decoded: Any) -> object:
+        # The first field of each canonical row: correct for every format,
+        # and the same work as ``to_rows`` for those whose decoded records
+        # are rows already.
+        return [row[0] for row in self._to_rows(decoded)]
+
     @abstractmethod
     def _encode(self, rows: Sequence[Row]) -> bytes: ...
 
@@ -177,6 +211,7 @@ class FunctionFormat(Format):
         decode: Callable[[bytes], object],
         to_rows: Callable[[Any], list[Row]],
         exact: bool = True,
+        access: Callable[[Any], object] | None = None,
     ) -> None:
         super().__init__(codec, schema, mode, exact=exact)
         # Instance attributes shadow the methods below, so the public
@@ -184,6 +219,10 @@ class FunctionFormat(Format):
         self._encode = encode  # type: ignore[method-assign, assignment]
         self._decode = decode  # type: ignore[method-assign, assignment]
         self._to_rows = to_rows  # type: ignore[method-assign, assignment]
+        if access is not None:
+            # A lazy format's own accessor: one field per record, read the way a user would.
+            self.lazy = True
+            self._access = access  # type: ignore[method-assign, assignment]
 
     def _encode(self, rows: Sequence[Row]) -> bytes:
         raise NotImplementedError
@@ -245,6 +284,11 @@ class Codec(ABC):
     inexact_modes: ClassVar[tuple[str, ...]] = ()
     #: Field types the codec cannot represent, each with a one-line reason.
     unsupported_types: ClassVar[Mapping[str, str]] = {}
+    #: Modes whose formats are lazy (:attr:`Format.lazy`), known without building a format.
+    lazy_modes: ClassVar[tuple[str, ...]] = ()
+    #: Why the codec's encode is not timed as its own (empty: it is): a decoder-only library that
+    #: borrows another's encoder, or a build that is reported as build costs instead.
+    no_encode_row: ClassVar[str] = ""
     #: Why the codec is no codec for one value at a time (empty: it is), so suites that store values
     #: (matrix) leave it out of their defaults and say why.
     not_for_values: ClassVar[str] = ""

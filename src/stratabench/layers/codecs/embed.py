@@ -256,6 +256,7 @@ class EmbedFormat(Format):
 class EmbedCodec(Codec):
     """Records as a generated Python module: compile, cached and resident loads."""
 
+    no_encode_row = "its encode writes and compiles a module: a build, reported as the compile row and build costs"
     modes = ("compile", "cached", "resident")
     not_for_values = "it generates and compiles a Python module per value: a whole-dataset load format"
 

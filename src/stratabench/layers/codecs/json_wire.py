@@ -66,9 +66,28 @@ def json_rows(schema: Schema) -> Callable[[Iterable[Row]], list[dict[str, Any]]]
     return row_converter(schema, read="index", write="dict", convert=_TO_WIRE, namespace=_NAMESPACE)
 
 
-def json_to_rows(schema: Schema) -> Callable[[Iterable[Any]], list[Row]]:
-    """A function from parsed JSON objects to canonical rows (exact times)."""
-    return row_converter(schema, read="key", write="tuple", convert=_FROM_WIRE, namespace=_NAMESPACE)
+def _plain(value: Any) -> Any:
+    """A lazy parser's container proxy (pysimdjson's ``Array``, ``Object``) as a list or dict."""
+    if hasattr(value, "as_list"):
+        return value.as_list()
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
+    return value
+
+
+_NAMESPACE["_plain"] = _plain
+# A lazy parser hands back proxies for arrays and objects: read them out as lists and dicts.
+_FROM_PROXIES = {**_FROM_WIRE, "list_str": "list({})", "list_int": "list({})", "any": "_plain({})"}
+
+
+def json_to_rows(schema: Schema, *, proxies: bool = False) -> Callable[[Iterable[Any]], list[Row]]:
+    """A function from parsed JSON objects to canonical rows (exact times).
+
+    ``proxies``: the objects are a lazy parser's proxies, whose arrays and
+    objects are read out into lists and dicts.
+    """
+    return row_converter(schema, read="key", write="tuple", convert=_FROM_PROXIES if proxies else _FROM_WIRE,
+                         namespace=_NAMESPACE)
 
 
 def json_wire_format(

@@ -18,7 +18,8 @@ One mode, ``typed``: ``decode`` is ``RecordList.FromString`` and returns the
 wrapper message. With the upb runtime the parse is complete, but Python
 objects for records and fields are made lazily, on access, from upb's arena;
 that arena is allocated outside Python's allocator, so tracemalloc figures
-undercount it.
+undercount it. The format is therefore lazy (:attr:`.base.Format.lazy`): its
+``access`` reads the first field of every record through the message API.
 
 What it cannot do: ``any`` fields (protobuf needs a type for every value);
 strings that are not valid UTF-8 (lone surrogates); integers outside the
@@ -28,6 +29,7 @@ signed 64-bit range.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -98,6 +100,7 @@ class ProtobufCodec(Codec):
     """protobuf (upb): messages built from the schema at run time, no protoc."""
 
     modes = ("typed",)
+    lazy_modes = ("typed",)
     unsupported_types = {"any": "protobuf needs a declared type for every value"}
 
     def _format(self, schema: Schema, mode: str, workdir: Path | None) -> Format:
@@ -125,4 +128,10 @@ class ProtobufCodec(Codec):
         def to_rows(decoded: Any) -> list[Row]:
             return to_rows_of(decoded.records)
 
-        return FunctionFormat(self.name, schema, mode, encode=encode, decode=list_class.FromString, to_rows=to_rows)
+        first = operator.attrgetter(schema.fields[0].name)
+
+        def access(decoded: Any) -> object:
+            return [first(record) for record in decoded.records]
+
+        return FunctionFormat(self.name, schema, mode, encode=encode, decode=list_class.FromString, to_rows=to_rows,
+                              access=access)

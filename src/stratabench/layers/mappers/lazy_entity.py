@@ -1,12 +1,12 @@
 """The ``lazy`` mapper: stratabench's own lazy entity over stored v1 entities.
 
-Needs only ``protobuf`` at run time (:mod:`stratabench.lazy`). Each kind of
-the entities dataset gets a :class:`~stratabench.lazy.LazyEntity` class built
+Needs only ``protobuf`` at run time (:mod:`stratabench.systems.lazy`). Each kind of
+the entities dataset gets a :class:`~stratabench.systems.lazy.LazyEntity` class built
 from its declared properties (none for the ``dynamic`` flavour, which reads
 everything as ndb's Expando would). Decoding parses every entity at once and
 checks its kind; values are converted on first read and cached.
 
-What it cannot do: see :mod:`stratabench.lazy.entity` (no structured or
+What it cannot do: see :mod:`stratabench.systems.lazy.entity` (no structured or
 compressed properties, no ``tzinfo`` datetimes).
 """
 
@@ -21,14 +21,14 @@ from stratabench.layers.mappers.base import KeyPath, Mapper
 
 if TYPE_CHECKING:
     from stratabench.datasets.entities import EntitiesDataset
-    from stratabench.lazy import LazyEntity
+    from stratabench.systems.lazy import LazyEntity
 
 __all__ = ["LazyEntityMapper", "lazy_class"]
 
 
 @functools.lru_cache(maxsize=None)
 def _lazy_class(kind: str, properties: tuple[tuple[str, str], ...], dynamic: bool) -> type[LazyEntity]:
-    from stratabench import lazy
+    from stratabench.systems import lazy
 
     factories: dict[str, Any] = {
         "text": lazy.TextProperty,

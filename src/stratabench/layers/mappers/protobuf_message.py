@@ -1,7 +1,7 @@
 """The ``protobuf`` mapper: the raw Datastore v1 ``Entity`` message, no object model.
 
 Needs only ``protobuf`` (the message class is the project's own, see
-:mod:`stratabench.lazy.messages`; the same wire and the same upb parser as
+:mod:`stratabench.systems.lazy.messages`; the same wire and the same upb parser as
 ``google.cloud.datastore_v1``'s). It is the baseline of the entities suite:
 "bytes → v1 message" is the raw parse every other path pays for, and
 :meth:`ProtobufMessageMapper.to_dict` is the plain dict built from a parsed
@@ -33,7 +33,7 @@ class ProtobufMessageMapper(Mapper):
     def __init__(self, dataset: Any) -> None:
         super().__init__(dataset)
         from stratabench.datasets.entities import message_values, reference_value
-        from stratabench.lazy.messages import EntityMessage
+        from stratabench.systems.lazy.messages import EntityMessage
 
         self.message_class: Any = EntityMessage
         self._parse: Any = EntityMessage.FromString

@@ -51,7 +51,7 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from stratabench.errors import StoreError, StratabenchError, UsageError, ValueTooLargeError
 from stratabench.options import RunOptions
-from stratabench.redact import redact, scrub
+from stratabench.redact import MASK, password_cut_short, password_of, redact, scrub
 from stratabench.settings import Setting, SettingReader
 
 __all__ = [
@@ -242,11 +242,19 @@ def parse_store_url(url: str) -> SplitResult:
     A store URL has a scheme and ``://``: ``redis://127.0.0.1:6379/0``,
     ``sqlite:///tmp/bench.db``, ``memory://``.
     """
+    secret = password_of(url)
     try:
         parts = urlsplit(url)
+        if password_cut_short(url):
+            # A raw '/', '?' or '#' in the password ended the host part early; its pieces would be read
+            # as a port, a path or a database, and shown.
+            raise ValueError("a password holds a character that ends the host part")
         parts.port  # noqa: B018 -- raises ValueError on a port that is not a number
     except ValueError as exc:
-        raise UsageError(f"malformed store URL {redact(url)!r}: {exc}; expected SCHEME://HOST:PORT/...") from None
+        # The parser quotes what it could not read, which may be a piece of a password cut at a raw '/'.
+        reason = re.sub(r"'[^']*'", f"'{MASK}'", str(exc)) if secret else str(exc)
+        raise UsageError(f"malformed store URL {redact(url)!r}: {scrub(reason, url)}; expected "
+                         f"SCHEME://HOST:PORT/...{_ESCAPE_HINT if secret else ''}") from None
     if not parts.scheme or "://" not in url:
         raise UsageError(
             f"malformed store URL {redact(url)!r}: no scheme; "
@@ -255,10 +263,19 @@ def parse_store_url(url: str) -> SplitResult:
     return parts
 
 
+#: Said of a malformed URL that carries a password: generated passwords often hold a character that ends it early.
+_ESCAPE_HINT = ", with / ? # @ : in a password percent-encoded (%2F %3F %23 %40 %3A)"
+
+
 def url_path(parts: SplitResult) -> str:
-    """The file system path of a split URL such as ``sqlite:///tmp/b.db`` ('' if none)."""
-    netloc = "" if parts.netloc in ("", "localhost") else parts.netloc
-    return unquote(netloc + parts.path)
+    """The file system path of a split URL such as ``sqlite:///tmp/b.db`` ('' if none).
+
+    A user name or password (``sqlite://u:pw@/x.db``) is never part of it:
+    :func:`open_store` refuses them for an embedded store, and a path is shown
+    in messages.
+    """
+    host = parts.netloc.rpartition("@")[2]
+    return unquote(("" if host in ("", "localhost") else host) + parts.path)
 
 
 class StoreConnection:
@@ -285,11 +302,18 @@ class StoreConnection:
 
     @property
     def address(self) -> str:
-        """``host:port`` of a server store, or the path of an embedded one."""
+        """``host:port`` of a server store, or the path of an embedded one.
+
+        A server URL that names no host (``redis://``, libpq's socket form
+        ``postgresql://u:pw@/db?host=/run/postgresql``) is shown whole,
+        redacted, so the message still says what was tried.
+        """
         parts = self._parts
         if parts.hostname:
             host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
             return f"{host}:{parts.port}" if parts.port else host
+        if self.service:
+            return f"{self.redacted_url} (no host in the URL: the driver's default)"
         return self.path or self.name
 
     @property
@@ -549,6 +573,9 @@ def store_for_scheme(scheme: str) -> str:
 
 
 def _checked(cls: type[Store], url: str, parts: SplitResult) -> None:
+    if cls.service is None and "@" in parts.netloc:
+        raise UsageError(f"store URL {redact(url)!r}: {cls.name} is embedded and takes no user name or password; "
+                         f"drop the part before @, as {parts.scheme}://{url_path(parts)}")
     try:
         cls.check_url(parts)
     except UsageError as error:

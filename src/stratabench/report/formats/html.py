@@ -25,7 +25,7 @@ from stratabench.report.charts import Chart, suite_charts
 from stratabench.report.document import Report
 from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.base import Reporter
-from stratabench.report.table import Column, Table
+from stratabench.report.table import Column, Table, exported
 
 __all__ = ["HtmlReporter"]
 
@@ -107,15 +107,24 @@ def _cell(column: Column, value: Any, text: str) -> tuple[str, bool]:
     return f'<td class="{" ".join(classes)}">{html.escape(text)}</td>', failing
 
 
+def _sort_key(value: Any) -> str:
+    """A sortable table's cell value for the page's sorter: the raw number, else the text."""
+    number = exported(value)
+    return f' data-sort="{number!r}"' if isinstance(number, (int, float)) and not isinstance(number, bool) else ""
+
+
 def _table(table: Table, anchor: str) -> str:
     head = "".join(f'<th class="{c.align}">{html.escape(c.header)}</th>' for c in table.columns)
     body = []
     for row, texts in zip(table.rows, table.formatted()):
         cells = [_cell(c, row.get(c.key), text) for c, text in zip(table.columns, texts)]
+        if table.sortable:
+            cells = [(td.replace("<td ", f"<td{_sort_key(row.get(c.key))} ", 1), failing)
+                     for c, (td, failing) in zip(table.columns, cells)]
         row_class = ' class="failed"' if any(failing for _, failing in cells) else ""
         body.append(f"<tr{row_class}>{''.join(td for td, _ in cells)}</tr>")
     grid = "\n".join([
-        '<div class="scroll"><table>',
+        '<div class="scroll"><table class="sortable">' if table.sortable else '<div class="scroll"><table>',
         f"<thead><tr>{head}</tr></thead>",
         "<tbody>",
         *body,
@@ -177,6 +186,38 @@ def _paired(pieces: Sequence[str]) -> list[str]:
     return out
 
 
+#: Sorts a ``table.sortable`` by the clicked column (again: the other way), by each cell's raw
+#: ``data-sort`` number, else its text; cells without a value go last. Inline: the page needs nothing else.
+_SORTER = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (th, column) {
+    th.style.cursor = "pointer";
+    th.title = "sort by this column";
+    th.addEventListener("click", function () {
+      var down = th.dataset.order !== "up";
+      table.querySelectorAll("th").forEach(function (other) { delete other.dataset.order; });
+      th.dataset.order = down ? "up" : "down";
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      function key(row) {
+        var cell = row.cells[column];
+        if (cell.dataset.sort !== undefined) { return parseFloat(cell.dataset.sort); }
+        var text = cell.textContent.trim();
+        return text === "" || text === "-" ? null : text;
+      }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (x === null || y === null) { return x === y ? 0 : x === null ? 1 : -1; }
+        var order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+        return down ? order : -order;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+"""
+
+
 def _page(facts: Sequence[tuple[str, str]], parts: Sequence[tuple[str, str, list[tuple[str, str, str]]]]) -> str:
     """The page from the environment and parts: (anchor, heading, [(anchor, title, html)])."""
     body = []
@@ -206,6 +247,7 @@ def _page(facts: Sequence[tuple[str, str]], parts: Sequence[tuple[str, str, list
         "<main>",
         *body,
         "</main>",
+        *([f"<script>{_SORTER}</script>"] if any('<table class="sortable">' in piece for piece in body) else []),
         "</body>",
         "</html>",
     ]) + "\n"

@@ -63,7 +63,14 @@ def _go_result(spec: CellSpec, line: dict[str, Any], want: str, notes: dict[str,
     metrics = {name: MetricResult.of([float(v) for v in values]) for name, values in samples.items()}
     if line.get("size_bytes") is not None:
         metrics["size_bytes"] = MetricResult.of([float(line["size_bytes"])])
-    for name, value in (line.get("extra") or {}).items():
+    extra = dict(line.get("extra") or {})
+    asset = extra.pop("asset", None)
+    if isinstance(asset, str) and Path(asset).is_file():
+        from stratabench.suites.bulkload.suite import compressed_sizes
+
+        for name, value in compressed_sizes(Path(asset).read_bytes()).items():
+            metrics[name] = MetricResult.of([value])
+    for name, value in extra.items():
         if name in METRICS and isinstance(value, (int, float)):
             metrics[name] = MetricResult.of([float(value)])
     integrity = Integrity(want, line["hash"], None if line["hash"] == want else
@@ -75,7 +82,7 @@ def _go_result(spec: CellSpec, line: dict[str, Any], want: str, notes: dict[str,
         suite=spec.suite, cell=spec.name, params=dict(spec.params), language="go",
         status="failed" if error else "ok", error=error, loops=line.get("loops"),
         metrics=metrics, integrity=integrity,
-        notes={**notes, **{k: v for k, v in (line.get("extra") or {}).items() if k not in METRICS}},
+        notes={**notes, **{k: v for k, v in extra.items() if k not in METRICS}},
         # A fixed count of samples: no target to miss, but the spread still tells.
         flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
     )

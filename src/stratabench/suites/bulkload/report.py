@@ -17,12 +17,14 @@ from stratabench.report.compare import BASE, ratio, ratio_text
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.bulkload.suite import GO_FORMATS, STUDY_SIZE, size_of
+from stratabench.report.charts import ChartPlan
+from stratabench.suites.bulkload.suite import (ACCESS, ENCODE, GO_FORMATS, GO_MORE_FORMATS, LOAD, READ, STUDY_SIZE,
+                                               size_of)
 from stratabench.suites.kit.findings import Finding, Verdict, beyond, conclusions_table as kit_conclusions_table
-from stratabench.suites.kit.reports import study_answer, study_report
+from stratabench.suites.kit.reports import study_answer, study_charts, study_report
 from stratabench.units import format_count
 
-__all__ = ["PUBLISHED", "RESIDENT", "bulkload_answer", "bulkload_tables", "conclusions_table"]
+__all__ = ["PUBLISHED", "RESIDENT", "bulkload_answer", "bulkload_tables", "conclusions_table", "fair", "role"]
 
 #: The study's published figures: format → (loops, ns/op, B/op, allocs/op).
 PUBLISHED: dict[str, dict[str, tuple[int, float, int, int] | None]] = {
@@ -58,12 +60,40 @@ SHORT_PLACE = dict(zip(PUBLISHED, ("dev", "us-central", "asia-ne1")))
 #: Their cost moved to the build; a ratio against them would only measure a pointer return's noise.
 RESIDENT = ("embed/resident", "go embed/warm", "go embed/fresh")
 BY = "t-yaegashi/goddbench (Go, 2018)"
-#: Codecs whose decode builds Python objects only on first read (their rows time the parse).
-LAZY_CODECS = ("protobuf",)
 
 
 def _is_resident(result: CellResult) -> bool:
     return result.cell in RESIDENT
+
+
+def _lazy(results: Sequence[CellResult]) -> set[tuple[str, str]]:
+    """(codec, mode) of the lazy formats: those with a "read every field" row."""
+    return {(str(r.params.get("codec")), str(r.params.get("mode"))) for r in results if r.params.get("step") == READ}
+
+
+def role(result: CellResult, lazy: set[tuple[str, str]]) -> str:
+    """What a row measures: ``encode``; a fair ``load`` (every field read: an eager decode, a lazy
+    format's ``read`` row, a Go load); a lazy format's ``parse`` or ``access``; or ``no load``."""
+    if result.params.get("direction") == ENCODE or result.params.get("variant") == ENCODE:
+        return ENCODE
+    if _is_resident(result):
+        return "no load"
+    step = result.params.get("step")
+    if step == ACCESS:
+        return ACCESS
+    if step is None and (str(result.params.get("codec")), str(result.params.get("mode"))) in lazy:
+        return "parse"
+    return LOAD
+
+
+def fair(results: Sequence[CellResult]) -> list[CellResult]:
+    """The rows every format can be held to: encodes, and loads that read every field (no parse-only,
+    access-only or resident rows: they do less work or none)."""
+    lazy = _lazy(results)
+    return [r for r in results if role(r, lazy) in (LOAD, ENCODE)]
+
+
+study_charts("bulkload", ChartPlan(group="direction", compared=lambda cells: fair(cells)))
 
 
 @study_report("bulkload")
@@ -105,31 +135,60 @@ def _build_cost(results: Sequence[CellResult]) -> list[str]:
 
 @study_answer("bulkload")
 def bulkload_answer(results: Sequence[CellResult], options: RunOptions) -> Answer | None:
-    """The fastest load, the smallest encoding and the least memory, per language (their memory differs)."""
-    loads = [r for r in results if r.ok and not _is_resident(r) and "<-" not in r.cell and r.params.get("variant") != "fresh"]
+    """Per language: the fastest load and encode, the smallest encoding and the least memory; loads
+    compared on reading every field (a lazy format's parse alone is no load)."""
+    rows = [r for r in fair(results) if r.ok and "<-" not in r.cell and r.params.get("variant") != "fresh"]
+    loads = [r for r in rows if r.params.get("direction") != ENCODE and r.params.get("variant") != ENCODE]
     if not loads:
         return None
-    # A lazy decoder's row times the parse only, and its memory is out of tracemalloc's sight: it is no
-    # winner on time or memory, only on size.
-    lazy = [r for r in loads if r.params.get("codec") in LAZY_CODECS]
-    python = [Candidate(r.cell, None if r in lazy else r.summary("wall_ns"), r.median("size_bytes"),
-                        None if r in lazy else r.median("alloc_bytes"))
-              for r in loads if r.language == "python"]
-    go = [Candidate(r.cell, r.summary("wall_ns"), r.median("size_bytes"), r.median("alloc_total_bytes"))
-          for r in loads if r.language == "go"]
+    encodes = [r for r in rows if r not in loads]
     size = _size(results, options)
-    result = answer("bulkload", f"which format loads {size:,} records best", python,
-                    time="fastest load, Python", size="smallest, Python", memory="least peak memory, Python")
-    if go:
-        go_answer = answer("bulkload", "", go, time="fastest load, Go", size="smallest, Go",
-                           memory="fewest bytes allocated, Go")
-        result.bests += go_answer.bests
-        result.frontier = frontier(python + go)
-    result.lines = _build_cost(results) + [
-        f"{r.cell} is left out on time and memory: it decodes lazily, so its time is the parse alone "
-        f"({METRICS['wall_ns'].format(r.median('wall_ns'))}) and its memory is out of tracemalloc's sight."
-        for r in lazy]
+    result = Answer("bulkload", f"which format encodes and loads {size:,} records best")
+    for language, memory, memory_label in (("python", "alloc_bytes", "least peak memory"),
+                                           ("go", "alloc_total_bytes", "fewest bytes allocated")):
+        name = "Python" if language == "python" else "Go"
+        own = [Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes"), r.median(memory), cell=r)
+               for r in loads if r.language == language]
+        if not own:
+            continue
+        result.bests += answer("bulkload", "", own, time=f"fastest load, {name}", size=f"smallest, {name}",
+                               memory=f"{memory_label} loading, {name}").bests
+        written = [Candidate(_label(r), r.summary("wall_ns"), cell=r) for r in encodes if r.language == language]
+        result.bests += answer("bulkload", "", written, time=f"fastest encode, {name}").bests
+    result.frontier = frontier([Candidate(_label(r), r.summary("wall_ns"), r.median("size_bytes"), cell=r) for r in loads])
+    result.lines = _zstd_line(loads) + _lazy_lines(results) + _build_cost(results)
     return result
+
+
+def _label(result: CellResult) -> str:
+    """A lazy format's read row by the format's name: it is the format's load, every field read."""
+    return result.cell.removesuffix(f" {READ}")
+
+
+def _zstd_line(loads: Sequence[CellResult]) -> list[str]:
+    """The smallest after compression, which can differ from the smallest raw."""
+    sized = [r for r in loads if r.median("size_zstd_bytes") is not None]
+    if not sized:
+        return []
+    best = min(sized, key=lambda r: r.median("size_zstd_bytes") or 0)
+    fmt = METRICS["size_bytes"].format
+    return [f"smallest after zstd: {_label(best)} ({fmt(best.median('size_zstd_bytes'))} from "
+            f"{fmt(best.median('size_bytes'))}); every row's zstd and lz4 sizes are in the table."]
+
+
+def _lazy_lines(results: Sequence[CellResult]) -> list[str]:
+    """How a lazy format's three rows compare: its load is the read of every field, not its parse."""
+    fmt = METRICS["wall_ns"].format
+    lines = []
+    by_name = {r.cell: r for r in results if r.ok}
+    for codec, mode in sorted(_lazy(results)):
+        parse, access, read = (by_name.get(f"{codec}/{mode}{suffix}") for suffix in ("", f" {ACCESS}", f" {READ}"))
+        if parse is None or read is None:
+            continue
+        lines.append(f"{codec}/{mode} decodes lazily: parse {fmt(parse.median('wall_ns'))}"
+                     + (f", one field of every record {fmt(access.median('wall_ns'))}" if access else "")
+                     + f", every field {fmt(read.median('wall_ns'))}: compared on every field.")
+    return lines
 
 
 def _main_table(results: Sequence[CellResult], seed: int) -> Table:
@@ -144,34 +203,45 @@ def _main_table(results: Sequence[CellResult], seed: int) -> Table:
         Column("retained_bytes", "Py retained", "right", fmt["retained_bytes"], priority=3),
         Column("allocs", "Py live blocks", "right", format_count, priority=4),
         Column("size_bytes", "size", "right", fmt["size_bytes"], priority=1),
+        Column("size_zstd_bytes", "zstd", "right", fmt["size_zstd_bytes"], priority=2),
+        Column("size_lz4_bytes", "lz4", "right", fmt["size_lz4_bytes"], priority=3),
         Column("status", "status"),
     ]
     sizes = sorted({int(r.params.get("size", 0)) for r in results})
-    table = Table(f"bulkload: every format loading {'/'.join(f'{s:,}' for s in sizes)} records (dataset seed {seed}), "
-                  "Go and Python", columns)
+    table = Table(f"bulkload: every format encoding and loading {'/'.join(f'{s:,}' for s in sizes)} records "
+                  f"(dataset seed {seed}), Go and Python", columns, sortable=True)
+    lazy = _lazy(results)
+    # Each row against json in its own language and direction.
     baseline = {
-        "go": next((r for r in results if r.cell == "go json/warm" and r.ok), None),
-        "python": next((r for r in results if r.cell == "json/typed" and r.ok), None),
+        ("go", LOAD): next((r for r in results if r.cell == "go json/warm" and r.ok), None),
+        ("go", ENCODE): next((r for r in results if r.cell == "go json/encode" and r.ok), None),
+        ("python", LOAD): next((r for r in results if r.cell == "json/typed" and r.ok), None),
+        ("python", ENCODE): next((r for r in results if r.cell == "json/typed encode" and r.ok), None),
     }
+    go_order = GO_FORMATS + GO_MORE_FORMATS
 
     def order(result: CellResult) -> tuple[int, int, str]:
         if result.language == "go":
             fmt_name = result.params.get("format", "")
-            index = GO_FORMATS.index(fmt_name) if fmt_name in GO_FORMATS else len(GO_FORMATS)
-            return (0, index, result.cell)
+            index = go_order.index(fmt_name) if fmt_name in go_order else len(go_order)
+            return (0, index, "")  # variants keep the order they ran in
         return (1, 0, "")  # Python rows keep the order they ran in
 
     for result in sorted(results, key=order):
-        base = baseline.get(result.language)
-        comparable = base is not None and result.ok and not _is_resident(result)
+        what = role(result, lazy)
+        base = baseline.get((result.language, ENCODE if what == ENCODE else LOAD))
+        # A parse-only, one-field or resident row does less than a load: no ratio against one.
+        comparable = base is not None and result.ok and what in (LOAD, ENCODE)
         row: dict[str, Any] = {
             "name": result.cell, "lang": result.language, "loops": result.loops,
-            "status": "no load: see below" if _is_resident(result) and result.ok else status_text(result),
+            "status": {"no load": "no load: see below", "parse": "parse only: see below",
+                       ACCESS: "one field: see below"}.get(what, "") if result.ok and what not in (LOAD, ENCODE)
+            else status_text(result),
             "vs_json": BASE if result is base else (
                 ratio(result.summary("wall_ns"), base.summary("wall_ns")) if comparable and base else None),
         }
         for name in ("wall_ns", "alloc_total_bytes", "allocs_total", "alloc_bytes", "retained_bytes", "allocs",
-                     "size_bytes"):
+                     "size_bytes", "size_zstd_bytes", "size_lz4_bytes"):
             row[name] = result.median(name)
         table.rows.append(row)
     hashes = sorted({r.integrity.expected for r in results if r.integrity})
@@ -180,16 +250,22 @@ def _main_table(results: Sequence[CellResult], seed: int) -> Table:
         ("every format returned exactly the records that went in" if not wrong else
          f"returned other records than went in: {', '.join(wrong)}") +
         (f" (canonical hash {', '.join(h[:12] for h in hashes)})" if hashes else ""),
-        "time: median per load of every record. vs json: time ÷ json's in the same language (go json/warm, "
-        "json/typed); ~ marks a difference within noise.",
+        "time: median per load (or encode) of every record. vs json: time ÷ json's in the same language and "
+        "direction (go json/warm, go json/encode, json/typed, json/typed encode); ~ marks a difference within noise.",
+        "a Go load decodes into typed records, every field read; a Python row without a suffix loads with its codec "
+        "(raw: the codec's own objects, typed: tuples or Structs with integer-nanosecond time); encode rows turn the "
+        "records into bytes in memory and are checked by decoding what they wrote.",
+        "size: the encoded asset; zstd (level 3) and lz4 (frame, default level): the same bytes compressed.",
         "memory: Go counts every byte allocated, garbage included; Python's peak, retained and live blocks come "
         "from a tracemalloc pass: different measures, so different columns.",
     ]
     table.notes += _build_cost(results)
-    if any(r.params.get("codec") == "protobuf" for r in results):
+    if lazy:
         table.notes.append(
-            "protobuf (upb) decodes lazily: its row times the parse, Python objects are built on first read, and "
-            "its memory lives in upb's arena, which tracemalloc cannot see."
+            "lazy formats (" + ", ".join(sorted(f"{c}/{m}" for c, m in lazy)) + ") have three rows: the parse alone "
+            "(no suffix), one field of every record (access) and every field (read), which is the row the answer "
+            "and the chart compare; a parse-only row's memory can live outside tracemalloc's sight (upb's arena, "
+            "Arrow's buffers)."
         )
     return table
 

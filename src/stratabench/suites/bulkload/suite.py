@@ -4,11 +4,17 @@ The default run loads 10,000 records, to stay within a few minutes;
 ``run bulkload --full`` loads the seed's 100,000, as its published table did.
 
 Python cells decode the asset with each registered codec, in each of its
-modes; Go cells run the study's five Go formats through the Go adapter
-(``stratabench-go``), in the ``warm`` (the seed's semantics) and ``fresh``
-variants. Cross-language cells decode the files Go wrote with Python codecs.
-Every cell's result is checked against the dataset's canonical SHA-1, so
-Python and Go answer to one hash.
+modes, and encode the records with it (``codec/mode encode``); a lazy
+format (protobuf's upb, Arrow, FlatBuffers...) has two more rows after its
+parse: ``access`` reads one field of every record and ``read`` every field,
+the figure every format can be held to. Go cells run the Go adapter's
+formats (``stratabench-go``) in the ``warm`` (the seed's semantics) and
+``fresh`` load variants and ``encode``; a Go load always decodes into typed
+records, every field read. Cross-language cells decode the files Go wrote
+with Python codecs. Every cell's result is checked against the dataset's
+canonical SHA-1 (an encode by decoding what it wrote), so Python and Go
+answer to one hash. Every row also carries the asset's size after zstd and
+lz4.
 
 Modes a codec declares inexact (``datetime`` paths that keep only
 microseconds) run only with ``--set bulkload.inexact=yes``, and then fail
@@ -31,9 +37,9 @@ from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.suite import Suite
+from stratabench.suites.kit.suite import Suite, min_time_setting
 
-__all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "size_of"]
+__all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_MORE_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "compressed_sizes", "size_of"]
 
 #: The seed's asset: what ``run bulkload --full`` loads, and what its published table measured.
 STUDY_SIZE = 100_000
@@ -45,6 +51,12 @@ STUDY_SIZE = 100_000
 DEFAULT_SIZE = 10_000
 
 
+#: The Python cells' calibration target: a load of 10,000 records takes 1-40 ms, so 30 ms samples still time
+#: one or more whole loads each, and sixty-odd cells (both directions, twenty formats) keep the default run
+#: to a few minutes; ``--set bulkload.min_time=SECONDS`` chooses another.
+SAMPLE_NS = 30_000_000
+
+
 def size_of(options: RunOptions) -> int:
     """The records a run loads: ``--size``, else the study's with ``--full``, else the default run's."""
     return options.size or (STUDY_SIZE if options.full else DEFAULT_SIZE)
@@ -52,10 +64,49 @@ def size_of(options: RunOptions) -> int:
 
 #: The seed's formats, in the seed's row order.
 GO_FORMATS = ("embed", "gob", "json", "msgp", "msgpack")
-GO_VARIANTS = ("warm", "fresh")
+#: The Go adapter's other formats (go/internal/format, one file each), in its listing order.
+GO_MORE_FORMATS = ("msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json", "cbor", "bson", "avro", "protobuf",
+                   "flatbuffers", "arrow", "xml")
+#: Load variants (the seed's warm, the honest fresh), then the encode direction.
+GO_VARIANTS = ("warm", "fresh", "encode")
 
-#: Files the Go adapter writes that Python codecs can read, and how: (codec, mode).
-CROSS_LANGUAGE = {"json": ("json", "raw"), "msgpack": ("msgpack", "go-msgpack"), "msgp": ("msgpack", "go-msgp")}
+#: The steps of a Python cell besides the load: ``encode`` (records to bytes), and for a lazy
+#: format ``access`` (one field of every record) and ``read`` (every field), each after its load.
+ENCODE, ACCESS, READ = "encode", "access", "read"
+#: Every cell's ``direction``: bytes to records, or records to bytes (the report answers each apart).
+LOAD = "load"
+
+
+def compressed_sizes(data: bytes) -> dict[str, float]:
+    """Sizes of ``data`` after each size compressor that is installed (zstd, lz4), untimed.
+
+    Keyed by metric name (``size_zstd_bytes``); a compressor whose package
+    is missing is left out, as its plugin says how to install it.
+    """
+    from stratabench.layers.compressors import COMPRESSORS
+
+    sizes = {}
+    for name in ("zstd", "lz4"):
+        if COMPRESSORS.info(name).availability.ok:
+            sizes[f"size_{name}_bytes"] = float(len(COMPRESSORS.get(name)().compress(data)))
+    return sizes
+
+
+def _access_verifier(size: int, seed: int, fmt: Any) -> Any:
+    """Check an ``access`` result: the first field of every record, as the dataset has it."""
+    want = dataset.cached_hash(size, seed)
+
+    def verify(values: Any) -> Integrity:
+        expected = [row[0] for row in dataset.cached_rows(size, seed)]
+        got = list(values)
+        if got == expected and all(type(v) is type(e) for v, e in zip(got, expected)):
+            return Integrity(want, want)
+        at = next((i for i, (v, e) in enumerate(zip(got, expected)) if v != e or type(v) is not type(e)),
+                  min(len(got), len(expected)))
+        return Integrity(want, "?" * 40, f"{fmt.label} access: record {at} of {len(got):,} read differs from the dataset")
+
+    return verify
+
 
 def _verifier(size: int, seed: int, to_rows: Any) -> Any:
     from stratabench.datasets.verify import verify_rows
@@ -80,12 +131,13 @@ class BulkloadSuite(Suite):
     settings = (
         Setting("bulkload.inexact", "no", "also run the modes that lose data by design (they fail their check)",
                 "flag"),
+        min_time_setting("bulkload", SAMPLE_NS),
         Setting("go.benchtime", "", f"Go's -benchtime; default 1.5s / go.count at the study's {STUDY_SIZE:,} "
                 "records (the seed used 1s with go.count=3), else --min-time"),
         Setting("go.count", "", "samples per Go cell; default --samples, else the adaptive floor (6: a 95% "
                 "interval)", "whole",
                 minimum=1, maximum=1000),
-        Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS)}", "list"),
+        Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS + GO_MORE_FORMATS)}", "list"),
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
     )
 
@@ -118,6 +170,7 @@ class BulkloadSuite(Suite):
 
     def cells(self) -> list[CellSpec]:
         from stratabench.layers.codecs import CODECS
+        from stratabench.layers.codecs.go_assets import GO_ASSET_CODECS
 
         base = {"size": self.size, "seed": self.seed}
         cells = []
@@ -127,21 +180,44 @@ class BulkloadSuite(Suite):
             info = CODECS.info(name)  # unknown codec names fail here, before any measuring
             modes: tuple[str, ...] = getattr(info.cls, "modes", ("typed",))
             inexact: tuple[str, ...] = getattr(info.cls, "inexact_modes", ())
+            lazy: tuple[str, ...] = getattr(info.cls, "lazy_modes", ())
+            encodes = not getattr(info.cls, "no_encode_row", "")
+            # The default run keeps to a few minutes: each codec's first mode (and every embed load, the
+            # study's own, and the lossy modes when asked for); --full, or naming the codec, runs every mode.
+            every_mode = self.options.full or bool(self.options.codecs) or name == "embed"
             for mode in modes:
+                if not every_mode and mode != modes[0] and not (mode in inexact and with_inexact):
+                    continue
                 if mode.startswith("go-"):
                     continue  # reads a Go asset: a cross-language cell below
                 if mode in inexact and not with_inexact:
                     continue  # loses data by design: shown only when asked, and then as failing
-                cells.append(self.spec(f"{name}/{mode}", {**base, "codec": name, "mode": mode}))
-        go_formats = self._go_list("go.formats", GO_FORMATS)
-        for go_format, (codec, mode) in CROSS_LANGUAGE.items():
+                params = {**base, "codec": name, "mode": mode, "direction": LOAD}
+                cells.append(self.spec(f"{name}/{mode}", params))
+                for step in (ACCESS, READ) if mode in lazy else ():
+                    cells.append(self.spec(f"{name}/{mode} {step}", {**params, "step": step}))
+                if encodes:
+                    cells.append(self.spec(f"{name}/{mode} {ENCODE}",
+                                           {**params, "step": ENCODE, "direction": ENCODE}))
+        go_formats = self._go_list("go.formats", GO_FORMATS + GO_MORE_FORMATS)
+        for go_format, (codec, mode) in GO_ASSET_CODECS.items():
             if go_format in go_formats and codec in wanted and mode in getattr(CODECS.info(codec).cls, "modes", ()):
-                cells.append(self.spec(f"{codec}/{mode} <- go {go_format}",
-                                 {**base, "codec": codec, "mode": mode, "asset": f"go-{go_format}"}))
+                # A lazy reader is held to reading every field of Go's records, as Go's own load does.
+                reads = mode in getattr(CODECS.info(codec).cls, "lazy_modes", ())
+                cells.append(self.spec(f"{codec}/{mode}{f' {READ}' if reads else ''} <- go {go_format}",
+                                       {**base, "codec": codec, "mode": mode, "asset": f"go-{go_format}",
+                                        "direction": LOAD,
+                                        **({"step": READ} if reads else {})}))
+        chosen_variants = self.config.given("go.variants") or self.options.full
         for go_format in go_formats:
             for variant in self._go_list("go.variants", GO_VARIANTS):
+                if variant == ENCODE and go_format == "embed":
+                    continue  # embed's encode is its build: reported as the build's costs
+                if variant == "fresh" and go_format not in GO_FORMATS and not chosen_variants:
+                    continue  # the default run loads fresh only the seed's formats, beside its figures
                 cells.append(self.spec(f"go {go_format}/{variant}",
-                                 {**base, "format": go_format, "variant": variant}, language="go"))
+                                       {**base, "format": go_format, "variant": variant,
+                                        "direction": ENCODE if variant == ENCODE else LOAD}, language="go"))
         return cells
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
@@ -149,25 +225,40 @@ class BulkloadSuite(Suite):
         from stratabench.layers.codecs.base import make_format
 
         size, seed = cell.params["size"], cell.params["seed"]
+        step = cell.params.get("step")
         fmt = make_format(cell.params["codec"], BULKLOAD_SCHEMA, cell.params["mode"], workdir=workdir)
         if hasattr(fmt, "reuse_builds"):  # a format whose set-up builds something (embed compiles a module)
             fmt.reuse_builds = not self.options.rebuild
         asset = workdir / "asset.bin"
+        rows = dataset.cached_rows(size, seed)
         if "asset" in cell.params:
             from stratabench.adapters import golang
 
             golang.export(cell.params["asset"].removeprefix("go-"), seed, size, asset)
         else:
-            asset.write_bytes(fmt.encode(dataset.cached_rows(size, seed)))
-        decode = fmt.decode
+            asset.write_bytes(fmt.encode(rows))
+        data = asset.read_bytes()
+        decode, to_rows = fmt.decode, fmt.to_rows
+        verify = _verifier(size, seed, to_rows)
         path = str(asset)
-        if fmt.resident:
-            # Already in memory, as Go's embedded variable is: nothing to read.
-            data = asset.read_bytes()
+        call: Any
+        if step == ENCODE:
+            encode = fmt.encode
 
-            def load() -> object:
+            def call() -> object:
+                return encode(rows)
+
+            def verify_encoded(encoded: Any) -> Integrity:
+                integrity: Integrity = verify(decode(encoded))
+                return integrity
+
+            check = verify_encoded
+        elif fmt.resident:
+            # Already in memory, as Go's embedded variable is: nothing to read.
+            def call() -> object:
                 return decode(data)
 
+            check = verify
         else:
 
             def load() -> object:
@@ -176,11 +267,27 @@ class BulkloadSuite(Suite):
                 with open(path, "rb") as file:
                     return decode(file.read())
 
+            call, check = load, verify
+            if step == READ:
+                # Every field of every record, through the format's own reads: what a lazy decoder owes.
+                def call() -> object:
+                    return to_rows(load())
+
+                check = _verifier(size, seed, list)
+            elif step == ACCESS:
+                access = fmt.access
+
+                def call() -> object:
+                    return access(load())
+
+                check = _access_verifier(size, seed, fmt)
         return Operation(
-            call=load,
-            verify=_verifier(size, seed, fmt.to_rows),
-            size_bytes=asset.stat().st_size,
+            call=call,
+            verify=check,
+            size_bytes=len(data),
+            extra=compressed_sizes(data),
             notes={"exact": fmt.exact},
+            engine=self.tuned_engine(SAMPLE_NS),
         )
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:

@@ -644,7 +644,7 @@ def cache_answer(results: Sequence[CellResult], options: RunOptions) -> Answer |
                 # Ready objects in instance memory: a read is a dict lookup that decodes nothing, no rival
                 # to time against; its cost is the memory it holds (said in a line below).
                 time = None if key[1] == "ready" else result.summary("wall_ns")
-                candidates[operation].append(Candidate(name, time, result.median("size_bytes"), memory))
+                candidates[operation].append(Candidate(name, time, result.median("size_bytes"), memory, cell=result))
     if not candidates["get_list"] and not candidates["get_one"]:
         return None
     found = answer("cache", "where to cache a list of records, and in what form", candidates["get_list"],

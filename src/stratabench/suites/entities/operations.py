@@ -118,7 +118,7 @@ def _bytes_checker(dataset: E.EntitiesDataset, expected: str) -> Callable[[objec
 
 def _flags_note(dataset: E.EntitiesDataset, blobs: Sequence[bytes]) -> str:
     """``kept``, or which properties' index flags differ from the kind's fingerprint."""
-    from stratabench.lazy.messages import EntityMessage
+    from stratabench.systems.lazy.messages import EntityMessage
 
     changed: set[str] = set()
     for blob in blobs:
@@ -362,7 +362,7 @@ def encode_operation(dataset: E.EntitiesDataset, step: str, workdir: Path) -> Op
 
             notes["changed"] = f"{name} reassigned on every entity"
     elif step == "lazy.encode":
-        from stratabench.lazy import Key
+        from stratabench.systems.lazy import Key
 
         cls = _mapper("lazy", dataset).entity_class  # type: ignore[attr-defined]
         items = [(Key((dataset.kind, ident), project=E.PROJECT), dataset.values(ident)) for ident in dataset.get_ids]

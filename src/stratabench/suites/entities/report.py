@@ -517,7 +517,8 @@ def entities_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
     for path, read, name in _ANSWER_PATHS:
         result = c.get20("memory", schema, n, "model", path, read)
         if result is not None and result.ok:
-            candidates.append(Candidate(name, result.summary("wall_ns"), None, result.median("alloc_bytes")))
+            candidates.append(Candidate(name, result.summary("wall_ns"), None, result.median("alloc_bytes"),
+                                        cell=result))
     if not candidates:
         return None
     return answer("entities", f"how to decode a get of 20 entities of {n} {schema} properties",

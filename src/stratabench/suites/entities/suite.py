@@ -3,7 +3,7 @@
 Reproduces Evan Jones's 2016 App Engine study of wide Datastore entities
 with today's libraries (google-cloud-ndb, google-cloud-datastore, the v1
 ``Entity`` protobuf under upb), offline, and holds stratabench's own lazy
-entity (:mod:`stratabench.lazy`) to the targets of spec §6.
+entity (:mod:`stratabench.systems.lazy`) to the targets of spec §6.
 
 Cells (spec §5):
 
@@ -250,7 +250,7 @@ class EntitiesSuite(Suite):
 
     @classmethod
     def preload(cls) -> tuple[str, ...]:
-        return (*super().preload(), "stratabench.lazy")  # the lazy entity, imported by its mapper when used
+        return (*super().preload(), "stratabench.systems.lazy")  # the lazy entity, imported by its mapper when used
 
     @classmethod
     def warm(cls) -> None:

@@ -4,7 +4,9 @@ A study's report says what the study it reproduces claimed, and judges each
 claim on this run's results. Every study uses the same pieces:
 
 - :class:`Verdict`, the one vocabulary, each word documented once below;
-- :func:`beyond` and :func:`judge`, the one claim rule (a ratio → a verdict);
+- :func:`beyond` and :func:`judge`, the one claim rule (a ratio → a verdict), and
+  :func:`judge_paired`, the same rule on a ratio with its own interval, which
+  also knows when the samples are too few;
 - :class:`Finding`, the one shape of a judged claim;
 - :class:`ResultIndex`, "the cell with these parameters";
 - :func:`findings_table` and :func:`conclusions_table`, the two tables.
@@ -14,7 +16,7 @@ reproduced study's findings say *reproduced* / *refuted*
 (:data:`REPRODUCTION`), a target says *met* / *missed* (:data:`TARGET`), a
 conclusion says *holds* / *does not hold* (the verdict's own words). The
 other verdicts read the same everywhere (:data:`READER`): *too close to
-call*, *not measured*, *not measured: needs a server*, *cannot be checked
+call*, *too few to judge*, *not measured*, *not measured: needs a server*, *cannot be checked
 today*, *true by design*. The words are a mapping over the one vocabulary, so
 the rule that gives a verdict never depends on how it is printed.
 
@@ -48,6 +50,7 @@ from enum import StrEnum
 from typing import Any
 
 from stratabench.report.compare import Ratio
+from stratabench.report.paired import PairedRatio
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 
@@ -65,6 +68,7 @@ __all__ = [
     "conclusions_table",
     "findings_table",
     "judge",
+    "judge_paired",
     "said",
 ]
 
@@ -80,6 +84,10 @@ class Verdict(StrEnum):
 
     WITHIN_NOISE = "within noise"
     """The ratio's two confidence intervals overlap (``~``): the data cannot tell the two cells apart."""
+
+    TOO_FEW = "too few samples"
+    """The cells have fewer samples than any 95% interval needs: the run cannot judge, whatever it measured;
+    the qualifier says how many and what to run."""
 
     NOT_MEASURED = "not measured"
     """A cell the claim rests on did not run or failed in this run; the evidence says which."""
@@ -99,6 +107,7 @@ Words = Mapping[Verdict, str]
 
 READER: Words = {
     Verdict.WITHIN_NOISE: "too close to call",
+    Verdict.TOO_FEW: "too few to judge",
     Verdict.NOT_MEASURED: "not measured",
     Verdict.NEEDS_SERVER: "not measured: needs a server",
     Verdict.NOT_REPRODUCIBLE: "cannot be checked today",
@@ -132,11 +141,26 @@ def judge(measured: Ratio | None, at_least: float) -> Verdict:
     return Verdict.HOLDS if measured.value >= at_least else Verdict.DOES_NOT_HOLD
 
 
+def judge_paired(measured: PairedRatio | None, at_least: float) -> Verdict:
+    """The claim rule on a ratio with its own interval: *not measured* without one, *too few samples* when
+    either side has fewer than a 95% interval needs, *within noise* when the interval holds 1, else *holds*
+    when the ratio reaches ``at_least`` and *does not hold* when it does not."""
+    if measured is None:
+        return Verdict.NOT_MEASURED
+    if not measured.enough:
+        return Verdict.TOO_FEW
+    if measured.low <= 1 <= measured.high:
+        return Verdict.WITHIN_NOISE
+    return Verdict.HOLDS if measured.value >= at_least else Verdict.DOES_NOT_HOLD
+
+
 def all_of(*verdicts: Verdict) -> Verdict:
     """A claim made of parts: *holds* when every part holds; *not measured* if a part was not;
-    *does not hold* if a part does not; else *within noise*."""
+    *too few samples* if a part had too few; *does not hold* if a part does not; else *within noise*."""
     if Verdict.NOT_MEASURED in verdicts:
         return Verdict.NOT_MEASURED
+    if Verdict.TOO_FEW in verdicts:
+        return Verdict.TOO_FEW
     if all(v is Verdict.HOLDS for v in verdicts):
         return Verdict.HOLDS
     if Verdict.DOES_NOT_HOLD in verdicts:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -103,18 +104,32 @@ def cell_key(suite: str, name: str, params: Mapping[str, Any]) -> CellKey:
     return (suite, name, json.dumps(params, sort_keys=True, default=str))
 
 
+#: Results files larger than this are not read for an estimate: reading them would delay the run.
+_ESTIMATE_MAX_BYTES = 32_000_000
+
+
 def previous_durations(directory: Path, newest: int = 5) -> dict[CellKey, float]:
     """Each cell's duration in the newest results files of ``directory`` (the newest file wins)."""
-    from stratabench.errors import StratabenchError
     from stratabench.results.format import load
 
-    files = sorted(directory.glob("*.jsonl"), key=lambda path: path.stat().st_mtime)[-newest:]
+    found: list[tuple[float, Path]] = []
+    try:
+        for path in directory.glob("*.jsonl"):
+            try:
+                status = path.stat()
+            except OSError:
+                continue  # a broken link, or gone since it was listed
+            # Only regular files of a bounded size: a FIFO would block the run before its first cell.
+            if stat.S_ISREG(status.st_mode) and status.st_size <= _ESTIMATE_MAX_BYTES:
+                found.append((status.st_mtime, path))
+    except OSError:
+        return {}
     durations: dict[CellKey, float] = {}
-    for path in files:
+    for _, path in sorted(found)[-newest:]:
         try:
             results = load(path)
-        except (StratabenchError, OSError):
-            continue  # an unreadable old file only makes the estimate rougher
+        except Exception:  # noqa: BLE001 -- any unreadable old file only makes the estimate rougher; never stops a run
+            continue
         for cell in results.cells:
             if cell.duration_s:
                 durations[cell_key(cell.suite, cell.cell, cell.params)] = cell.duration_s

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stratabench.options import RunOptions
-from stratabench.report.answer import Answer, Candidate, answer, best_of
+from stratabench.report.answer import Answer, Candidate, answer
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.problems import problem_lines, status_summary
@@ -14,7 +14,7 @@ from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts
 from stratabench.suites.matrix.suite import OPERATIONS, left_out
 from stratabench.units import format_bytes, format_ns
 
-__all__ = ["matrix_answer", "matrix_tables"]
+__all__ = ["ANSWERED", "candidates_of", "matrix_answer", "matrix_tables"]
 
 Group = tuple[str, str, str]
 
@@ -39,27 +39,50 @@ def _size(cells: dict[str, CellResult]) -> float | None:
     return next((r.median("size_bytes") for r in cells.values() if r.median("size_bytes")), None)
 
 
+#: The operations the answer is given for, in the reader's words, and the memory each is judged on.
+ANSWERED = (("get_one", "read one"), ("get_many", "read many"), ("put", "write"))
+
+
+def candidates_of(results: Sequence[CellResult], operation: str, records: int | None = None) -> list[Candidate]:
+    """Each codec × compression × store that ran ``operation`` (on ``records`` records, when given) and
+    verified: its time, bytes stored and peak memory."""
+    found = []
+    for group, cells in _groups([r for r in results if records is None or r.params.get("records") == records]).items():
+        result = cells.get(operation)
+        if result is not None and result.ok:
+            found.append(Candidate(_name(group), result.summary("wall_ns"), _size(cells),
+                                   result.median("alloc_bytes"), cell=result))
+    return found
+
+
+def _steps(frontier: Sequence[Candidate]) -> str:
+    return " → ".join(f"{c.name} ({format_ns(c.value('time'))}, {format_bytes(c.size)})" for c in frontier)
+
+
 @study_answer("matrix")
 def matrix_answer(results: Sequence[CellResult], options: RunOptions) -> Answer | None:
-    """The fastest read of every record, the fastest single read and write, the smallest stored form."""
-    groups = _groups(results)
-    by_op: dict[str, list[Candidate]] = {op: [] for op in OPERATIONS}
-    for group, cells in groups.items():
-        for op, result in cells.items():
-            if result.ok and op in by_op:
-                by_op[op].append(Candidate(_name(group), result.summary("wall_ns"), _size(cells)))
-    reads = by_op["get_many"] or by_op["get_one"]
-    if not any(by_op.values()):
+    """Per operation (read one, read many, write): the best on time, on bytes stored and on memory, and the
+    time-vs-size trade-off; candidates of one operation and one record count only."""
+    counts = sorted({int(r.params.get("records", 0)) for r in results if r.suite == "matrix"})
+    per_operation = [(f"{label} ({n:,} records)" if len(counts) > 1 else label, candidates_of(results, op, n))
+                     for n in counts for op, label in ANSWERED]
+    if not any(found for _, found in per_operation):
         return None
-    counts = sorted({int(r.params.get("records", 0)) for r in results})
-    found = answer("matrix", f"which codec, compression and store for these {'/'.join(f'{n:,}' for n in counts)} "
-                    "records", reads, time="fastest read of every record" if by_op["get_many"] else
-                    "fastest single read", size="smallest stored")
-    for op, label in (("get_one", "fastest single read"), ("put", "fastest write of every record")):
-        best = best_of("time", label, by_op[op]) if by_op["get_many"] or op == "put" else None
-        if best is not None:
-            found.bests.insert(-1, best)
-    return found
+    result = Answer("matrix", f"which codec, compression and store for these {'/'.join(f'{n:,}' for n in counts)} "
+                    "records, per operation")
+    for label, found in per_operation:
+        if not found:
+            continue
+        part = answer("matrix", "", found, time=f"{label}: fastest", size=f"{label}: fewest bytes stored",
+                      memory=f"{label}: least peak memory")
+        result.bests += part.bests
+        if len(part.frontier) > 1:
+            result.summary.append(f"{label}: trade-off, fastest to smallest (none is beaten on both time and "
+                                  f"bytes stored): {_steps(part.frontier)}")
+        elif part.frontier:
+            result.summary.append(f"{label}: no trade-off: {part.frontier[0].name} is both the fastest and the "
+                                  "smallest")
+    return result
 
 
 study_charts("matrix", ChartPlan(group="operation"))  # one chart per operation, stores side by side

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stratabench.systems import parking
+
 __all__ = ["PARTS", "code_size"]
 
-_PACKAGE = Path(__file__).resolve().parent
-_GO = _PACKAGE.parents[3] / "go"
+_PACKAGE = Path(parking.__file__).resolve().parent  # the Python servers live in systems/parking
+_GO = Path(__file__).resolve().parents[4] / "go"
 _GO_PARKING = _GO / "internal" / "parking"
 
-#: Server → part → files or directories (relative to this package, or to ``go/`` for ``go:`` entries).
+#: Server → part → files or directories (relative to :mod:`stratabench.systems.parking`, or to ``go/`` for ``go:`` entries).
 PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "python-orm": {
         "logic": ("servers/python_orm.py",),

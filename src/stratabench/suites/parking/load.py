@@ -4,7 +4,7 @@
 runs the load engine (:mod:`stratabench.load`) with drivers of the parking
 API as its clients. In order:
 
-1. The database is recreated and seeded (:mod:`.schema`), and every driver
+1. The database is recreated and seeded (:mod:`stratabench.systems.parking.schema`), and every driver
    gets two lots of its own, one prepaid and one postpaid, and two users:
    nothing is shared, so every answer a driver gets is exactly predictable
    (spec 12: parallel clients need their own lots).
@@ -44,7 +44,7 @@ from stratabench.load.client import ClientReport, RequestPlan
 from stratabench.load.integrity import CheckFailures
 from stratabench.load.run import ClientRunner, LoadResult, Pacing, merge_reports, run_clients
 from stratabench.redact import redact
-from stratabench.suites.parking.driver import Exchange, ParkingClient, service_descr
+from stratabench.systems.parking.driver import Exchange, ParkingClient, service_descr
 
 __all__ = [
     "ParkingLoadSpec",
@@ -96,7 +96,7 @@ class ParkingLoadSpec(Pacing):
 
     @property
     def database(self) -> str:
-        from stratabench.suites.parking.schema import dialect_of
+        from stratabench.systems.parking.schema import dialect_of
 
         return dialect_of(self.db_url)
 
@@ -422,7 +422,7 @@ def prepare_database(spec: ParkingLoadSpec) -> str:
     """Recreate and seed the database, add each driver's two lots; the URL the server is to use."""
     import sqlalchemy as sa
 
-    from stratabench.suites.parking.schema import create_parking_engine, own_database, recreate, tables
+    from stratabench.systems.parking.schema import create_parking_engine, own_database, recreate, tables
 
     url = own_database(spec.db_url)
     engine = create_parking_engine(url)
@@ -440,8 +440,8 @@ def prepare_database(spec: ParkingLoadSpec) -> str:
 
 def reconcile(spec: ParkingLoadSpec) -> list[str]:
     """Every discrepancy of the database after the run, one line each (:func:`~.invariants.violations`)."""
-    from stratabench.suites.parking.invariants import violations
-    from stratabench.suites.parking.schema import create_parking_engine, own_database
+    from stratabench.systems.parking.invariants import violations
+    from stratabench.systems.parking.schema import create_parking_engine, own_database
 
     engine = create_parking_engine(own_database(spec.db_url))
     try:

@@ -24,9 +24,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stratabench.suites.parking.driver import SuiteDriver
+from stratabench.systems.parking.driver import SuiteDriver
 from stratabench.suites.parking.process import ServerProcess
-from stratabench.suites.parking.schema import create_parking_engine, dialect_of, recreate
+from stratabench.systems.parking.schema import create_parking_engine, dialect_of, recreate
 
 __all__ = ["Configuration", "RunSample", "cpu_seconds", "measure_batch"]
 

@@ -3,7 +3,7 @@
 Every server, Python or Go, keeps one contract: it prints ``listening
 127.0.0.1:PORT`` on stdout when it accepts calls and exits when its
 standard input closes. The Python servers also answer ``statements`` on
-stdin with their SQL counts (:mod:`.serve`); a server that does not answer
+stdin with their SQL counts (:mod:`stratabench.systems.parking.serve`); a server that does not answer
 within a moment simply has no counts of its own.
 
 The Go program ``stratabench-parking`` takes ``-impl orm|sql -db
@@ -29,7 +29,7 @@ from urllib.parse import unquote, urlsplit
 
 from stratabench.errors import ServiceError, UnavailableError
 from stratabench.redact import redact
-from stratabench.suites.parking.schema import dialect_of
+from stratabench.systems.parking.schema import dialect_of
 
 __all__ = ["GO_PROGRAM", "IMPLEMENTATIONS", "ServerProcess", "go_binary", "go_dsn", "server_command"]
 
@@ -69,7 +69,7 @@ def server_command(impl: str, db_url: str, *, log_file: str = "") -> list[str]:
             raise UnavailableError(f"{impl}: {binary} is not built; run scripts/install {GO_PROGRAM}")
         return [str(binary), "-impl", _GO_IMPL[impl], "-db", dialect_of(db_url), "-dsn", go_dsn(db_url),
                 "-listen", "127.0.0.1:0", "-log", log_file]  # fmt: skip
-    return [sys.executable, "-m", "stratabench.suites.parking.serve", "--impl", impl, "--db", db_url,
+    return [sys.executable, "-m", "stratabench.systems.parking.serve", "--impl", impl, "--db", db_url,
             "--port", "0", "--log", log_file]  # fmt: skip
 
 

@@ -110,7 +110,7 @@ class ParkingSuite(Suite):
 
     def _measure(self, cell: CellSpec, workdir: Path, go_problem: str | None) -> CellResult:
         from stratabench.services.state import pids_for_address
-        from stratabench.suites.parking.schema import own_database
+        from stratabench.systems.parking.schema import own_database
         from urllib.parse import urlsplit
 
         params = cell.params
@@ -169,6 +169,8 @@ def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> 
         add("wall_ns", [s.wall_s for s in good], 1e9)
         add("server_cpu_ns", [s.server_cpu_s for s in good], 1e9)
         add("db_cpu_ns", [s.db_cpu_s for s in good], 1e9)
+        # Every statement the server sent in a run: exact, so compare names any change in it.
+        add("sql_statements", [float(sum(s.statements.values())) if s.statements is not None else None for s in good])
         if config.logging:
             add("log_bytes", [float(s.log_bytes) if s.log_bytes is not None else None for s in good])
             add("log_lines", [float(s.log_lines) if s.log_lines is not None else None for s in good])

@@ -1,13 +1,12 @@
 """The treestore study: one JSON file against per-node databases fed by diffs.
 
-Reproduces sysrepo's datastore-plugin performance study (spec:
-``treestore.md``). The package holds the core that every operation goes
-through (tree model, schema check, paths, diff, commit, operational data,
-running cache, subscriptions), the storage backends (one plugin file each,
-in :mod:`.backends`), the 22 tests with their state semantics, the suite
-(one worker per backend × N) and its report.
+Reproduces sysrepo's datastore-plugin performance study on the datastore of
+:mod:`stratabench.systems.treestore`. The package holds the 22 tests with
+their state semantics (:mod:`.catalog`, :mod:`.harness`), their dataset, the
+suite (one worker per backend × N), the published figures and claims, and
+the report.
 """
 
-from stratabench.suites.treestore import report, suite
+from stratabench.suites.treestore import answer, report, suite
 
-__all__ = ["report", "suite"]
+__all__ = ["answer", "report", "suite"]

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING
-from stratabench.suites.treestore.core import Connection, Core, Session
+from stratabench.systems.treestore.backends.base import OPERATIONAL, RUNNING
+from stratabench.systems.treestore.core import Connection, Core, Session
 from stratabench.suites.treestore.dataset import Dataset, entries
 
 __all__ = ["FAMILIES", "TESTS", "Fixture", "TreeTest", "family_of"]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from stratabench.suites.treestore.reference import PUBLISHED, REFERENCE_COLUMNS
+from stratabench.units import format_ratio
 
 __all__ = ["CLEARLY_CHEAPER", "ABOUT_EQUAL", "Judged", "Means", "judge_claims", "published_means"]
 
@@ -40,7 +41,7 @@ class Judged:
 
 
 def _x(value: float) -> str:
-    return f"{value:.3g}×"
+    return format_ratio(value)
 
 
 def published_means(backend: str, n: int, number: int) -> float | None:

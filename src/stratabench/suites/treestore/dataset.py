@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from stratabench.suites.treestore import json_codec
+from stratabench.systems.treestore import json_codec
 
 __all__ = ["Dataset", "document_hash"]
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 
 from stratabench.engine.measure import frozen_heap
 from stratabench.errors import IntegrityError, StratabenchError
-from stratabench.suites.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
+from stratabench.systems.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
 from stratabench.suites.treestore.catalog import TESTS, Fixture, TreeTest
-from stratabench.suites.treestore.core import Core, stored_tree
+from stratabench.systems.treestore.core import Core, stored_tree
+from stratabench.systems.treestore.cores import DEFAULT_CORE
 from stratabench.suites.treestore.dataset import Dataset, document_hash
-from stratabench.suites.treestore.tree import Inner, tree_hash
+from stratabench.systems.treestore.tree import Inner, tree_hash
 
 __all__ = ["Outcome", "run_backend"]
 
@@ -109,7 +110,7 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
 
 def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Mapping[int, int] | None = None,
                 fresh_state: bool = False, warmup: int = 0,
-                tests: Iterable[TreeTest] = TESTS) -> Iterator[Outcome]:
+                tests: Iterable[TreeTest] = TESTS, core_name: str = DEFAULT_CORE) -> Iterator[Outcome]:
     """Install, run ``tests`` in order, uninstall and clean up; one outcome per test.
 
     ``tests`` may be lazy (the worker's tests come as the parent asks for
@@ -117,14 +118,14 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
 
     ``tries_for`` overrides the tries of single tests by number (the default
     run gives test 11 fewer). The backend's namespace is removed at the end
-    whatever happened.
+    whatever happened. ``core_name`` picks the commit core (:mod:`stratabench.systems.treestore.cores`).
     """
     data = Dataset(n)
     overrides = dict(tries_for or {})
     core: Core | None = None
     try:
         try:
-            core = Core(backend)
+            core = Core(backend, core=core_name)
             core.install()
         except StratabenchError as exc:
             for test in tests:

@@ -9,6 +9,8 @@ of our ratios beside the published ones; the seven claims of §9.1 judged
 through the shared report kit, with this run's figures and the published
 ones; the SQLite target; the known differences of §10; and the usual
 stratabench table of every cell (medians, intervals, raw-sample counts).
+Beside the study's tables, the ``incremental`` commit core's figures, its
+gain and crossings, and the targets of issue 24 (:mod:`.core_report`).
 """
 
 from __future__ import annotations
@@ -21,17 +23,16 @@ from stratabench.report.compare import ratio
 from stratabench.report.generic import generic_tables
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, conclusions_table, findings_table
+from stratabench.suites.kit.findings import Finding, ResultIndex, Verdict, conclusions_table
 from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
 from stratabench.suites.treestore.catalog import FAMILIES, TESTS
 from stratabench.suites.treestore.claims import NETWORK, Judged, judge_claims, published_means
+from stratabench.suites.treestore.core_report import core_gain_table, core_targets_table, crossover_table
+from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 from stratabench.suites.treestore.reference import PUBLISHED, comparison, published_mean
 from stratabench.suites.treestore.suite import ORDER
 
-__all__ = ["KNOWN_DIFFERENCES", "SQLITE_TARGET", "treestore_tables"]
-
-SQLITE_TARGET = 10.0
-"""Our target: per-node SQLite beats json-file on "create an item cached" at N = 100,000 by this factor."""
+__all__ = ["KNOWN_DIFFERENCES", "treestore_tables"]
 
 KNOWN_DIFFERENCES = (
     "There is no YANG and no libyang: this project's own tree model and validation pass replace them; Python adds "
@@ -66,16 +67,21 @@ def _seconds(value: float | None) -> str:
 
 
 class _Means:
-    """Mean seconds of each (backend, N, test, state) cell that ran and verified."""
+    """Mean seconds of each (backend, N, test, state, commit core) cell that ran and verified.
+
+    A cell without a ``core`` (measured before there were two) ran on the study's.
+    """
 
     def __init__(self, results: Sequence[CellResult]) -> None:
-        self.index = ResultIndex(results, "treestore", ("backend", "n", "test", "state"))
+        self.index = ResultIndex(results, "treestore", ("backend", "n", "test", "state", "core"),
+                                 missing={"core": DEFAULT_CORE})
 
-    def cell(self, backend: str, n: int, number: int, state: str) -> CellResult | None:
-        return self.index.find_ok(backend=backend, n=n, test=number, state=state)
+    def cell(self, backend: str, n: int, number: int, state: str, core: str = DEFAULT_CORE) -> CellResult | None:
+        return self.index.find_ok(backend=backend, n=n, test=number, state=state, core=core)
 
-    def mean(self, backend: str, n: int, number: int, state: str = "sysrepo") -> float | None:
-        found = self.cell(backend, n, number, state)
+    def mean(self, backend: str, n: int, number: int, state: str = "sysrepo",
+             core: str = DEFAULT_CORE) -> float | None:
+        found = self.cell(backend, n, number, state, core)
         summary = None if found is None else found.summary("wall_ns")
         return None if summary is None else summary.mean / 1e9
 
@@ -175,24 +181,6 @@ def claims_table(means: _Means, backends: list[str], sizes: list[int], state: st
                                     "means; 'published' is what that rule finds in the reference's figures."])
 
 
-def target_table(means: _Means) -> Table:
-    n = 100_000
-    sqlite, json_file = means.mean("sqlite", n, 17), means.mean("json-file", n, 17)
-    if sqlite is None or json_file is None:
-        verdict, here = Verdict.NOT_MEASURED, "needs 100,000 list entries (run treestore --full)"
-    else:
-        factor = json_file / sqlite
-        verdict = Verdict.HOLDS if factor >= SQLITE_TARGET else Verdict.DOES_NOT_HOLD
-        here = f"{factor:.2f}× ({json_file:.6f} s vs {sqlite:.6f} s)"
-    finding = Finding("T1", f"sqlite beats json-file on 'create an item cached' at 100,000 list entries by "
-                            f"≥ {SQLITE_TARGET:g}×", verdict, here=here, words=TARGET)
-    return findings_table("treestore: target", [finding], {"id": "#", "claim": "target", "here": "here",
-                                                           "verdict": "verdict"},
-                          notes=["Both sides copy the cached tree and validate every entry; only "
-                                 "json-file then rewrites the file, so the factor is bounded by "
-                                 "(copy + validate + write) / (copy + validate + one row)."])
-
-
 def _value(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
@@ -252,19 +240,23 @@ def state_table(means: _Means, backends: list[str], sizes: list[int]) -> Table:
     return table
 
 
-def growth_table(means: _Means, backends: list[str], sizes: list[int], state: str) -> Table:
+def growth_table(means: _Means, backends: list[str], sizes: list[int], state: str,
+                 core: str = DEFAULT_CORE) -> Table:
     """Time against N per backend and test family, summed; the HTML report plots each test's line."""
     columns = [Column("family", "test family"), Column("backend", "backend")]
     columns += [Column(f"n{n}", f"N = {n:,} (s)", "right", _seconds) for n in sizes]
     columns.append(Column("growth", f"× from N = {sizes[0]:,} to {sizes[-1]:,}", "right"))
-    table = Table(f"treestore: growth with N, sum of each family's mean seconds (state: {state})", columns)
+    table = Table(f"treestore: growth with N, sum of each family's mean seconds (state: {state}, {core} core)",
+                  columns)
     for family, numbers in FAMILIES.items():
         for backend in backends:
             row: dict[str, Any] = {"family": family, "backend": backend}
             for n in sizes:
-                found = [means.mean(backend, n, number, state) for number in numbers]
+                found = [means.mean(backend, n, number, state, core) for number in numbers]
                 row[f"n{n}"] = None if None in found else sum(v for v in found if v is not None)
             first, last = row[f"n{sizes[0]}"], row[f"n{sizes[-1]}"]
+            if all(row[f"n{n}"] is None for n in sizes):
+                continue  # not measured on this core (the reads on the incremental one)
             row["growth"] = "-" if not first or last is None else f"{last / first:.1f}×"
             table.rows.append(row)
     return table
@@ -287,17 +279,21 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
     backends = _backends(ours)
     sizes = [int(n) for n in _present(ours, "n")]
     states = [s for s in ("sysrepo", "fresh-state") if s in _present(ours, "state")]
+    cores = [c for c in CORES if any(r.params.get("core", DEFAULT_CORE) == c for r in ours)]
     tables = [header_table(ours, backends, sizes, states)]
     for state in states:
         for n in sizes:
             tables.append(reference_table(means, backends, n, state, _tries_text(ours, n)))
             tables.append(matrix_table(means, backends, n, state))
+            if len(cores) > 1:
+                tables.append(core_gain_table(means, backends, n, state))
         if len(sizes) > 1:
-            tables.append(growth_table(means, backends, sizes, state))
+            tables += [growth_table(means, backends, sizes, state, core) for core in cores]
         tables.append(claims_table(means, backends, sizes, state))
+        tables.append(crossover_table(means, backends, sizes, state, cores))
     if len(states) == 2:
         tables.append(state_table(means, backends, sizes))
-    tables.append(target_table(means))
+    tables.append(core_targets_table(means, backends, sizes, states[0]))
     tables.append(differences_table(ours))
     tables += generic_tables(ours)
     return tables

@@ -15,7 +15,14 @@ when the run has a Redis or MongoDB-wire URL (``--services local`` or
 ``run treestore --full`` runs the reference grid: sizes 1,000 / 10,000 /
 100,000 with 10 tries everywhere. Settings (``--set treestore.NAME=VALUE``):
 ``sizes``, ``tries``, ``tries_many_subs`` (test 11), ``state`` (``sysrepo``,
-``fresh-state`` or ``both``), ``backends``, ``warmup``.
+``fresh-state`` or ``both``), ``backends``, ``warmup``, ``cores``.
+
+Two commit cores (:mod:`.cores`): the study's ``sysrepo`` core, on which the
+reproduction is judged, and ``incremental`` (path copying, validation of
+the change), whose cells carry the suffix ``@incremental``. The reads
+(tests 1-6) commit nothing in their timed block, so they run the same code
+on both cores and are measured on ``sysrepo`` only. Each test runs on every
+backend and core back to back, so the two cores are compared side by side.
 """
 
 from __future__ import annotations
@@ -41,8 +48,9 @@ from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import real_url
 from stratabench.suites.kit.suite import Suite
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
+from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
 
@@ -54,6 +62,8 @@ ORDER = ("json-file", "mongodb", "redis", "sqlite", "sqlite@disk", "redis+search
 """The reference's order (json-file, MongoDB, Redis), then the extensions (spec §7.1)."""
 SCHEMES = {"redis": ("redis", "rediss"), "redis+search": ("redis", "rediss"), "mongodb": ("mongodb",)}
 STATE_SUFFIX = {"sysrepo": "", "fresh-state": "@fresh-state"}
+READS = range(1, 7)
+"""Tests whose timed block commits nothing: the same code on every core, so measured on the study's only."""
 
 
 def _numbers(text: str, name: str) -> tuple[int, ...]:
@@ -84,6 +94,9 @@ class TreestoreSuite(Suite):
         Setting("treestore.backends", "", "backends, comma-separated; empty: every one this run can reach"),
         Setting("treestore.tests", "", f"only these tests, by number, comma-separated (e.g. 6,8,9,17; each runs "
                 f"its own setup, so any subset keeps the reference's state semantics); empty: all {len(TESTS)}"),
+        Setting("treestore.cores", ",".join(CORES), "commit cores, comma-separated: sysrepo (the study's: deep copy "
+                "of the cache, whole-tree validation; the reproduction is judged on it) and incremental (path "
+                "copying, validation of the change; tests 7-22)"),
         Setting("treestore.warmup", "0", "discarded tries after each setup; changes the state of the tries, "
                 "so such cells are named @warmupK", "whole", minimum=0, maximum=1_000),
     )
@@ -125,6 +138,15 @@ class TreestoreSuite(Suite):
                              "commas, e.g. 6,8,9,17")
         return [test for test in TESTS if test.number in wanted]
 
+    def cores(self) -> tuple[str, ...]:
+        """The commit cores to measure, the study's first."""
+        text = self.config.text("treestore.cores")
+        named = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in named if name not in CORES]
+        if not named or unknown:
+            raise UsageError(f"--set treestore.cores={text!r}: use {' and/or '.join(CORES)}, separated by commas")
+        return tuple(name for name in CORES if name in named)
+
     def states(self) -> tuple[str, ...]:
         state = self.config.text("treestore.state")
         return ("sysrepo", "fresh-state") if state == "both" else (state,)
@@ -155,18 +177,23 @@ class TreestoreSuite(Suite):
         tries, many = self.tries()
         warmup = self.config.whole("treestore.warmup")
         cells = []
-        # Listed in the order they are measured: per N and state mode, each test on every backend in turn.
+        # Listed in the order they are measured: per N and state mode, each test on every core and backend in turn.
         backends = self.backends()
+        cores = self.cores()
         for n in self.sizes():
             for state in self.states():
                 suffix = STATE_SUFFIX[state] + (f"@warmup{warmup}" if warmup else "")
                 for test in self.tests():
-                    for backend, url in backends:
-                        params = {"backend": backend, "n": n, "test": test.number, "test_name": test.name,
-                                  "family": family_of(test.number), "state": state, "warmup": warmup, "tries": many if test.number == 11 else tries,
-                                  "store": url}
-                        cells.append(self.spec(f"{backend}/{n}/{test.number:02d}-{test.slug}{suffix}", params,
-                                               language=LANGUAGE))
+                    for core in cores:
+                        if core != DEFAULT_CORE and test.number in READS:
+                            continue
+                        for backend, url in backends:
+                            params = {"backend": backend, "n": n, "test": test.number, "test_name": test.name,
+                                      "family": family_of(test.number), "state": state, "warmup": warmup,
+                                      "tries": many if test.number == 11 else tries, "store": url, "core": core}
+                            name = f"{backend}/{n}/{test.number:02d}-{test.slug}{suffix}"
+                            cells.append(self.spec(name if core == DEFAULT_CORE else f"{name}@{core}", params,
+                                                   language=LANGUAGE))
         return cells
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
@@ -174,10 +201,10 @@ class TreestoreSuite(Suite):
 
     # -- measuring -------------------------------------------------------------
 
-    def namespace(self, backend: str, n: int, state: str) -> str:
+    def namespace(self, backend: str, n: int, state: str, core: str = DEFAULT_CORE) -> str:
         run = re.sub(r"[^a-z0-9]", "_", self.options.run_id.lower())[:20]
         tag = re.sub(r"[^a-z0-9]", "", backend)[:11]
-        return f"{run}_{tag}_{n}_{state[0]}"[:40]
+        return f"{run}_{tag}_{n}_{state[0]}{core[0]}"[:40]
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
         """One worker per backend × N × state mode; the workers of one N and mode run interleaved.
@@ -192,11 +219,11 @@ class TreestoreSuite(Suite):
         for cell in cells:
             p = cell.params
             rounds.setdefault((p["n"], p["state"], p["warmup"]), {}).setdefault(
-                (p["backend"], p["store"]), []).append(cell)
+                (p["backend"], p["store"], p.get("core", DEFAULT_CORE)), []).append(cell)
         for (n, state, warmup), groups in rounds.items():
-            workers = [_Worker(self._job(backend, n, state, warmup, store, group), group,
+            workers = [_Worker(self._job(backend, n, state, warmup, store, group, core), group,
                                self.options.engine.cell_timeout_s * len(group))
-                       for (backend, store), group in groups.items()]
+                       for (backend, store, core), group in groups.items()]
             try:
                 for worker in workers:
                     worker.start(workdir)
@@ -212,11 +239,11 @@ class TreestoreSuite(Suite):
                     worker.close()
 
     def _job(self, backend: str, n: int, state: str, warmup: int, store: str | None,
-             group: Sequence[CellSpec]) -> dict[str, Any]:
+             group: Sequence[CellSpec], core: str = DEFAULT_CORE) -> dict[str, Any]:
         tries = {cell.params["test"]: cell.params["tries"] for cell in group}
         usual = max(set(tries.values()), key=list(tries.values()).count)
         return {"backend": backend, "url": real_url(self.options, store) if store else None,
-                "namespace": self.namespace(backend, n, state), "n": n, "tries": usual,
+                "namespace": self.namespace(backend, n, state, core), "n": n, "tries": usual, "core": core,
                 "tries_for": {str(k): v for k, v in tries.items() if v != usual},
                 "fresh_state": state == "fresh-state", "warmup": warmup, "tests": sorted(tries)}
 
@@ -240,7 +267,7 @@ class _Worker:
 
     @property
     def label(self) -> str:
-        return f"treestore worker for {self.job['backend']} at N={self.job['n']}"
+        return f"treestore worker for {self.job['backend']} at N={self.job['n']} ({self.job.get('core', DEFAULT_CORE)} core)"
 
     def start(self, workdir: Path) -> None:
         self.errors = tempfile.TemporaryFile("w+", dir=workdir)  # a file, so a chatty worker never blocks on a full pipe

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from stratabench.errors import StratabenchError, UnavailableError
-from stratabench.suites.treestore.backends import TREE_BACKENDS
+from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
+from stratabench.systems.treestore.cores import DEFAULT_CORE
 from stratabench.suites.treestore.harness import run_backend
-from stratabench.suites.treestore import json_codec
+from stratabench.systems.treestore import json_codec
 
 __all__ = ["main", "run_job"]
 
@@ -71,7 +72,7 @@ def run_job(job: dict[str, Any], commands: TextIO | None = None) -> None:
     tries_for = {int(number): int(tries) for number, tries in (job.get("tries_for") or {}).items()}
     for outcome in run_backend(backend, int(job["n"]), tries=int(job["tries"]), tries_for=tries_for,
                                fresh_state=bool(job.get("fresh_state")), warmup=int(job.get("warmup", 0)),
-                               tests=tests):
+                               tests=tests, core_name=str(job.get("core") or DEFAULT_CORE)):
         _emit({"test": outcome.test.number, "samples_ns": outcome.samples_ns, "error": outcome.error,
                "expected": outcome.expected_hash, "actual": outcome.actual_hash, "checks": outcome.checks})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from stratabench.datasets import entities as E
 from stratabench.layers.mappers.base import verify_objects
 from stratabench.layers.mappers.protobuf_message import ProtobufMessageMapper
-from stratabench.lazy.messages import EntityMessage
+from stratabench.systems.lazy.messages import EntityMessage
 
 
 def test_a_missing_entity_is_named() -> None:

@@ -7,7 +7,7 @@ import pytest
 from stratabench.datasets import entities as E
 from stratabench.layers.mappers.datastore_entity import DatastoreEntityMapper
 from stratabench.layers.mappers.ndb_model import NdbModelMapper
-from stratabench.lazy.messages import EntityMessage
+from stratabench.systems.lazy.messages import EntityMessage
 
 
 @pytest.mark.parametrize(("flavour", "label"), [("model", "ndb.Model"), ("expando", "ndb.Expando"), ("dynamic", "ndb.Expando (dynamic)")])

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.suites.treestore.backends.base import RUNNING
-from stratabench.suites.treestore.backends.sqlite import SqliteBackend
+from stratabench.systems.treestore.backends.base import RUNNING
+from stratabench.systems.treestore.backends.sqlite import SqliteBackend
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
-from stratabench.suites.treestore.core import Core, installed
+from stratabench.systems.treestore.core import Core, installed
 from stratabench.suites.treestore.dataset import Dataset
 from stratabench.suites.treestore.harness import run_test
-from stratabench.suites.treestore.schema import PERF
+from stratabench.systems.treestore.schema import PERF
 
 BY_NAME = {test.name: test for test in TESTS}
 

@@ -8,6 +8,7 @@ import pytest
 
 from stratabench.errors import UnknownNameError, UsageError
 from stratabench.options import RunOptions
+from stratabench.suites.treestore.core_report import _crossing
 from stratabench.suites.treestore.report import treestore_tables
 from stratabench.suites.treestore.suite import FULL_SIZES, TreestoreSuite
 
@@ -23,9 +24,20 @@ def test_the_default_run_is_small_and_embedded() -> None:
     assert {cell.params["n"] for cell in cells} == {1000}
     assert {cell.params["tries"] for cell in cells if cell.params["test"] != 11} == {2}
     assert {cell.params["tries"] for cell in cells if cell.params["test"] == 11} == {1}
-    assert len(cells) == 2 * 22 and len({cell.name for cell in cells}) == len(cells)
+    # Both commit cores; the reads (1-6) commit nothing timed, so they run on the study's core only.
+    assert len(cells) == 2 * (22 + 16) and len({cell.name for cell in cells}) == len(cells)
     assert [cell.name for cell in cells[:3]] == ["json-file/1000/01-get-tree", "sqlite/1000/01-get-tree",
                                                  "json-file/1000/02-get-item"]  # interleaved, as measured
+    assert [cell.name for cell in cells if cell.params["test"] == 17] == [
+        "json-file/1000/17-create-an-item-cached", "sqlite/1000/17-create-an-item-cached",
+        "json-file/1000/17-create-an-item-cached@incremental", "sqlite/1000/17-create-an-item-cached@incremental"]
+
+
+def test_the_cores_setting_picks_the_commit_cores_and_refuses_unknown_ones() -> None:
+    assert {cell.params["core"] for cell in suite(cores="sysrepo").cells()} == {"sysrepo"}
+    assert {cell.params["test"] for cell in suite(cores="incremental").cells()} == set(range(7, 23))
+    with pytest.raises(UsageError, match="use sysrepo and/or incremental"):
+        suite(cores="sysrepo,lazy").cells()
 
 
 def test_the_full_grid_is_the_references() -> None:
@@ -75,6 +87,11 @@ def test_a_small_run_measures_every_cell_and_reports_the_studys_tables(tmp_path:
     assert titles[1] == "treestore: 20 list entries, tries 2 (many oper change_subs: 1), mean seconds (state: sysrepo)"
     tables = treestore_tables(results, run.options)
     assert len(tables[1].rows) == 22 and tables[1].rows[2]["sqlite:vs"].endswith(("faster", "slower", "×"))
+    gains = next(table for table in tables if "incremental core beside" in table.title)
+    assert [row["n"] for row in gains.rows] == list(range(7, 23))
+    assert all(row["sqlite:gain"].endswith("×") for row in gains.rows)
+    crossings = next(table for table in tables if "from which N" in table.title)
+    assert {(row["core"], row["backend"]) for row in crossings.rows} == {("sysrepo", "sqlite"), ("incremental", "sqlite")}
     claims = next(table for table in tables if "claims" in table.title)
     assert [row["n"] for row in claims.rows] == list(range(1, 8))
     assert claims.rows[1]["verdict"] == "not measured: needs a server"  # claim 2 is about network backends only
@@ -91,10 +108,32 @@ def test_tries_that_leave_a_wide_interval_flag_the_cell() -> None:
 
 
 def test_a_subset_of_tests_keeps_table_order_and_bad_numbers_are_one_line() -> None:
-    cells = suite(tests="17,6").cells()
+    cells = suite(tests="17,6", cores="sysrepo").cells()
     assert [cell.name for cell in cells] == ["json-file/1000/06-get-oper-tree", "sqlite/1000/06-get-oper-tree",
                                              "json-file/1000/17-create-an-item-cached",
                                              "sqlite/1000/17-create-an-item-cached"]
     for bad in ("0", "23", "6,x", ","):
         with pytest.raises(UsageError, match="test numbers 1 to 22"):
             suite(tests=bad).cells()
+
+
+@pytest.mark.parametrize(("ratios", "said"), [
+    ({1000: 2.0, 10_000: 1.5}, "not up to N = 10,000"),
+    ({1000: 0.5, 10_000: 0.4}, "N ≤ 1,000 (every size measured)"),
+    ({1000: 2.0, 10_000: 0.5}, "N = 10,000 (crosses near 3,162)"),  # log-log: halfway, the geometric mean
+    ({1000: 0.5, 10_000: 2.0}, "not at N = 10,000 (faster at N = 1,000 only)"),
+])
+def test_the_crossing_is_the_n_from_which_a_backend_stays_faster(ratios: dict[int, float], said: str) -> None:
+    assert _crossing(ratios) == said
+
+
+def test_the_growth_plot_draws_a_line_per_core(tmp_path: Path) -> None:
+    from stratabench.report.charts import suite_charts
+    from stratabench.suites.kit.reports import _CHARTS
+
+    run = suite(sizes="10,20", tries="1", tests="17")
+    results = list(run.run_external(run.cells(), tmp_path))
+    growth = next(chart for chart in suite_charts("treestore", results, _CHARTS["treestore"])
+                  if chart.title.endswith("growth with n"))
+    assert growth.marks["line"] == 4  # json-file and sqlite, each on both cores
+    assert "sysrepo" in growth.svg and "incremental" in growth.svg

@@ -1,0 +1,281 @@
+"""``stratabench ab``: two sides measured in one run, cell by cell, in randomized ABBA rounds.
+
+A side (``--a``, ``--b``) is one of:
+
+- a Python environment: a path to an interpreter or to a virtual
+  environment's directory (``../base/.venv``); each side gets zygotes of its
+  own, so two versions of a library, or of stratabench itself, compare;
+- a setting: ``PLUGIN.SETTING=VALUE`` (as ``--set``), on this environment;
+- a store: a URL (``redis://127.0.0.1:6380/0``), added to the run's stores.
+
+``--a`` defaults to this environment as it is. Both sides plan their cells
+with the same options; a cell only one side planned is listed, not
+compared. See :mod:`stratabench.engine.ab` for the rounds and
+:mod:`stratabench.report.ab` for the verdicts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from stratabench.cli.arguments import (
+    add_engine_arguments,
+    add_output_arguments,
+    engine_options,
+    fraction,
+    names,
+    number_in,
+    parse_settings,
+    positive_int,
+    whole_in,
+)
+from stratabench.cli.progress import make_progress
+from stratabench.cli.run import new_run_id, plugin_modules
+from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
+from stratabench.engine.ab import SIDES, AbCell, Side, forked_measure, run_ab
+from stratabench.engine.counting import require_valgrind
+from stratabench.engine.operation import CellSpec
+from stratabench.engine.runner import ExternalRunner
+from stratabench.engine.zygote import Zygotes
+from stratabench.errors import NoCellsError, UsageError
+from stratabench.layers.stores.base import check_store_url
+from stratabench.metrics import METRICS, metric
+from stratabench.options import RunOptions
+from stratabench.plugins import check_settings
+from stratabench.redact import redact
+from stratabench.report.ab import ab_summary, ab_table, judge
+from stratabench.report.comparison import DEFAULT_MIN_EFFECT
+from stratabench.report.formats import REPORTERS
+from stratabench.report.summary import markdown_summary
+from stratabench.results.environment import environment
+from stratabench.results.format import header_record
+from stratabench.results.writer import ResultsWriter
+from stratabench.scratch import run_scratch
+from stratabench.suites.kit.plan import plan_run
+
+__all__ = ["add_parser"]
+
+#: Rounds by default: six pairs give a median's interval of 96.9%.
+DEFAULT_ROUNDS = 6
+#: A round's sample length by default (unless --min-time): each visit is short, the rounds give the spread.
+ROUND_MIN_TIME_S = 0.02
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "ab", help="measure two sides (environments, settings, stores) in one interleaved run, cell by cell",
+        description="Measure the same cells on two sides in one run, in randomized ABBA rounds (each round "
+        "shuffles the cells and runs a cell's two sides back to back, A first in even rounds, B first in odd), "
+        "and give each cell the median of its per-round ratios B/A with its interval and one of slower, faster, "
+        "unchanged, inconclusive. A side is a Python interpreter or venv (its own zygote), a setting "
+        "PLUGIN.SETTING=VALUE, or a store URL.",
+    )
+    parser.add_argument("suites", nargs="*", metavar="SUITE", help="suites to run (default: every default suite)")
+    parser.add_argument("--a", default="", metavar="SIDE",
+                        help="side A, the baseline: a Python interpreter or venv, a setting PLUGIN.SETTING=VALUE, "
+                        "or a store URL (default: this environment as it is)")
+    parser.add_argument("--b", required=True, metavar="SIDE", help="side B, the same kinds as --a")
+    parser.add_argument("--size", type=positive_int, metavar="N", help="records in each dataset (default: the study's)")
+    parser.add_argument("--seed", type=whole_in(-(2**63), 2**63 - 1), metavar="S",
+                        help="dataset seed (default: the study's)")
+    for flag, what in (("--codec", "codecs"), ("--compressor", "compressors"), ("--mapper", "object mappers")):
+        parser.add_argument(flag, action="append", metavar="NAME", help=f"only these {what} (repeatable, or a comma list)")
+    parser.add_argument("--set", action="append", metavar="PLUGIN.SETTING=VALUE", dest="settings",
+                        help="a plugin setting for both sides (repeatable)")
+    parser.add_argument("--store", action="append", metavar="URL", help="also use this store, on both sides")
+    parser.add_argument("--rounds", type=whole_in(2, 1000), default=DEFAULT_ROUNDS, metavar="N",
+                        help=f"ABBA rounds (default {DEFAULT_ROUNDS}); each visits every cell on both sides")
+    parser.add_argument("--until-sure", type=whole_in(0, 1000), default=0, metavar="N",
+                        help="then measure inconclusive cells again, two rounds at a time, up to N more rounds")
+    parser.add_argument("--order-seed", type=whole_in(0, 2**63 - 1), default=None, metavar="S",
+                        help="seed of the rounds' order (default: random, recorded in the results header)")
+    parser.add_argument("--metric", default=None,
+                        help="the metric to compare (default wall_ns; instructions with --count instructions)")
+    parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
+                        help="smallest change called a change (default 5%%)")
+    parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
+                        help="exit 1 if a cell is slower (worse) by more than FACTOR (1.10: 10%% worse)")
+    add_engine_arguments(parser, samples=3)
+    add_output_arguments(parser)
+    add_summary_argument(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _side(label: str, text: str, base: RunOptions) -> Side:
+    """A side from its command-line text; a path that is no Python with stratabench is refused by :func:`_plan_in`."""
+    flag = f"--{label.lower()}"
+    if not text:
+        return Side(label, "this environment", base, sys.executable)
+    if "://" in text:
+        check_store_url(text)
+        return Side(label, f"store {redact(text)}", dataclasses.replace(base, stores=base.stores + (text,)),
+                    sys.executable)
+    path = Path(text)
+    if "=" in text and not path.exists():
+        settings = parse_settings([text])
+        check_settings(settings)
+        return Side(label, f"--set {text}", dataclasses.replace(base, settings={**base.settings, **settings}),
+                    sys.executable)
+    python = path / "bin" / "python" if path.is_dir() else path
+    if not (python.is_file() and os.access(python, os.X_OK)):
+        raise UsageError(f"{flag} {text}: not a Python interpreter or a virtual environment's directory "
+                         "(nor a setting NAME=VALUE, nor a store URL)")
+    return Side(label, f"python {python}", base, str(python))
+
+
+#: Run in another environment's interpreter: plan the cells there and describe the environment.
+_PLAN_THERE = """
+import json, sys
+from stratabench.options import RunOptions
+from stratabench.results.environment import environment
+from stratabench.plugins import registries
+from stratabench.suites.kit.plan import plan_run
+class Quiet:
+    def warn(self, message): print(message, file=sys.stderr)
+plan = plan_run(RunOptions.from_json(json.loads(sys.stdin.read())), Quiet())
+print(json.dumps({"cells": [cell.to_json() for _, cells in plan.suites for cell in cells],
+                  "environment": environment([m for _, r in registries() for info in r for m in info.requires])}))
+"""
+
+
+def _plan_in(side: Side) -> tuple[list[tuple[CellSpec, ExternalRunner | None]], dict[str, Any]]:
+    """The side's cells (with their adapter when planned here) and its environment record."""
+    if side.python == sys.executable:
+        plan = plan_run(side.options, make_progress(True))
+        return [(cell, suite) for suite, cells in plan.suites for cell in cells], environment(plugin_modules())
+    process = subprocess.run([side.python, "-c", _PLAN_THERE], input=json.dumps(side.options.to_json()),
+                             capture_output=True, text=True, check=False)
+    if process.returncode != 0 or not process.stdout.strip():
+        lines = [line for line in process.stderr.strip().splitlines() if line.strip()]
+        raise UsageError(f"--{side.label.lower()} {side.python}: not a Python with stratabench importable "
+                         f"({lines[-1].strip() if lines else f'exit {process.returncode}'})")
+    answer = json.loads(process.stdout.strip().splitlines()[-1])
+    # An external (Go) cell runs through this process's adapter: the same program on both Python sides.
+    return [(CellSpec.from_json(cell), None) for cell in answer["cells"]], answer["environment"]
+
+
+def _identity(cell: CellSpec) -> tuple[str, str, str]:
+    return cell.suite, cell.name, json.dumps(dict(cell.params), sort_keys=True, default=str)
+
+
+def _common(planned: dict[str, list[tuple[CellSpec, ExternalRunner | None]]]) -> tuple[list[AbCell], list[str]]:
+    """The cells both sides planned, and one line for each cell only one side planned or cannot measure alike."""
+    a, b = ({_identity(cell): (cell, runner) for cell, runner in planned[label]} for label in SIDES)
+    cells: list[AbCell] = []
+    not_compared = [f"{key[0]} {key[1]}: only on side {label}" for label, mine, theirs in
+                    (("A", a, b), ("B", b, a)) for key in mine if key not in theirs]
+    for key, (cell, runner) in a.items():
+        if key not in b:
+            continue
+        other, other_runner = b[key]
+        if cell.language != "python":
+            if runner is None or other_runner is None:
+                not_compared.append(f"{key[0]} {key[1]}: a {cell.language} cell is the same program on both "
+                                    "Python environments; compare it with a setting or a store")
+                continue
+            cells.append(AbCell({"A": cell, "B": other}, {"A": runner, "B": other_runner}))
+        else:
+            cells.append(AbCell({"A": cell, "B": other}))
+    return cells, not_compared
+
+
+def handle(args: argparse.Namespace) -> int:
+    reporter = REPORTERS.get(args.format)()
+    if args.min_time is None:
+        args.min_time = ROUND_MIN_TIME_S
+    settings = parse_settings(args.settings)
+    check_settings(settings)
+    for url in args.store or ():
+        check_store_url(url)
+    run_id = new_run_id()
+    base = RunOptions(suites=names(args.suites), size=args.size, seed=args.seed, stores=tuple(args.store or ()),
+                      codecs=names(args.codec), compressors=names(args.compressor), mappers=names(args.mapper),
+                      settings=settings, run_id=run_id, engine=engine_options(args))
+    if base.engine.count is not None:
+        require_valgrind()
+    measured = metric(args.metric or ("instructions" if base.engine.count else "wall_ns"))
+    if args.metric is not None and args.metric not in METRICS:
+        raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
+    sides = [_side(label, text, base) for label, text in zip(SIDES, (args.a, args.b))]
+    order_seed = args.order_seed if args.order_seed is not None else int.from_bytes(os.urandom(4), "big")
+    output = Path(args.output) if args.output else Path(f"results/{run_id}.jsonl")
+    progress = make_progress(args.quiet)
+    with run_scratch(run_id), ExitStack() as stack:
+        planned, environments = {}, {}
+        for side in sides:
+            planned[side.label], environments[side.label] = _plan_in(side)
+        cells, not_compared = _common(planned)
+        for line in not_compared:
+            print(f"not compared: {line}", file=sys.stderr)
+        if not cells:
+            raise NoCellsError("the two sides have no cell in common; nothing to compare")
+        header = header_record(run_id, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                               environments["A"], base.to_json(), {})
+        header["ab"] = {"order_seed": order_seed, "rounds": args.rounds, "until_sure": args.until_sure,
+                        "sides": {side.label: {"description": side.description, "python": side.python,
+                                               "environment": environments[side.label]} for side in sides}}
+        writer = stack.enter_context(ResultsWriter(output, header, overwrite=args.overwrite))
+        factories = [cell.factory.partition(":")[0] for cell in (c.spec for c in cells) if cell.factory]
+        zygotes = {side.label: stack.enter_context(Zygotes(dict.fromkeys(factories), side.python)) for side in sides}
+        measure = forked_measure(sides, zygotes)
+        progress.start(len(cells) * 2 * args.rounds)
+        run_ab(cells, sides, range(args.rounds), order_seed, measure, writer, progress)
+        number = args.rounds
+        while number < args.rounds + args.until_sure:
+            unsure = [cell for cell in cells if _inconclusive(cell, measured, args.min_effect)]
+            if not unsure:
+                break
+            extra = range(number, min(number + 2, args.rounds + args.until_sure))
+            run_ab(unsure, sides, extra, order_seed, measure, writer, progress)
+            number = extra.stop
+        progress.finish()
+        writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), {})
+    return _report(args, cells, not_compared, sides, measured, reporter, output)
+
+
+def _inconclusive(cell: AbCell, measured: Any, min_effect: float) -> bool:
+    verdict = judge(cell.spec.suite, cell.spec.name, cell.rounds["A"], cell.rounds["B"], measured, min_effect)
+    return verdict is not None and verdict.inconclusive
+
+
+def _report(args: argparse.Namespace, cells: list[AbCell], not_compared: list[str], sides: list[Side],
+            measured: Any, reporter: Any, output: Path) -> int:
+    verdicts = []
+    for cell in cells:
+        failed = cell.failed
+        verdict = judge(cell.spec.suite, cell.spec.name, cell.rounds["A"], cell.rounds["B"], measured, args.min_effect)
+        if failed is not None:
+            not_compared.append(f"{cell.spec.suite} {cell.spec.name}: {failed.status}: {failed.error}")
+        elif verdict is None:
+            not_compared.append(f"{cell.spec.suite} {cell.spec.name}: no {measured.name} on both sides")
+        else:
+            verdicts.append(verdict)
+    summary = ab_summary(verdicts, measured, args.min_effect, len(not_compared))
+    notes = [summary, *(f"{side.label}: {side.description}" for side in sides),
+             *(f"not compared: {line}" for line in not_compared)]
+    table = ab_table(verdicts, measured, f"ab {measured.name}: B/A, paired round by round", notes)
+    sys.stdout.write(reporter.render([table]))
+    print(summary, file=sys.stderr)
+    print(f"results: {output}", file=sys.stderr)
+    worse = [v for v in verdicts if args.fail_above is not None and v.worse and
+             (v.ratio if measured.better == "lower" else 1 / v.ratio) > args.fail_above]
+    for v in worse:
+        print(f"regression: {v.suite} {v.cell}: {v.ratio:.3f}× (interval {v.low:.3f}–{v.high:.3f}; "
+              f"limit {args.fail_above:g}×)", file=sys.stderr)
+    if args.summary or os.environ.get(STEP_SUMMARY):
+        moved = sum(1 for v in verdicts if v.verdict not in ("unchanged",))
+        verdict_line = (f"{'gate failed' if worse else 'gate passed'} (--fail-above {args.fail_above:g}): "
+                        if args.fail_above is not None else "") + f"{moved} of {len(verdicts)} cells not unchanged"
+        write_summary(markdown_summary(f"stratabench ab: {sides[0].description} → {sides[1].description}",
+                                       verdict_line, table, lambda row: row["verdict"] != "unchanged"),
+                      args.summary)
+    return 1 if worse else 0

@@ -1,0 +1,159 @@
+"""Two sides measured in one run, cell by cell, in randomized ABBA rounds (``stratabench ab``).
+
+A comparison of two runs made minutes apart carries the machine's drift
+between them in every ratio; on a shared machine that drift is ±30% a
+cell. ``ab`` measures both sides in one run instead, interleaved as
+tango-bench and asv's ``--interleave-rounds`` do, so a swing of the machine
+falls on both sides of a pair and cancels in their ratio:
+
+1. Both sides have the same plan of cells (:class:`Side` carries what
+   differs: an interpreter, with zygotes of its own, or run options such as
+   a setting or a store URL).
+2. Each round visits every cell still measured, in an order shuffled by
+   ``(seed, round)``; a cell's two sides run back to back, A then B in even
+   rounds and B then A in odd ones (ABBA), so neither side always runs
+   first, on a warmer or a cooler machine.
+3. Each visit is a fresh worker, forked from its side's zygote, taking the
+   round's samples; a cell's value in a round is their median, and the
+   report pairs the two sides round by round (:mod:`stratabench.report.ab`).
+
+Go cells run through their suite's adapter, once per side and round, in the
+same ABBA order. The scheduling knows nothing of how a cell is measured
+(tests pass a fake ``measure``).
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from stratabench.engine.cell import run_cell, status_of
+from stratabench.engine.operation import CellSpec
+from stratabench.engine.runner import ExternalRunner, Progress, ResultSink
+from stratabench.engine.zygote import Zygotes
+from stratabench.errors import StratabenchError
+from stratabench.options import RunOptions
+from stratabench.results.records import CellResult
+
+__all__ = ["SIDES", "AbCell", "Measure", "Side", "ab_order", "forked_measure", "run_ab"]
+
+#: The two sides' labels, in their even rounds' order.
+SIDES = ("A", "B")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison.
+
+    Attributes
+    ----------
+    label
+        ``A`` (the baseline) or ``B``.
+    description
+        What the side is, for the report: ``python /venv/bin/python``,
+        ``--set sqlite.journal_mode=wal``, ``store redis://...``.
+    options
+        The run options its cells are measured with.
+    python
+        Its interpreter; its zygotes run it.
+    """
+
+    label: str
+    description: str
+    options: RunOptions
+    python: str
+
+
+@dataclass
+class AbCell:
+    """One cell of the common plan and what each side measured of it, round by round.
+
+    Attributes
+    ----------
+    specs
+        The cell as each side planned it, by side label (the same suite,
+        name and parameters; a setting's side carries its own options).
+    runner
+        Each side's adapter for an external (Go) cell; empty for a Python cell.
+    rounds
+        Per side label, each round's result in round order.
+    """
+
+    specs: dict[str, CellSpec]
+    runner: dict[str, ExternalRunner] = field(default_factory=dict)
+    rounds: dict[str, list[tuple[int, CellResult]]] = field(default_factory=lambda: {label: [] for label in SIDES})
+
+    @property
+    def spec(self) -> CellSpec:
+        return self.specs[SIDES[0]]
+
+    @property
+    def failed(self) -> CellResult | None:
+        """The first failed result of either side: a cell that failed once is measured no more."""
+        return next((result for results in self.rounds.values() for _, result in results if not result.ok), None)
+
+
+def ab_order(cells: Sequence[AbCell], number: int, seed: int) -> list[tuple[AbCell, str]]:
+    """The visits of round ``number``: cells shuffled by ``(seed, number)``, each cell's sides back to back, ABBA."""
+    shuffled = list(cells)
+    random.Random(f"{seed}:{number}").shuffle(shuffled)
+    sides = SIDES if number % 2 == 0 else SIDES[::-1]
+    return [(cell, label) for cell in shuffled for label in sides]
+
+
+#: Measures one cell for one side in one round (a forked worker in a run; a fake in tests).
+Measure = Callable[[CellSpec, Side, int], CellResult]
+
+
+def forked_measure(sides: Sequence[Side], zygotes: dict[str, Zygotes]) -> Measure:
+    """Measure a Python cell in a fresh worker forked from its side's zygote, with the round's options."""
+    by_label = {side.label: side for side in sides}
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        options = by_label[side.label].options
+        if number > 0:  # memory and integrity once, in the first round: later rounds only time
+            options = options.with_engine(memory_samples=0)
+        return run_cell(spec, options, zygotes[side.label])
+
+    return measure
+
+
+def _external(cell: AbCell, side: Side, number: int) -> CellResult:
+    """One external (Go) cell, one side, one round, through the side's adapter."""
+    runner = cell.runner[side.label]
+    with tempfile.TemporaryDirectory(prefix="stratabench-ab-") as workdir:
+        try:
+            for result in runner.run_external([cell.specs[side.label]], Path(workdir)):
+                if result.cell == cell.spec.name:
+                    return result
+        except StratabenchError as error:
+            return CellResult.failure(cell.spec, status_of(error), error.message)
+    return CellResult.failure(cell.spec, "failed", "the adapter returned no result for this cell")
+
+
+def run_ab(cells: Sequence[AbCell], sides: Sequence[Side], rounds: Iterable[int], seed: int,
+           measure: Measure, sink: ResultSink, progress: Progress) -> None:
+    """Measure every cell on both sides over ``rounds``, in ABBA order, writing each result as it comes.
+
+    Each result goes to ``sink`` with its side and round in its notes, so
+    the results file keeps every value; a cell that failed on either side
+    is measured no more. ``cells`` accumulate their rounds, so a later call
+    (``--until-sure``) adds rounds to the ones a cell has.
+    """
+    by_label = {side.label: side for side in sides}
+    for number in rounds:
+        live = [cell for cell in cells if cell.failed is None]
+        for cell, label in ab_order(live, number, seed):
+            if cell.failed is not None:
+                continue
+            progress.cell_started(cell.spec)
+            side = by_label[label]
+            result = (_external(cell, side, number) if cell.spec.language != "python"
+                      else measure(cell.specs[label], side, number))
+            result = replace(result, notes={**result.notes, "ab_side": label, "ab_round": number})
+            sink.write(result)
+            cell.rounds[label].append((number, result))
+            progress.cell_finished(result)

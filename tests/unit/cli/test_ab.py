@@ -1,0 +1,65 @@
+"""``stratabench ab``: two sides in one run, its refusals, its results header and its summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from stratabench.cli.ab import _common
+from stratabench.cli.main import main
+from stratabench.engine.operation import CellSpec
+
+
+def test_a_side_that_is_no_python_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    assert main(["ab", "bulkload", "--b", str(text)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Python interpreter or a virtual environment" in err
+
+
+def test_an_interpreter_without_stratabench_is_refused_in_one_line(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    bare = tmp_path / "bin" / "python"
+    bare.parent.mkdir()
+    bare.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named stratabench' >&2\nexit 1\n")
+    bare.chmod(0o755)
+    assert main(["ab", "bulkload", "--b", str(tmp_path), "-o", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Python with stratabench importable" in err and "No module named" in err
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_cells_on_one_side_only_are_listed_not_compared() -> None:
+    shared, mine, theirs = CellSpec("s", "shared"), CellSpec("s", "only-a"), CellSpec("s", "only-b")
+    cells, lines = _common({"A": [(shared, None), (mine, None)], "B": [(shared, None), (theirs, None)]})
+    assert [cell.spec.name for cell in cells] == ["shared"]
+    assert lines == ["s only-a: only on side A", "s only-b: only on side B"]
+
+
+def test_two_environments_measured_in_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    other = next(path for path in (Path(sys.executable).with_name(name) for name in ("python3", "python3.11"))
+                 if path.exists() and str(path) != sys.executable)
+    step = tmp_path / "step.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    output = tmp_path / "ab.jsonl"
+    code = main(["ab", "bulkload", "--codec", "json", "--size", "100", "--b", str(other), "--rounds", "2",
+                 "--samples", "1", "--min-time", "0", "--memory-samples", "0", "-q", "-o", str(output),
+                 "--order-seed", "5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "json/raw" in out and "B/A" in out
+    assert "cells compared:" in err and "go json/warm: a go cell is the same program" in err
+    records = [json.loads(line) for line in output.read_text().splitlines()]
+    sides = records[0]["ab"]["sides"]
+    assert sides["B"]["python"] == str(other) and sides["A"]["python"] == sys.executable
+    assert "msgspec" in sides["B"]["environment"]["packages"]
+    assert records[0]["ab"]["order_seed"] == 5
+    measured = [record for record in records if record.get("type") == "cell"]
+    assert {(record["notes"]["ab_side"], record["notes"]["ab_round"]) for record in measured} == \
+        {("A", 0), ("B", 0), ("A", 1), ("B", 1)}
+    assert step.read_text().startswith("## stratabench ab: this environment → python ")
