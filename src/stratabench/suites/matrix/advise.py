@@ -270,7 +270,10 @@ def choose(options: Sequence[Option], goal: Goal) -> tuple[Option | None, Option
         runner = min(rest, key=lambda o: (max((o.gap(limit) for limit in goal.limits), default=0.0), key(o),
                                           o.name)) if rest else None
         return chosen, runner, borderline or "the only candidate that meets the goal", None
-    return chosen, ranked[1], borderline or _sure(chosen, ranked[1], goal), None
+    # Sure only if no candidate meeting the goal is within the choice's noise, not just the runner-up.
+    close = next((o for o in ranked[1:] if _sure(chosen, o, goal) != "clear"), None)
+    sure = "clear" if close is None else _sure(chosen, close, goal) + ("" if close is ranked[1] else f" ({close.name})")
+    return chosen, ranked[1], borderline or sure, None
 
 
 def _borderline(option: Option, goal: Goal) -> str | None:
