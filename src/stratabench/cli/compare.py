@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compare", help="compare two results files cell by cell (rank test, ratio intervals, a CI gate)",
         description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
-        "each pair on its raw samples: the ratio of medians (second/first) with a bootstrap 95%% interval, "
+        "each pair on its raw samples: the ratio of medians (second/first) with a bootstrap 95% interval, "
         "and a two-sided Mann-Whitney U test. A cell is called changed only when p < 0.05 and the ratio is "
         "beyond --min-effect; a pair with too few samples for the test ever to reach p < 0.05 (three against "
         "three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stratabench.cli.arguments import add_output_arguments, parse_settings
+from stratabench.cli.arguments import add_output_arguments, fraction, number_in, parse_settings, whole_in
 from stratabench.cli.run import new_run_id
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.layers.stores.base import open_store
@@ -39,7 +39,7 @@ from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites.parking.process import IMPLEMENTATIONS
-from stratabench.units import format_ns
+from stratabench.units import format_bytes, format_ns
 
 __all__ = ["LoadOptions", "add_parser", "load"]
 
@@ -69,21 +69,27 @@ def add_parser(subparsers: Any) -> None:
     work.add_argument("--clients", default="1", metavar="C[,C]", help="concurrent clients (comma-separated for several; default 1)")
     work.add_argument("--rate", metavar="R[,R]",
                       help="open loop at R requests/s in total (comma-separated for several); without it, a closed loop")
-    work.add_argument("--duration", default="10", metavar="SECONDS", help="seconds measured per configuration (default 10)")
-    work.add_argument("--warmup", default="1", metavar="SECONDS", help="unrecorded seconds before (default 1)")
+    work.add_argument("--duration", type=number_in(0, 86_400, what="a number of seconds", low_open=True), default="10",
+                      metavar="SECONDS", help="seconds measured per configuration, up to a day (default 10)")
+    work.add_argument("--warmup", type=number_in(0, 3600, what="a number of seconds"), default="1", metavar="SECONDS",
+                      help="unrecorded seconds before, up to an hour (default 1)")
     data = parser.add_argument_group("records")
     data.add_argument("--data", metavar="FILE", help="your own records (JSON Lines or CSV), one key each")
     data.add_argument("--codec", default="json", metavar="NAME", help="encodes each of your records (default json)")
-    data.add_argument("--records", default="1000", metavar="N", help="generated records, without --data (default 1000)")
-    data.add_argument("--value-size", default="100", metavar="BYTES", help="bytes per generated record (default 100)")
-    data.add_argument("--seed", type=int, default=1, metavar="S", help="seeds records and request plans (default 1)")
+    data.add_argument("--records", type=whole_in(1, MAX_RECORDS), default="1000", metavar="N",
+                      help=f"generated records, without --data (default 1000, at most {MAX_RECORDS:,})")
+    data.add_argument("--value-size", type=whole_in(0, MAX_VALUE_BYTES), default="100", metavar="BYTES",
+                      help=f"bytes per generated record (default 100, at most {MAX_VALUE_BYTES:,})")
+    data.add_argument("--seed", type=whole_in(-(2**63), 2**63 - 1), default=1, metavar="S",
+                      help="seeds records and request plans (default 1)")
     sweeping = parser.add_argument_group("rate sweep")
     sweeping.add_argument("--sweep", action="store_true",
                           help="raise the rate until p99 or errors pass their limit (--rate gives the rates; "
                           "default: around a closed loop's throughput) and report the knee")
-    sweeping.add_argument("--p99-limit", default="10", metavar="MS", help="the sweep's p99 limit, ms (default 10)")
-    sweeping.add_argument("--error-limit", default="0.01", metavar="FRACTION",
-                          help="the sweep's limit on failed requests (default 0.01)")
+    sweeping.add_argument("--p99-limit", type=number_in(0, 3_600_000, what="a number of milliseconds", low_open=True),
+                          default="10", metavar="MS", help="the sweep's p99 limit, ms (default 10)")
+    sweeping.add_argument("--error-limit", type=fraction(0, 1), default="0.01", metavar="FRACTION",
+                          help="the sweep's limit on failed requests, as 0.01 or 1%% (default 0.01)")
     where = parser.add_argument_group("where the clients run")
     where.add_argument("--cluster", metavar="ADDR",
                        help="run the clients as Dask tasks: local, local:N (N worker processes here) or a "
@@ -97,18 +103,24 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _numbers(text: str, option: str, kind: Callable[[str], float]) -> list[float]:
+#: The most generated records, and bytes in one: they are held in memory, in every client too.
+MAX_RECORDS = 10_000_000
+MAX_VALUE_BYTES = 64 * 1024 * 1024
+#: The most bytes of generated records in all: each client process holds a copy.
+MAX_GENERATED_BYTES = 2_000_000_000
+#: The highest open-loop rate, requests/s: far beyond what one machine's clients can send.
+MAX_RATE = 10_000_000
+
+
+def _numbers(text: str, option: str, kind: Callable[[str], float], high: float) -> list[float]:
     try:
-        return [kind(part.strip().replace("_", "")) for part in text.split(",") if part.strip()]
+        values = [kind(part.strip().replace("_", "")) for part in text.split(",") if part.strip()]
     except ValueError:
         raise UsageError(f"{option} {text!r}: expected a number or comma-separated numbers") from None
-
-
-def _one(text: str, option: str, kind: Callable[[str], float] = float) -> float:
-    values = _numbers(text, option, kind)
-    if len(values) != 1:
-        raise UsageError(f"{option} {text!r}: expected one number")
-    return values[0]
+    too_big = [value for value in values if not value <= high]  # catches nan too
+    if too_big:
+        raise UsageError(f"{option} {too_big[0]:g} is out of range: use finite numbers up to {high:,.0f}")
+    return values
 
 
 @dataclass(frozen=True)
@@ -179,18 +191,20 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     check_settings(settings)
     run_options = RunOptions(settings=settings, run_id=run_id)
     payloads = _payloads(args)
-    rates: list[float | None] = list(_numbers(args.rate, "--rate", float)) if args.rate else [None]
+    rates: list[float | None] = list(_numbers(args.rate, "--rate", float, MAX_RATE)) if args.rate else [None]
     workloads = [w.strip() for w in args.workload.split(",") if w.strip()]
     langs = [lang.strip() for lang in args.client_lang.split(",") if lang.strip()]
+    if not langs:
+        raise UsageError(f"--client-lang {args.client_lang!r} names no language; choose python or go")
     cluster = parse_cluster(args.cluster) if args.cluster else None
     if cluster is not None and "go" in langs:
         raise UsageError("--cluster runs Python clients only; leave go out of --client-lang, or --cluster out")
     configurations = [
         LoadSpec(args.store, payloads, workload=workload, clients=int(clients), rate_per_s=rate,
-                 warmup_s=_one(args.warmup, "--warmup"), duration_s=_one(args.duration, "--duration"),
+                 warmup_s=args.warmup, duration_s=args.duration,
                  run_id=run_id, seed=args.seed, options=run_options, client_lang=lang)
         for workload in workloads
-        for clients in _numbers(args.clients, "--clients", int)
+        for clients in _numbers(args.clients, "--clients", int, MAX_RECORDS)
         for lang in langs
         for rate in rates
     ]  # fmt: skip
@@ -202,8 +216,7 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     return LoadOptions(
         specs=specs, sweep=args.sweep,
         sweep_rates=tuple(r for r in rates if r is not None) if args.sweep else (),
-        limits=SweepLimits(p99_ns=_one(args.p99_limit, "--p99-limit") * 1e6,
-                           error_fraction=_one(args.error_limit, "--error-limit")),
+        limits=SweepLimits(p99_ns=args.p99_limit * 1e6, error_fraction=args.error_limit),
         cluster=cluster,
         run_id=run_id, output=Path(args.output or f"results/{run_id}.jsonl"), overwrite=args.overwrite,
         quiet=args.quiet, format=args.format, data=args.data,
@@ -227,14 +240,14 @@ def _parking_options(args: argparse.Namespace) -> LoadOptions:
     if args.db not in _PRIVATE_DATABASES:
         sqlalchemy_url(args.db)  # a URL of a kind the servers cannot use is refused now
     run_id = new_run_id()
-    rates: list[float | None] = list(_numbers(args.rate, "--rate", float)) if args.rate else [None]
+    rates: list[float | None] = list(_numbers(args.rate, "--rate", float, MAX_RATE)) if args.rate else [None]
     # The database is known once it runs (a private server's port): a placeholder of the right kind until then.
     placeholder = args.db if args.db not in _PRIVATE_DATABASES else f"{args.db}://"
     specs = tuple(
         ParkingLoadSpec(impl=impl, db_url=placeholder, clients=int(clients), rate_per_s=rate, seed=args.seed,
-                        warmup_s=_one(args.warmup, "--warmup"), duration_s=_one(args.duration, "--duration"))
+                        warmup_s=args.warmup, duration_s=args.duration)
         for impl in servers
-        for clients in _numbers(args.clients, "--clients", int)
+        for clients in _numbers(args.clients, "--clients", int, MAX_RECORDS)
         for rate in rates
     )  # fmt: skip
     return LoadOptions(
@@ -265,8 +278,11 @@ def _payloads(args: argparse.Namespace) -> tuple[bytes, ...]:
 
         records = load_records(args.data)
         return payloads_from_rows(records.schema, records.rows, args.codec)
-    return generated_payloads(int(_one(args.records, "--records", int)), int(_one(args.value_size, "--value-size", int)),
-                              args.seed)
+    if args.records * args.value_size > MAX_GENERATED_BYTES:
+        raise UsageError(f"--records {args.records:,} of --value-size {args.value_size:,} bytes make "
+                         f"{format_bytes(args.records * args.value_size)}, over the {format_bytes(MAX_GENERATED_BYTES)} "
+                         "every client would hold; use fewer or smaller records")
+    return generated_payloads(args.records, args.value_size, args.seed)
 
 
 def _runners(options: LoadOptions) -> dict[str, ClientRunner]:

@@ -63,16 +63,25 @@ class RedisStore(Store):
         self._ttl = self.config.whole("redis.key_ttl")
         if self._ttl < 0:
             raise UsageError(f"redis.key_ttl={self._ttl}: must be 0 (no expiry) or more seconds")
+        connect = self.config.number("redis.connect_timeout")
         try:
+            # The first answer is awaited no longer than a connection: a TLS handshake (rediss://) with a
+            # plain-text server never completes, and would otherwise wait out socket_timeout, retries and all.
+            with redis.Redis.from_url(self._url, socket_connect_timeout=connect, socket_timeout=connect,
+                                      retry=Retry(NoBackoff(), 0), retry_on_timeout=False) as probe:
+                probe.ping()
             self._client: Any = redis.Redis.from_url(
                 self._url,
-                socket_connect_timeout=self.config.number("redis.connect_timeout"),
+                socket_connect_timeout=connect,
                 socket_timeout=self.config.number("redis.socket_timeout"),
                 retry=Retry(NoBackoff(), retries),
                 retry_on_timeout=False,
             )
             self._client.ping()
-        except (redis.RedisError, OSError, ValueError) as exc:
+        except (redis.RedisError, OSError, ValueError, TypeError) as exc:
+            if self._parts.scheme == "rediss" and isinstance(exc, (redis.TimeoutError, TimeoutError)):
+                raise self._unreachable(f"{self._reason(exc)} (no TLS handshake within {connect:g} s: rediss:// "
+                                        "needs a server that speaks TLS; use redis:// for a plain-text one)") from exc
             raise self._unreachable(exc) from exc
 
     def _driver_errors(self) -> tuple[type[BaseException], ...]:
