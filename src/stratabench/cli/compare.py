@@ -25,7 +25,7 @@ def add_parser(subparsers: Any) -> None:
         "compare", help="compare two results files cell by cell (rank test, ratio intervals, a CI gate)",
         description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
         "each pair on its per-round values (raw samples for files from before rounds): the ratio of medians "
-        "(second/first) with a bootstrap 95%% interval, and a two-sided Mann-Whitney U test. A cell is slower or "
+        "(second/first) with a bootstrap 95% interval, and a two-sided Mann-Whitney U test. A cell is slower or "
         "faster (larger or smaller) only when p < 0.05 and the ratio is beyond --min-effect; unchanged when the "
         "interval rules out a change that large; inconclusive otherwise; a pair with too few values for the test "
         "ever to reach p < 0.05 (three against three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "

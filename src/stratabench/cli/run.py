@@ -186,6 +186,8 @@ def _check_full(suites: tuple[str, ...]) -> None:
 
 def _check_data_file(path: str) -> None:
     """``--data`` must be a regular file; anything else is named for what it is."""
+    if not path.strip():
+        raise UsageError("--data is empty; give the name of a JSON Lines or CSV file of records")
     try:
         mode = Path(path).stat().st_mode
     except FileNotFoundError:

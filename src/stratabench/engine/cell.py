@@ -142,7 +142,7 @@ def _request(spec: CellSpec, options: RunOptions, plan: RoundPlan | None) -> dic
 
 def _timed_out(spec: CellSpec, options: RunOptions, started: float) -> CellResult:
     return CellResult.failure(
-        spec, "failed", f"timed out after {options.engine.cell_timeout_s:.0f} s; raise --cell-timeout or use a smaller --size",
+        spec, "failed", f"timed out after {options.engine.cell_timeout_s:g} s; raise --cell-timeout or use a smaller --size",
         time.perf_counter() - started,
     )
 

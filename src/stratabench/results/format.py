@@ -410,6 +410,8 @@ def load(path: str | Path) -> ResultsFile:
         For a missing, unreadable, special (FIFO, device, directory), too
         large (over :data:`MAX_RESULTS_BYTES`) or malformed file.
     """
+    if not str(path).strip():
+        raise ResultsFormatError("a results file name is empty; give the path of a results file")
     data = read_input_file(path, limit=MAX_RESULTS_BYTES, what="a results file written by stratabench run",
                            error=ResultsFormatError)
     try:
