@@ -173,7 +173,12 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
 
 
 #: --target: a percentage above 0 and below 100 (argparse names the flag).
-_percent = number_in(0, 100, what="a percentage", low_open=True)
+_percent_number = number_in(0, 100, what="a percentage", low_open=True)
+
+
+def _percent(text: str) -> float:
+    """argparse type of ``--target``: a percentage, ``2`` or ``2%``."""
+    return _percent_number(text.strip().removesuffix("%")) / 100
 #: --budget: seconds of adaptive sampling a cell may spend (up to an hour).
 _budget = number_in(0, 3600, what="a number of seconds", low_open=True)
 

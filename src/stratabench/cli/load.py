@@ -194,6 +194,8 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     rates: list[float | None] = list(_numbers(args.rate, "--rate", float, MAX_RATE)) if args.rate else [None]
     workloads = [w.strip() for w in args.workload.split(",") if w.strip()]
     langs = [lang.strip() for lang in args.client_lang.split(",") if lang.strip()]
+    if not langs:
+        raise UsageError(f"--client-lang {args.client_lang!r} names no language; choose python or go")
     cluster = parse_cluster(args.cluster) if args.cluster else None
     if cluster is not None and "go" in langs:
         raise UsageError("--cluster runs Python clients only; leave go out of --client-lang, or --cluster out")

@@ -159,7 +159,8 @@ def test_a_deeply_nested_line_is_not_a_crash(capsys: pytest.CaptureFixture[str],
 
 def test_a_truncated_file_is_read_to_its_last_whole_record(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = _results(tmp_path / "cut.jsonl", _cell(), _cell())
-    path.write_text(path.read_text()[:-30])
+    text = path.read_text()
+    path.write_text(text[:text.rindex('"flags"') + 3])  # cut inside a key of the last record
     code, out, err = run(capsys, "report", str(path))
     assert code == 0 and "x" in out
     # The decoder's reason depends on where the cut falls in the record, which changes with the format.
@@ -219,3 +220,56 @@ def test_dry_run_prints_the_plan_and_measures_nothing(capsys: pytest.CaptureFixt
     assert code == 0 and out.splitlines() == ["1 cells in 1 suites (dry run: nothing measured)", "timeit: 1 cells",
                                               "  x = 1"]
     assert not target.exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    # Issue 27, item 8: messages that named the wrong thing, or not what to fix.
+    (["load", "--store", "redis://127.0.0.1:1/0?bogus=1"],
+     "error: store URL 'redis://127.0.0.1:1/0?bogus=1' is not one redis can use: "),
+    (["compare", "a", "b", "--fail-above", "-1e308"], "argument --fail-above: '-1e308' is out of range"),
+    (["compare", "a", "b", "--fail-above", "-inf"], "argument --fail-above: '-inf' is not a number"),
+    (["run", "--data", ""], "error: --data is empty; give the name of a JSON Lines or CSV file of records"),
+    (["report", ""], "error: a results file name is empty; give the path of a results file"),
+    (["load", "--store", "memory://", "--client-lang", ""], "error: --client-lang '' names no language"),
+])
+def test_messages_name_what_to_fix(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code in (2, 65) and message in one_error(err)
+
+
+def test_a_huge_integer_in_data_is_named_without_an_interpreter_hint(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    digits = "1" * 5000
+    (tmp_path / "big.jsonl").write_text(f'{{"a": {digits}}}\n')
+    (tmp_path / "big.csv").write_text(f"a,b\n{digits},x\n")
+    code, _, err = run(capsys, "run", "matrix", "--dry-run", "--data", str(tmp_path / "big.jsonl"))
+    assert code == 65 and "an integer of more than 4,300 digits; write it as a string" in one_error(err)
+    assert "set_int_max_str_digits" not in err
+    code, _, err = run(capsys, "run", "matrix", "--dry-run", "--data", str(tmp_path / "big.csv"))
+    assert code == 0 and "Traceback" not in err  # a CSV column of such numbers is text
+
+
+@pytest.mark.parametrize("target", ["5%", "5", " 5 % "])
+def test_target_takes_a_percentage(target: str) -> None:
+    from stratabench.cli.arguments import engine_options
+    from stratabench.cli.main import build_parser
+
+    args = build_parser().parse_args(["run", "--target", target])
+    assert engine_options(args).target == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("command", ["compare", "timeit", "run", "load", "report"])
+def test_help_prints_no_doubled_percent(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert "%%" not in capsys.readouterr().out
+
+
+def test_a_sub_second_cell_timeout_is_said_as_given() -> None:
+    from stratabench.engine.cell import _timed_out
+    from stratabench.engine.operation import CellSpec
+    from stratabench.options import RunOptions
+
+    options = RunOptions().with_engine(cell_timeout_s=0.25)
+    spec = CellSpec("timeit", "x", {}, "python")  # type: ignore[call-arg]
+    assert "timed out after 0.25 s" in str(_timed_out(spec, options, 0.0).error)

@@ -270,9 +270,16 @@ class StoreConnection:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return scrub(text, self._url).rstrip(".")
 
-    def _unreachable(self, exc: BaseException | str) -> StoreError:
-        """The error for a server that cannot be reached or opened."""
+    def _unreachable(self, exc: BaseException | str) -> StratabenchError:
+        """The error for a server that cannot be reached or opened.
+
+        A driver that cannot read the URL (an unknown query parameter, a bad
+        value) raises ``ValueError`` or ``TypeError``: that is the URL to fix,
+        not a server to start.
+        """
         reason = exc if isinstance(exc, str) else self._reason(exc)
+        if isinstance(exc, (ValueError, TypeError)):
+            return UsageError(f"store URL {self.redacted_url!r} is not one {self.name} can use: {reason}; fix the URL")
         if self.service:
             todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
         else:

@@ -79,7 +79,7 @@ class RedisStore(Store):
                 retry_on_timeout=False,
             )
             self._client.ping()
-        except (redis.RedisError, OSError, ValueError) as exc:
+        except (redis.RedisError, OSError, ValueError, TypeError) as exc:
             if self._parts.scheme == "rediss" and isinstance(exc, (redis.TimeoutError, TimeoutError)):
                 raise self._unreachable(f"{self._reason(exc)} (no TLS handshake within {connect:g} s: rediss:// "
                                         "needs a server that speaks TLS; use redis:// for a plain-text one)") from exc

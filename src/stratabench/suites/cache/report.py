@@ -26,7 +26,7 @@ from typing import Any
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.report.answer import Answer, Candidate, answer, best_of
-from stratabench.report.compare import BASE, ratio, ratio_text
+from stratabench.report.compare import BASE, paired, ratio_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.findings import Finding, Verdict, conclusions_table, findings_table
@@ -95,7 +95,7 @@ def _op_values(prefix: str, result: CellResult | None, base: CellResult | None) 
             f"{prefix}_server": result.median("server_cpu_ns"),
             # A ready read decodes nothing: its ratio to the database would measure a dict lookup's noise.
             f"{prefix}_vs": BASE if result is base else (
-                ratio(result.summary("wall_ns"), base.summary("wall_ns"))
+                paired(result, base)
                 if base is not None and result.params.get("representation") != "ready" else None),
         })
     return values
@@ -228,7 +228,10 @@ def _memory_table(c: CacheResults) -> Table | None:
 def _findings_table(found: list[Finding]) -> Table:
     needing = [f.id for f in found if f.judged is Verdict.NEEDS_SERVER]
     notes = ["reproduced: faster beyond noise and by at least a third of the article's factor; "
-             "too close to call: the confidence intervals overlap; negligible: under 1 ms per read."]
+             "too close to call: the interval of the paired ratio (the median of per-round ratios of two cells "
+             "measured back to back) includes 1; negligible: under 1 ms per read.",
+             "verdicts use wall time: a read from memcached, Redis or the database waits on a socket and another "
+             "process, whose time is part of the cost and which the reader's CPU time would leave out."]
     if needing:
         notes.append(f"{', '.join(needing)} need a memcached server: {START_SERVERS}.")
     return findings_table(f"cache: what {ARTICLE} found, checked on this machine", found,
