@@ -37,7 +37,7 @@ from stratabench.plugins import check_settings
 from stratabench.report.counts import counts_report
 from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
-from stratabench.results.environment import environment, load_average
+from stratabench.results.environment import environment, load_average, scheduler_counters
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
@@ -254,8 +254,13 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
             try:
                 results = execute(plan, options, writer, progress)
-                writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                              {"load_average_end": load_average()})
+                # What is known only at the end: the load, steal and run-queue wait then, and the
+                # reference workload of every round, which the report's provenance reads from here.
+                end = {"load_average_end": load_average(), **scheduler_counters("end"),
+                       "reference_ns": [record["reference_ns"] for record in writer.rounds],
+                       "reference_at_s": [record["at_s"] for record in writer.rounds]}
+                writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), end)
+                header["environment"].update(end)
             except KeyboardInterrupt as interrupt:
                 print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
                       file=sys.stderr)

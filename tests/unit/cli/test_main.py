@@ -114,8 +114,12 @@ def test_run_writes_results_and_report(capsys: pytest.CaptureFixture[str], tmp_p
     assert "sum(range(10))" in out and f"results: {target}" in err
     lines = [json.loads(line) for line in target.read_text().splitlines()]
     assert lines[0]["type"] == "header" and lines[0]["environment"]["python"]["version"]
-    assert lines[1]["cell"] == "sum(range(10))" and lines[1]["status"] == "ok"
-    assert len(lines[1]["metrics"]["wall_ns"]["samples"]) == 2
+    cell, = (line for line in lines if line["type"] == "cell")
+    assert cell["cell"] == "sum(range(10))" and cell["status"] == "ok"
+    assert len(cell["metrics"]["wall_ns"]["samples"]) == 2 and cell["metrics"]["wall_ns"]["rounds"] == [0, 1]
+    rounds = [line for line in lines if line["type"] == "round"]
+    assert [r["number"] for r in rounds] == [0, 1] and rounds[0]["order"] == ["timeit/sum(range(10))"]
+    assert rounds[0]["reference_ns"] > 0 and rounds[0]["seed"] == rounds[1]["seed"]
 
 
 def test_console_script_runs_as_a_subprocess() -> None:

@@ -195,12 +195,14 @@ class BulkloadSuite(Suite):
                 if mode in inexact and not with_inexact:
                     continue  # loses data by design: shown only when asked, and then as failing
                 params = {**base, "codec": name, "mode": mode, "direction": LOAD}
-                cells.append(self.spec(f"{name}/{mode}", params))
+                # Each codec is compared with json in the same direction and step: those cells share a
+                # group, so every round measures them back to back and their ratios are paired.
+                cells.append(self.spec(f"{name}/{mode}", params, group=LOAD))
                 for step in (ACCESS, READ) if mode in lazy else ():
-                    cells.append(self.spec(f"{name}/{mode} {step}", {**params, "step": step}))
+                    cells.append(self.spec(f"{name}/{mode} {step}", {**params, "step": step}, group=f"{LOAD} {step}"))
                 if encodes:
                     cells.append(self.spec(f"{name}/{mode} {ENCODE}",
-                                           {**params, "step": ENCODE, "direction": ENCODE}))
+                                           {**params, "step": ENCODE, "direction": ENCODE}, group=ENCODE))
         go_formats = self._go_list("go.formats", GO_FORMATS + GO_MORE_FORMATS)
         for go_format, (codec, mode) in GO_ASSET_CODECS.items():
             if go_format not in GO_FORMATS and not (self.options.full or self.options.codecs):

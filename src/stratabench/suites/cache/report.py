@@ -33,7 +33,7 @@ from typing import Any
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.report.answer import Answer, Candidate, answer, best_of
-from stratabench.report.compare import BASE, Ratio, ratio, ratio_text
+from stratabench.report.compare import BASE, Ratio, paired, ratio, ratio_text
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
@@ -183,10 +183,10 @@ def _database_list_is_slow(c: CacheResults) -> Finding:
     one, lst = c.baseline("get_one"), c.baseline("get_list")
     if db is None or lst is None or one is None:
         return _finding("F1", claim, article, "-", Verdict.NOT_MEASURED, "needs the rows reads of a database")
-    vs_one = ratio(_wall(lst), _wall(one))
+    vs_one = paired(lst, one)
     caches = [(f"{kind} {enc}", c.ok(kind, rep, enc, "none", "get_list"))
               for kind, rep, enc in (("memcached", "value", "pickle"), ("redis", "value", "pickle"))]
-    measured = [(name, ratio(_wall(lst), _wall(result))) for name, result in caches if result is not None]
+    measured = [(name, paired(lst, result)) for name, result in caches if result is not None]
     here = f"{db} list {_FMT_NS(lst.median('wall_ns'))}, CPU {_FMT_NS(_median(cpu_total(lst)))}"
     if not measured:
         return _finding("F1", claim, article, here, Verdict.NEEDS_SERVER,
@@ -214,7 +214,7 @@ def _memcache_beats_the_database(c: CacheResults, operation: str, fid: str, clai
         missing = c.get("memcached", "value", "pickle", "none", operation)
         why = status_text(missing) if missing is not None and not missing.ok else "needs memcached pickle and a database's rows"
         return _finding(fid, claim, article, "-", Verdict.NOT_MEASURED, why)
-    time = ratio(_wall(base), _wall(memcached))
+    time = paired(base, memcached)
     cpu = ratio(cpu_total(base), cpu_total(memcached))
     saving = base.median("wall_ns") - memcached.median("wall_ns")  # type: ignore[operator]
     verdict = all_of(_claim(time, time_x), _claim(cpu, cpu_x))
@@ -233,8 +233,8 @@ def _protobuf_keeps_one_costs_the_list(c: CacheResults) -> Finding:
              for op in ("get_one", "get_list")}
     if any(a is None or b is None for a, b in pairs.values()):
         return _finding("F4", claim, article, "-", Verdict.NOT_MEASURED, "needs memcached protobuf+none and pickle+none reads")
-    one = ratio(_wall(pairs["get_one"][0]), _wall(pairs["get_one"][1]))
-    lst = ratio(_wall(pairs["get_list"][0]), _wall(pairs["get_list"][1]))
+    one = paired(pairs["get_one"][0], pairs["get_one"][1])
+    lst = paired(pairs["get_list"][0], pairs["get_list"][1])
     lst_cpu = ratio(cpu_total(pairs["get_list"][0]), cpu_total(pairs["get_list"][1]))
     assert one is not None and lst is not None
     unchanged = one.within_noise or abs(one.value - 1) < 0.10
@@ -261,8 +261,8 @@ def _zlib_gain_is_lost_to_decompression(c: CacheResults) -> Finding:
     zlib = {op: c.ok("memcached", "value", "protobuf", "zlib", op) for op in ("get_one", "get_list")}
     if any(v is None for v in (*plain.values(), *zlib.values())):
         return _finding("F5", claim, article, "-", Verdict.NOT_MEASURED, "needs memcached protobuf+none and +zlib reads")
-    one = ratio(_wall(zlib["get_one"]), _wall(plain["get_one"]))
-    lst = ratio(_wall(zlib["get_list"]), _wall(plain["get_list"]))
+    one = paired(zlib["get_one"], plain["get_one"])
+    lst = paired(zlib["get_list"], plain["get_list"])
     assert one is not None and lst is not None
     faster = [r for r in (one, lst) if r.value < 1 and not r.within_noise]
     if faster:
@@ -279,7 +279,7 @@ def _zlib_gain_is_lost_to_decompression(c: CacheResults) -> Finding:
     for name in ("zstd", "lz4"):
         a, b = c.ok("memcached", "value", "protobuf", name, "get_one"), c.ok("memcached", "value", "protobuf", name, "get_list")
         if a is not None and b is not None:
-            others.append(f"{name}: single {_r(ratio(_wall(a), _wall(p1)))}, list {_r(ratio(_wall(b), _wall(plain['get_list'])))}")
+            others.append(f"{name}: single {_r(paired(a, p1))}, list {_r(paired(b, plain['get_list']))}")
     here = f"single {one}, list {lst}"
     evidence = (f"single record: transfer and request {_FMT_NS(request_plain - request_zlib)} shorter, "
                 f"decompression {_FMT_NS(_stage(z1, 'decompress_ns'))}" + ("; " + "; ".join(others) if others else ""))
@@ -306,7 +306,7 @@ def _memory_saves_little_on_one_record(c: CacheResults) -> Finding:
     ready, memcached = found
     saving = memcached.median("wall_ns") - ready.median("wall_ns")  # type: ignore[operator]
     verdict = Verdict.HOLDS if saving < NEGLIGIBLE_NS else Verdict.DOES_NOT_HOLD
-    here = f"{_saves(saving)} per read ({_faster(ratio(_wall(memcached), _wall(ready)))})"
+    here = f"{_saves(saving)} per read ({_faster(paired(memcached, ready))})"
     return _finding("F6", claim, article, here, verdict,
                    f"negligible = under {_FMT_NS(NEGLIGIBLE_NS)} per read; the ratio is large, the time saved is not")
 
@@ -317,7 +317,7 @@ def _memory_list_is_far_faster(c: CacheResults) -> Finding:
     if isinstance(found, Finding):
         return found
     ready, memcached = found
-    time = ratio(_wall(memcached), _wall(ready))
+    time = paired(memcached, ready)
     here = f"{_faster(time)}; CPU {_FMT_NS(ready.median('cpu_ns'))} vs {_FMT_NS(_median(cpu_total(memcached)))}"
     return _finding("F7", claim, article, here, _claim(time, 100), "memcached pickle time ÷ memory ready time")
 
@@ -329,7 +329,7 @@ def _serializing_erases_memory_advantage(c: CacheResults) -> Finding:
     local = c.ok("memory", "value", "protobuf", "none", "get_list")
     if ready is None or local is None:
         return _finding("F8", claim, article, "-", Verdict.NOT_MEASURED, "needs memory ready and memory protobuf list reads")
-    erased = ratio(_wall(local), _wall(ready))
+    erased = paired(local, ready)
     part = f"memory protobuf is {_r(erased)} slower than memory ready"
     if c.tier_of("memcached") is None:
         finding = _needs(["memcached"], "F8", claim, article, part)
@@ -337,7 +337,7 @@ def _serializing_erases_memory_advantage(c: CacheResults) -> Finding:
     remote = c.ok("memcached", "value", "protobuf", "none", "get_list")
     if remote is None:
         return _finding("F8", claim, article, part, Verdict.NOT_MEASURED, "needs memcached protobuf list reads")
-    equal = ratio(_wall(remote), _wall(local))
+    equal = paired(remote, local)
     assert equal is not None and erased is not None
     about_equal = equal.within_noise or 1 / 1.5 <= equal.value <= 1.5
     verdict = Verdict.HOLDS if about_equal and beyond(erased, 10) else Verdict.DOES_NOT_HOLD
@@ -353,8 +353,8 @@ def _compressed_memory_list_gains_nothing(c: CacheResults) -> Finding:
     zlib = c.ok("memory", "value", "protobuf", "zlib", "get_list")
     if ready is None or zlib is None or plain is None:
         return _finding("F9", claim, article, "-", Verdict.NOT_MEASURED, "needs memory ready, protobuf+none and +zlib list reads")
-    slow = ratio(_wall(zlib), _wall(ready))
-    gain = ratio(_wall(zlib), _wall(plain))
+    slow = paired(zlib, ready)
+    gain = paired(zlib, plain)
     assert slow is not None and gain is not None
     no_benefit = gain.within_noise or gain.value >= 1
     verdict = Verdict.HOLDS if no_benefit and beyond(slow, 10) else Verdict.DOES_NOT_HOLD
@@ -362,7 +362,7 @@ def _compressed_memory_list_gains_nothing(c: CacheResults) -> Finding:
     for name in ("zstd", "lz4"):
         other = c.ok("memory", "value", "protobuf", name, "get_list")
         if other is not None:
-            others.append(f"{name} {_r(ratio(_wall(other), _wall(plain)))}")
+            others.append(f"{name} {_r(paired(other, plain))}")
     evidence = f"vs protobuf+none: zlib {gain}" + (", " + ", ".join(others) if others else "")
     return _finding("F9", claim, article, f"{slow} slower than memory ready", verdict, evidence)
 
@@ -424,7 +424,7 @@ def _op_values(prefix: str, result: CellResult | None, base: CellResult | None) 
             f"{prefix}_server": result.median("server_cpu_ns"),
             # A ready read decodes nothing: its ratio to the database would measure a dict lookup's noise.
             f"{prefix}_vs": BASE if result is base else (
-                ratio(result.summary("wall_ns"), base.summary("wall_ns"))
+                paired(result, base)
                 if base is not None and result.params.get("representation") != "ready" else None),
         })
     return values
@@ -557,7 +557,10 @@ def _memory_table(c: CacheResults) -> Table | None:
 def _findings_table(found: list[Finding]) -> Table:
     needing = [f.id for f in found if f.judged is Verdict.NEEDS_SERVER]
     notes = ["reproduced: faster beyond noise and by at least a third of the article's factor; "
-             "too close to call: the confidence intervals overlap; negligible: under 1 ms per read."]
+             "too close to call: the interval of the paired ratio (the median of per-round ratios of two cells "
+             "measured back to back) includes 1; negligible: under 1 ms per read.",
+             "verdicts use wall time: a read from memcached, Redis or the database waits on a socket and another "
+             "process, whose time is part of the cost and which the reader's CPU time would leave out."]
     if needing:
         notes.append(f"{', '.join(needing)} need a memcached server: {START_SERVERS}.")
     return findings_table(f"cache: what {ARTICLE} found, checked on this machine", found,
@@ -607,7 +610,7 @@ def _conclusion_ready(c: CacheResults) -> tuple[Verdict, str]:
         other = _fastest(c, operation, lambda key: c.kinds.get(key[0]) == "memory" and key[1] == "value")
         if ready is None or other is None:
             return Verdict.NOT_MEASURED, "needs memory ready and memory codec reads"
-        r = ratio(other[1].summary("wall_ns"), ready.summary("wall_ns"))
+        r = paired(other[1], ready)
         holds = holds and beyond(r, 1)
         parts.append(f"{operation}: fastest serialized memory cell ({other[0][2]}+{other[0][3]}) is {_r(r)} ready's time")
     return Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD, "; ".join(parts)

@@ -195,7 +195,8 @@ class CacheSuite(Suite):
                     params = {"tier": tier.label, "kind": tier.kind, "url": tier.url, "representation": rep,
                               "encoding": encoding, "compression": compression, "operation": operation,
                               "dataset": dataset, "size": size, "seed": self.seed}
-                    cells.append(self.spec(f"{operation} {tier.label} {shown}", params))
+                    # The study compares tiers and encodings for one operation: measured back to back each round.
+                    cells.append(self.spec(f"{operation} {tier.label} {shown}", params, group=operation))
         return cells
 
     # -- inside the worker ----------------------------------------------------------

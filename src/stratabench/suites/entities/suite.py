@@ -185,7 +185,8 @@ class EntitiesSuite(Suite):
         cells: list[CellSpec] = []
 
         def add(family: str, params: dict[str, Any], name: str, env: dict[str, str] | None = None) -> None:
-            cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
+            # A family's cells are what its tables, targets and findings divide: back to back each round.
+            cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}, group=family))
 
         if "get20" in families:
             for store in self.stores():
