@@ -200,8 +200,8 @@ def handle(args: argparse.Namespace) -> int:
     for url in args.store or ():
         check_store_url(url)
     run_id = new_run_id()
-    base = RunOptions(suites=names(args.suites), size=args.size, seed=args.seed, stores=tuple(args.store or ()),
-                      codecs=names(args.codec), compressors=names(args.compressor), mappers=names(args.mapper),
+    base = RunOptions(suites=names(args.suites, "SUITE"), size=args.size, seed=args.seed, stores=tuple(args.store or ()),
+                      codecs=names(args.codec, "--codec"), compressors=names(args.compressor, "--compressor"), mappers=names(args.mapper, "--mapper"),
                       settings=settings, run_id=run_id, engine=engine_options(args))
     if base.engine.count is not None:
         require_valgrind()

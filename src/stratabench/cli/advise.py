@@ -68,7 +68,7 @@ def handle(args: argparse.Namespace) -> int:
     run_id = new_run_id()
     output = _output_path(args.output, run_id)
     options = AdviseOptions(data=args.data, stores=tuple(args.store or ()), goal=goal, prices=prices, run_id=run_id,
-                            codecs=names(args.codec), compressors=names(args.compressor), clients=args.clients)
+                            codecs=names(args.codec, "--codec"), compressors=names(args.compressor, "--compressor"), clients=args.clients)
     # The load step's client processes make multiprocessing's temporary directory; made now, it lives
     # outside the run's scratch root, which is gone by the time multiprocessing removes it at exit.
     multiprocessing.util.get_temp_dir()

@@ -15,9 +15,14 @@ __all__ = [
 ]
 
 
-def names(values: list[str] | None) -> tuple[str, ...]:
-    """Names given by a repeated flag or as comma lists (``--codec json,msgpack --codec cbor2``), in order."""
+def names(values: list[str] | None, flag: str = "the list") -> tuple[str, ...]:
+    """Names given by a repeated flag or as comma lists (``--codec json,msgpack --codec cbor2``), in order.
+
+    A flag given with nothing in it (``--codec ''``) is refused rather than read as "every one".
+    """
     found = [name.strip() for value in values or () for name in value.split(",")]
+    if values and not any(found):
+        raise UsageError(f"{flag} is empty; name at least one (stratabench list shows them), or leave {flag} out")
     return tuple(dict.fromkeys(name for name in found if name))
 
 

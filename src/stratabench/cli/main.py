@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from stratabench.cli.signals import interrupt_description, interrupted_exit_code, stop_signals_interrupt
 from stratabench.errors import StratabenchError, UsageError, exit_statuses
+from stratabench.report.formats.terminal import visible
 
 __all__ = ["build_parser", "entry_point", "main"]
 
@@ -96,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.handler(args)
         return code
     except StratabenchError as error:
-        print(f"error: {error.message}", file=sys.stderr)
+        print(f"error: {visible(error.message)}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt as interrupt:
         print(f"{interrupt_description(interrupt)}: results measured so far are kept", file=sys.stderr)

@@ -123,7 +123,7 @@ def handle(args: argparse.Namespace) -> int:
     run_id = new_run_id()
     # Your own records are what the matrix suite is for: with no suite named,
     # --data means "measure my file", not "run the studies and ignore it".
-    suites = names(args.suites) or (("matrix",) if args.data else ())
+    suites = names(args.suites, "SUITE") or (("matrix",) if args.data else ())
     if args.quick:
         _quick(args)
     if args.full:
@@ -132,15 +132,15 @@ def handle(args: argparse.Namespace) -> int:
     check_settings(settings)  # a misspelt name is an error here, not a setting silently ignored
     for url in args.store or ():
         check_store_url(url)  # a malformed URL stops the run before any server starts
-    for mapper in names(args.mapper):
+    for mapper in names(args.mapper, "--mapper"):
         MAPPERS.info(mapper)  # an unknown name is an error, not a filter that keeps everything
     options = RunOptions(
         suites=suites,
         size=args.size,
         seed=args.seed,
-        codecs=names(args.codec),
-        compressors=names(args.compressor),
-        mappers=names(args.mapper),
+        codecs=names(args.codec, "--codec"),
+        compressors=names(args.compressor, "--compressor"),
+        mappers=names(args.mapper, "--mapper"),
         stores=tuple(args.store or ()),
         data=args.data,
         settings=settings,

@@ -273,3 +273,62 @@ def test_a_sub_second_cell_timeout_is_said_as_given() -> None:
     options = RunOptions().with_engine(cell_timeout_s=0.25)
     spec = CellSpec("timeit", "x", {}, "python")  # type: ignore[call-arg]
     assert "timed out after 0.25 s" in str(_timed_out(spec, options, 0.0).error)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    # Issue 27, item 9: accepted silently before.
+    (["load", "--store", "memory://", "--codec", "GARBAGE"], "error: --codec 'GARBAGE' encodes --data records;"),
+    (["load", "--store", "memory://", "--codec", ""], "error: --codec '' encodes --data records;"),
+    (["load", "--store", "memory://", "--server", "python-orm"], "error: --server is for `stratabench load parking`"),
+    (["load", "--store", "memory://", "--db", "postgresql"], "error: --db is for `stratabench load parking`"),
+    (["load", "--store", "memory://", "--cluster", ""], "error: --cluster '' is not a cluster"),
+    (["run", "--dry-run", "--codec", ""], "error: --codec is empty; name at least one"),
+    (["run", "--dry-run", "--compressor", ","], "error: --compressor is empty; name at least one"),
+])
+def test_options_that_would_be_ignored_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, *argv, *(["-o", str(tmp_path / "r.jsonl")] if argv[0] == "load" else []))
+    assert code == 2 and one_error(err).startswith(message)
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_clean_refuses_a_bad_store_before_cleaning_a_good_one(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    good = tmp_path / "good.db"
+    good.write_bytes(b"")
+    import sqlite3
+
+    sqlite3.connect(good).close()
+    code, out, err = run(capsys, "clean", "--store", f"sqlite://{good}", "--store", "redis://:x@[::1")
+    assert code == 2 and out == "" and one_error(err).startswith("error: malformed store URL")
+
+
+def _named(tmp_path: Path, name: str, param: str) -> Path:
+    cell = CellResult("timeit", name, {"stmt": param}, "python", "ok", loops=1,
+                      metrics={"wall_ns": MetricResult.of([1.0, 2.0, 3.0])})
+    path = tmp_path / "named.jsonl"
+    path.write_text(json.dumps(header_record("r", "2026-11-22T00:00:00+00:00", {}, {})) + "\n"
+                    + json.dumps(cell_to_json(cell)) + "\n")
+    return path
+
+
+def test_csv_cells_that_start_a_formula_are_quoted(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import csv
+    import io
+
+    path = _named(tmp_path, "=HYPERLINK(\"http://x\")", "@SUM(A1)")
+    code, out, _ = run(capsys, "report", str(path), "--format", "csv", "--detail", "full")
+    cells = [cell for row in csv.reader(io.StringIO(out)) for cell in row]
+    assert code == 0 and "'=HYPERLINK(\"http://x\")" in cells
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "@")]
+    assert not [cell for cell in cells if cell.startswith("-") and not cell.lstrip("-").replace(".", "").replace("e", "").isdigit()]
+
+
+def test_terminal_output_shows_escape_sequences_instead_of_sending_them(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path) -> None:
+    path = _named(tmp_path, "x\x1b]0;owned\x07\x1b[2J", "pass\x9b")
+    code, out, _ = run(capsys, "report", str(path), "--detail", "full")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "\\x1b]0;owned" in out
+    code, _, err = run(capsys, "run", "--dry-run", "--codec", "x\x1b[2J")
+    assert "\x1b" not in err and "\\x1b[2J" in err
