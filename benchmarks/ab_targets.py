@@ -104,16 +104,18 @@ def power(levels: list[float], rounds: int) -> None:
             started = time.perf_counter()
             run_ab(injected + twins, sides, range(rounds), int(level * 1000), measure, Sink(), Silent())
             seconds = time.perf_counter() - started
-            verdicts = [judge("probe", c.spec.name, c.rounds["A"], c.rounds["B"], metric("wall_ns"), 0.05)
-                        for c in injected + twins]
-            hits = [v for v in verdicts[:16] if v is not None and v.verdict == "slower"]
-            covered = [v for v in verdicts[:16] if v is not None and v.low <= 1 + level <= v.high]
-            false = [v for v in verdicts[16:] if v is not None and v.verdict not in ("unchanged", "inconclusive")]
-            inconclusive = sum(1 for v in verdicts if v is not None and v.inconclusive)
-            print(f"power {level:.0%}: injected called slower {len(hits)} of 16 (target >= 15 at 10% and above); "
-                  f"intervals holding {1 + level:.2f} {len(covered)} of 16 (target >= 90%); twins called changed "
-                  f"{len(false)} of 16 (target 0); inconclusive {inconclusive} of 32; {rounds} rounds, {seconds:.0f} s")
-            print("  ratios:", " ".join(f"{v.ratio:.3f}" for v in verdicts[:16] if v is not None))
+            for name in ("wall_ns", "cpu_ns"):
+                verdicts = [judge("probe", c.spec.name, c.rounds["A"], c.rounds["B"], metric(name), 0.05)
+                            for c in injected + twins]
+                hits = [v for v in verdicts[:16] if v is not None and v.verdict == "slower"]
+                covered = [v for v in verdicts[:16] if v is not None and v.low <= 1 + level <= v.high]
+                false = [v for v in verdicts[16:] if v is not None and v.verdict not in ("unchanged", "inconclusive")]
+                inconclusive = sum(1 for v in verdicts if v is not None and v.inconclusive)
+                print(f"power {level:.0%} ({name}): injected called slower {len(hits)} of 16 (target >= 15 at 10% "
+                      f"and above); intervals holding {1 + level:.2f} {len(covered)} of 16 (target >= 90%); twins "
+                      f"called changed {len(false)} of 16 (target 0); inconclusive {inconclusive} of 32; {rounds} "
+                      f"rounds, {seconds:.0f} s")
+                print("  ratios:", " ".join(f"{v.ratio:.3f}" for v in verdicts[:16] if v is not None))
 
 
 def false_alarms(suites: list[str], repeats: int, extra: list[str]) -> None:

@@ -84,6 +84,8 @@ class Metric:
 _ALL = [
     Metric("wall_ns", "ns", "lower", "elapsed time per operation (perf_counter)"),
     Metric("cpu_ns", "ns", "lower", "this process's user+system CPU per operation"),
+    Metric("thread_cpu_ns", "ns", "lower", "the measuring thread's CPU per operation (thread_time): leaves out the time "
+           "the host took away, and work of other threads and processes"),
     Metric("server_cpu_ns", "ns", "lower", "user+system CPU of the local server process(es) per operation"),
     Metric("alloc_bytes", "bytes", "lower", "peak bytes allocated during one operation (tracemalloc pass)"),
     Metric("retained_bytes", "bytes", "lower", "bytes still allocated after one operation, result alive"),

@@ -23,27 +23,39 @@ __all__ = ["EngineOptions", "RunOptions"]
 class EngineOptions:
     """How the engine measures each cell.
 
-    By default sampling is adaptive: each cell takes at least
-    ``min_samples`` samples (enough for its median's interval to reach 95%),
-    then more until the interval's half-width is within ``target`` of the
-    median, ``cell_budget_ns`` of sampling is spent or ``max_samples`` are
-    taken. ``samples`` fixes the count instead.
+    A run measures in rounds (:mod:`stratabench.engine.rounds`): each round
+    gives every cell still sampling a fresh worker that takes
+    ``round_samples`` samples, and a cell's value in a round is their
+    median. By default sampling is adaptive, counted in rounds: each cell
+    takes at least ``min_samples`` rounds (enough for its median's interval
+    to reach 95%), then more until the interval's half-width is within
+    ``target`` of the median, ``cell_budget_ns`` of sampling is spent or
+    ``max_samples`` rounds are taken. ``samples`` fixes the count instead:
+    that many rounds of one sample.
 
     Attributes
     ----------
     samples
-        A fixed number of timed samples per cell (``--samples``), or ``None``
-        for adaptive sampling.
+        A fixed number of timed samples per cell (``--samples``), one per
+        round, or ``None`` for adaptive sampling.
     min_samples
-        The floor of adaptive sampling: six reach a 95% interval of the median.
+        The floor of adaptive sampling, in rounds: six reach a 95% interval of the median.
     max_samples
-        The cap of adaptive sampling.
+        The cap of adaptive sampling, in rounds.
+    round_samples
+        Timed samples a cell takes in each round of adaptive sampling (one
+        for an operation so slow that two would not fit its budget).
+    round_seed
+        Seeds the order of every round; ``None`` draws one (the results
+        file records it either way).
     target
         The relative half-width of the median's interval at which adaptive
         sampling stops (0.02: median ± 2%).
     cell_budget_ns
         Adaptive sampling stops after the cell's samples took this long in
-        total; a cell that had not reached ``target`` by then is flagged.
+        total (in a run: after its rounds took this long, each worker's
+        start and preparation included); a cell that had not reached
+        ``target`` by then is flagged.
     warmups
         Untimed loops run before the samples, at the calibrated loop count.
     min_sample_ns
@@ -75,6 +87,8 @@ class EngineOptions:
     samples: int | None = None
     min_samples: int = 6
     max_samples: int = 40
+    round_samples: int = 2
+    round_seed: int | None = None
     target: float = 0.02
     cell_budget_ns: int = 300_000_000
     warmups: int = 1
@@ -91,6 +105,8 @@ class EngineOptions:
             raise UsageError(f"--samples must be at least 1, not {self.samples}")
         if self.min_samples < 1:
             raise UsageError(f"--min-samples must be at least 1, not {self.min_samples}")
+        if self.round_samples < 1:
+            raise UsageError(f"--round-samples must be at least 1, not {self.round_samples}")
         if self.max_samples < self.min_samples:
             raise UsageError(f"--max-samples ({self.max_samples}) must be at least --min-samples ({self.min_samples})")
         if not 0 < self.target < 1:

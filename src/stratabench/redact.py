@@ -26,6 +26,8 @@ _LOOSE_USERINFO = re.compile(r"(?P<user>(?:[A-Za-z][A-Za-z0-9+.-]*://)?[^\s/?#:@
 # (``redis://:Sec/ret@host/0``): there the password runs to the last ``@``
 # before white space. Masking a path that holds ``@`` too is the safe error.
 _LOOSE_URL_USERINFO = re.compile(r"(?P<user>[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#:@]*):(?P<password>\S*)@")
+# The same for a string that is one URL (a --store argument): white space may be in the password too.
+_WHOLE_URL_USERINFO = re.compile(r"(?P<user>[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#:@]*):(?P<password>.*)@", re.S)
 _LOOSE_PASSWORD_PARAMETER = re.compile(r"(?i)(?P<key>\bpassword=)(?P<password>[^&\s#]*)")
 
 
@@ -65,6 +67,10 @@ def redact(url: str) -> str:
     >>> redact("mysql://bench:hunter2@127.0.0.1:3307/stratabench")
     'mysql://bench:***@127.0.0.1:3307/stratabench'
     """
+    if password_cut_short(url):
+        whole = _WHOLE_URL_USERINFO.match(url)
+        assert whole is not None
+        return _mask_loosely(f"{whole['user']}:{MASK}@{url[whole.end():]}")
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -96,11 +102,14 @@ def password_cut_short(url: str) -> bool:
         netloc = urlsplit(url).netloc
     except ValueError:
         netloc = ""
-    return "@" not in netloc and _LOOSE_URL_USERINFO.match(url) is not None
+    return "@" not in netloc and _WHOLE_URL_USERINFO.match(url) is not None
 
 
 def password_of(url: str) -> str | None:
     """The password carried by ``url`` (decoded), or ``None``; also of text that is not a URL."""
+    whole = _WHOLE_URL_USERINFO.match(url)
+    if whole is not None and password_cut_short(url):
+        return unquote(whole["password"])
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -129,6 +138,9 @@ def scrub(text: str, *urls: str) -> str:
             continue
         text = text.replace(url, redact(url))
         secrets = set(_loose_passwords(url))
+        whole = _WHOLE_URL_USERINFO.match(url)
+        if whole is not None and password_cut_short(url):
+            secrets.add(whole["password"])
         password = password_of(url)
         if password:
             secrets.add(password)

@@ -1,12 +1,20 @@
 """Property-based fuzzing of the command line (issue 14): no input gives a traceback.
 
 Hypothesis generates flags, settings, store URLs, ``--data`` files and
-results files, 1,108 inputs per run, and feeds them to ``main(argv)``
-in this process with the output captured, plus a few through the real
-``stratabench`` process. Each must end with a documented exit status
+results files, and feeds them to ``main(argv)`` in this process with the
+output captured, plus a sample through the real ``stratabench`` process.
+Each must end with a documented exit status
 (:func:`stratabench.errors.exit_statuses`), an error as one ``error:``
 line, and no traceback. The paths are the cheap ones (``run --dry-run``,
-``report``, ``compare``), so the whole file takes about a minute.
+``report``, ``compare``, ``load`` and ``clean`` against a closed port).
+
+Issue 27 added results files whose header, trailer, options or environment
+has a value of every wrong type; special files (FIFOs, character devices,
+directories, files over the read limit) given to every command that reads
+one, each under an alarm so a hang fails instead of blocking; and store
+URLs whose password holds every reserved character, which must appear in
+no output and no file written. 1,588 inputs per run in all, 16 of them
+through real processes; about two minutes on two cores.
 """
 
 from __future__ import annotations
@@ -15,9 +23,11 @@ import contextlib
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from urllib.parse import quote
 from pathlib import Path
 
 import pytest
@@ -178,3 +188,185 @@ def test_through_the_real_cli(argv: list[str]) -> None:
                           env=environment, timeout=120, check=False)
     assert "Traceback" not in done.stderr, (argv, done.stderr)
     assert done.returncode in DOCUMENTED, (argv, done.returncode, done.stderr)
+
+
+# -- issue 27: malformed headers, special files, passwords -------------------------------------------
+
+WRONG_TYPES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=6),
+                        st.lists(json_values, max_size=2), st.dictionaries(st.text(max_size=4), json_values, max_size=2))
+HEADER_PLACES = ["header", "environment", "options", "options.engine", "trailer", "trailer.environment"]
+HEADER_KEYS = ["environment", "options", "services", "run_id", "started", "format_version", "python", "packages",
+               "cpu_count", "memory_bytes", "load_average_start", "load_average_end", "cpu_governor", "hostname",
+               "git_revision", "engine", "size", "seed", "stores", "settings", "codecs", "data", "samples", "target",
+               "min_samples", "count", "finished", "type"]
+
+
+def _malformed(place: str, key: str, value: object) -> str:
+    lines = _good_lines()
+    header = json.loads(json.dumps(lines[0]))
+    header["environment"] = {"cpu": "c", "python": {"version": "3"}, "packages": {}}
+    trailer: dict[str, object] = {"type": "trailer", "finished": "2026-11-22T00:01:00+00:00", "environment": {}}
+    target = {"header": header, "environment": header["environment"], "options": header["options"],
+              "trailer": trailer, "trailer.environment": trailer["environment"]}.get(place)
+    if place == "options.engine":
+        target = header["options"].setdefault("engine", {})
+    assert isinstance(target, dict)
+    target[key] = value
+    return "".join(json.dumps(line) + "\n" for line in [header, *lines[1:], trailer])
+
+
+@settings(FUZZ, max_examples=250)
+@given(place=st.sampled_from(HEADER_PLACES), key=st.sampled_from(HEADER_KEYS), value=WRONG_TYPES,
+       command=st.sampled_from(["report", "report-html", "compare", "compare-gate"]))
+def test_malformed_headers(tmp_path: Path, place: str, key: str, value: object, command: str) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(_malformed(place, key, value))
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(line) + "\n" for line in _good_lines()))
+    argv = {"report": ["report", str(path)], "report-html": ["report", str(path), "--format", "html"],
+            "compare": ["compare", str(path), str(good)],
+            "compare-gate": ["compare", str(good), str(path), "--fail-above", "1.1"]}[command]
+    call(*argv)
+
+
+@contextlib.contextmanager
+def alarm(seconds: int) -> Iterator[None]:
+    """A hang becomes a failure: SIGALRM raises in the main thread after ``seconds``."""
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError(f"no answer after {seconds} s: the command hangs")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+SPECIAL = ["fifo", "/dev/zero", "/dev/urandom", "/dev/null", "directory", "huge", "missing", "empty-name"]
+READERS = ["report", "compare-first", "compare-second", "run --data", "load --data", "run-output-dir"]
+
+
+def _special(tmp_path: Path, kind: str) -> str:
+    if kind == "fifo":
+        path = tmp_path / "fifo.jsonl"
+        if not path.exists():
+            os.mkfifo(path)
+        return str(path)
+    if kind == "directory":
+        return str(tmp_path)
+    if kind == "huge":
+        path = tmp_path / "huge.jsonl"
+        with path.open("wb") as file:
+            file.truncate(10**12)  # sparse: over every limit, no disk
+        return str(path)
+    if kind == "missing":
+        return str(tmp_path / "missing.jsonl")
+    if kind == "empty-name":
+        return ""
+    return kind
+
+
+@settings(FUZZ, max_examples=60)
+@given(kind=st.sampled_from(SPECIAL), reader=st.sampled_from(READERS))
+def test_special_files(tmp_path: Path, kind: str, reader: str) -> None:
+    target = _special(tmp_path, kind)
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(line) + "\n" for line in _good_lines()))
+    with alarm(60):
+        if reader == "report":
+            code, _ = call("report", target)
+        elif reader == "compare-first":
+            code, _ = call("compare", target, str(good))
+        elif reader == "compare-second":
+            code, _ = call("compare", str(good), target, "--fail-above", "1.1")
+        elif reader == "run --data":
+            code, _ = call("run", "matrix", "--dry-run", "--data", target)
+        elif reader == "load --data":
+            code, _ = call("load", "--store", "memory://", "--data", target, "-o", str(tmp_path / "load.jsonl"))
+        else:  # a special file among the results files a run reads for its time estimate
+            folder = tmp_path / "out"
+            folder.mkdir(exist_ok=True)
+            if kind == "fifo" and not (folder / "x.jsonl").exists():
+                os.mkfifo(folder / "x.jsonl")
+            code, _ = call("run", "timeit", "--in-process", "--samples", "1", "--min-time", "0.001", "--warmups", "0",
+                           "--memory-samples", "0", "-q", "-o", f"{folder}/")
+            assert code == 0
+            return
+    assert code != 0, (kind, reader)
+
+
+RESERVED = ":/?#[]@!$&'()*+,;=% \"<>\\^`{|}~"
+passwords = st.builds(lambda middle: f"Zq{middle}9Xk",
+                      st.text(alphabet=st.sampled_from(RESERVED + "abcXYZ019"), min_size=1, max_size=12))
+URL_FORMS = ["redis://:{pw}@127.0.0.1:1/0", "redis://u:{pw}@127.0.0.1:1/0", "rediss://:{pw}@127.0.0.1:1/0",
+             "postgresql://u:{pw}@/db?host=/nonexistent", "postgresql://u:{pw}@:1/db", "mysql://u:{pw}@127.0.0.1:1/db",
+             "mongodb://u:{pw}@127.0.0.1:1/db", "memcached://u:{pw}@127.0.0.1:1", "sqlite://u:{pw}@/x.db",
+             "postgresql://127.0.0.1:1/db?password={pw}", "redis://:{pw}@[::1", "redis://:{pw}@127.0.0.1:x/0"]
+
+
+def _no_password(password: str, *texts: str) -> None:
+    for text in texts:
+        for form in {password, quote(password, safe=""), quote(password)}:
+            assert form not in text, (password, text[-400:])
+
+
+@settings(FUZZ, max_examples=150)
+@given(password=passwords, form=st.sampled_from(URL_FORMS), encode=st.booleans(),
+       command=st.sampled_from(["run --dry-run", "clean", "load", "services-free"]))
+def test_passwords_never_shown(tmp_path: Path, password: str, form: str, encode: bool, command: str) -> None:
+    url = form.format(pw=quote(password, safe="") if encode else password)
+    out = io.StringIO()
+    with alarm(60), contextlib.redirect_stdout(out):
+        if command == "run --dry-run":
+            _, err = call("run", "matrix", "--dry-run", "--store", url)
+        elif command == "clean":
+            _, err = call("clean", "--store", url)
+        elif command == "load":
+            _, err = call("load", "--store", url, "-o", str(tmp_path / "load.jsonl"), "--duration", "0.1",
+                          "--warmup", "0", "--set", "redis.connect_timeout=1", "--set", "redis.socket_timeout=1")
+        else:
+            _, err = call("run", "timeit", "--dry-run", "--store", url)
+    _no_password(password, out.getvalue(), err)
+    for written in tmp_path.glob("*.jsonl"):
+        _no_password(password, written.read_text(errors="replace"))
+
+
+@settings(FUZZ, max_examples=12)
+@given(password=passwords, form=st.sampled_from(URL_FORMS[:9]))
+def test_passwords_never_written_by_a_run(tmp_path: Path, password: str, form: str) -> None:
+    # A run that fails to reach the store writes the cell's error into the results file and every report.
+    url = form.format(pw=password)
+    data = tmp_path / "records.jsonl"
+    data.write_text('{"id": 1}\n{"id": 2}\n')
+    results = tmp_path / "r.jsonl"
+    with alarm(120):
+        _, err = call("run", "matrix", "--data", str(data), "--codec", "json", "--compressor", "none", "--store", url,
+                      "--set", "matrix.stores=memory", "--set", "matrix.operations=get_one", "--in-process",
+                      "--samples", "1", "--min-time", "0.001", "--warmups", "0", "--memory-samples", "0", "-q",
+                      "-o", str(results), "--overwrite")
+    _no_password(password, err)
+    if results.exists():
+        _no_password(password, results.read_text())
+        for name in ("terminal", "markdown", "csv", "json", "html"):
+            _, shown = call("report", str(results), "--format", name, "-o", str(tmp_path / f"r.{name}"), "--overwrite")
+            _no_password(password, shown, (tmp_path / f"r.{name}").read_text())
+
+
+@settings(FUZZ, max_examples=8)
+@given(argv=st.one_of(
+    st.builds(lambda kind, command: [*command, kind], st.sampled_from(["/dev/zero", "/dev/urandom", "/dev/null"]),
+              st.sampled_from([["report"], ["run", "matrix", "--dry-run", "--data"]])),
+    st.builds(lambda password, form: ["run", "timeit", "--dry-run", "--store", form.format(pw=password)],
+              passwords, st.sampled_from(URL_FORMS)),
+))
+def test_issue_27_inputs_through_the_real_cli(tmp_path: Path, argv: list[str]) -> None:
+    environment = {**os.environ, "STRATABENCH_CACHE_DIR": os.environ["STRATABENCH_CACHE_DIR"]}
+    done = subprocess.run([sys.executable, "-m", "stratabench.cli.main", *argv], capture_output=True, text=True,
+                          env=environment, timeout=120, check=False, cwd=tmp_path)
+    assert "Traceback" not in done.stderr, (argv, done.stderr)
+    assert done.returncode in DOCUMENTED, (argv, done.returncode, done.stderr)
+    if "--store" in argv:
+        password = argv[-1].split("Zq", 1)[1].rsplit("9Xk", 1)[0]
+        _no_password(f"Zq{password}9Xk", done.stdout, done.stderr)

@@ -14,21 +14,14 @@ from urllib.parse import urlsplit
 import pytest
 
 from stratabench.cli.main import main
-from stratabench.cli.run import new_run_id
+from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import (
-    RUN_IDENTIFIER_PATTERN,
-    RUN_NAMESPACE_PATTERN,
-    SWEEP_NAMESPACE,
-    Sweepable,
-    namespace_identifier,
-    open_store,
-    store_for_scheme,
-)
+from stratabench.layers.stores.base import Sweepable, open_store, store_for_scheme
+from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, RUN_NAMESPACE_PATTERN, SWEEP_NAMESPACE, namespace_identifier
 from stratabench.options import RunOptions
 from stratabench.redact import password_of
-from stratabench.suites.kit.stores import cell_namespace
+from stratabench.layers.stores.namespaces import cell_namespace
 from tests.availability import unavailable
 from tests.sentinels import SENTINELS, close_sentinel_clients  # noqa: F401 -- a fixture
 

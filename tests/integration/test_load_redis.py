@@ -233,7 +233,8 @@ def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
 
 def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
         server_url: Callable[[str], str], tmp_path: Path) -> None:
-    from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
+    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
     url = server_url("redis")
     command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
@@ -274,3 +275,39 @@ def test_rediss_against_a_plain_text_server_fails_within_seconds(server_url: Cal
     assert code == 69 and time.monotonic() - started < 15, err
     assert "rediss:// needs a server that speaks TLS; use redis:// for a plain-text one" in err
     assert url.split("@")[0].split(":")[-1] not in err  # the password
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_stopped_load_command_deletes_its_keys_itself(server_url: Callable[[str], str], tmp_path: Path,
+                                                       signum: int) -> None:
+    # Issue 27, item 6: SIGINT, SIGTERM and SIGHUP left the configuration's keys in the user's store;
+    # the signal goes to the whole process group, as a terminal's Ctrl-C or hang-up does.
+    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
+
+    url = server_url("redis")
+    semaphores = set(Path("/dev/shm").glob("sem.mp-*"))
+    command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
+               "--duration", "60", "--warmup", "0", "-o", str(tmp_path / "load.jsonl")]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(psutil.Process(process.pid).children(recursive=True)) < 3:  # the fork server and two clients
+            assert time.monotonic() < deadline and process.poll() is None, "the clients never started"
+            time.sleep(0.1)
+        time.sleep(2)  # under load
+        with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+            assert isinstance(store, Sweepable)
+            assert [name for name in store.list_namespaces() if ".load." in name], "the clients wrote keys"
+        os.killpg(process.pid, signum)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 128 + signum, err
+    assert "Traceback" not in err and "KeyError" not in err, err
+    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert not [name for name in store.list_namespaces() if ".load." in name]  # type: ignore[attr-defined]
+    time.sleep(1)  # the resource tracker unlinks what is left once the command's pipe closes
+    assert set(Path("/dev/shm").glob("sem.mp-*")) <= semaphores, "semaphores left behind"

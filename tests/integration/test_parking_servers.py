@@ -2,9 +2,9 @@
 
 Each server process is started the way the suite starts it; the driver runs
 the five test cases (68 calls, Table 1's shape); the database then holds the
-invariants of spec section 9; a batch of malformed calls gets only the
-answers spec section 3 allows and changes no row. On MariaDB, ``python-orm``
-sends the statements of spec 11.4, ``python-core`` fewer in the same
+invariants of docs/studies/parking.md §9; a batch of malformed calls gets only the
+answers docs/studies/parking.md §3 allows and changes no row. On MariaDB, ``python-orm``
+sends the statements of docs/studies/parking.md §11.4, ``python-core`` fewer in the same
 transactions, and MariaDB's own counters agree with both.
 """
 
@@ -33,7 +33,7 @@ DATABASES = ["sqlite", "postgresql", "mariadb"]
 TABLE_1 = {"get_service_info": 22, "create_reservation": 10, "pay_reservation": 8, "get_user_account": 7,
            "stop_service": 6, "account_transfer": 6, "cancel_reservation": 4, "check_plate_number": 3,
            "leave_parking": 1, "issue_ticket": 1}  # fmt: skip
-#: Spec 11.4: what python-orm sends per suite run on MariaDB (one batched UPDATE counted once).
+#: docs/studies/parking.md §11.4: what python-orm sends per suite run on MariaDB (one batched UPDATE counted once).
 SPEC_11_4 = {"SELECT": 78, "SELECT FOR UPDATE": 88, "UPDATE": 44, "INSERT": 27, "DELETE": 0, "COMMIT": 32,
              "ROLLBACK": 34, "OTHER": 0}  # fmt: skip
 

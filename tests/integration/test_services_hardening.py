@@ -59,6 +59,14 @@ def test_servers_see_only_a_cleaned_environment_and_private_directories(server: 
         assert mode == 0o700, f"{directory} is {oct(mode)}"
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="servers drop to nobody only when started by root")
+def test_every_server_runs_as_nobody_under_root(server: RunningService) -> None:
+    # Issue 27, item 7: the MongoDB-wire server (FerretDB) ran as root; the other four dropped to nobody.
+    processes = [psutil.Process(pid) for part in server.each() for pid in part.pids]
+    processes += [child for process in processes for child in process.children(recursive=True)]
+    assert processes and {process.username() for process in processes} == {"nobody"}, server.name
+
+
 def test_redis_asks_for_its_password() -> None:
     for running in started("redis"):
         password = password_of(running.url)

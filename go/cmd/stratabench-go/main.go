@@ -1,5 +1,5 @@
 // Command stratabench-go is the Go side of stratabench's bulkload study
-// (specs/bulkload.md §4.1). The Python engine runs it as a subprocess.
+// (docs/studies/bulkload.md §4.1). The Python engine runs it as a subprocess.
 //
 //	stratabench-go bulkload --seed 100 --size 100000 --workdir DIR \
 //	    [--formats embed,json,gob,msgp,msgpack] [--variants warm,fresh] \

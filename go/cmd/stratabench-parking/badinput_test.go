@@ -14,7 +14,7 @@ import (
 	_ "github.com/glebarez/go-sqlite"
 )
 
-// Malformed calls get the answers of spec §3 (HTTP 500 for an unknown
+// Malformed calls get the answers of docs/studies/parking.md §3 (HTTP 500 for an unknown
 // function or a service_descr that is not JSON, bad_protocol, or the
 // function's default status) and change no row.
 func TestBadInput(t *testing.T) {
@@ -123,7 +123,7 @@ func (c *client) raw(t *testing.T, path string) string {
 }
 
 // snapshot is every table's row count and the sums that the invariants of
-// spec §9 are about.
+// docs/studies/parking.md §9 are about.
 func snapshot(t *testing.T, db *sql.DB) map[string]string {
 	t.Helper()
 	out := map[string]string{}

@@ -1,5 +1,5 @@
-// Command stratabench-parking is the Go side of the parking study (spec
-// parking.md): the car-parking OLTP service of §3–§9 over HTTP, in two
+// Command stratabench-parking is the Go side of the parking study
+// (docs/studies/parking.md): the car-parking OLTP service of §3–§9 over HTTP, in two
 // implementations that share the business logic and differ in their data
 // layer.
 //

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// The five test cases of spec §11.2 (protocol 2 with the -apu checks), call
+// The five test cases of docs/studies/parking.md §11.2 (protocol 2 with the -apu checks), call
 // by call, against a server started by run(), for both implementations on
 // SQLite, and on PostgreSQL and MariaDB when STRATABENCH_PARKING_PG_DSN and
 // STRATABENCH_PARKING_MYSQL_DSN name databases to use (the Python suite's
@@ -84,10 +84,10 @@ func runSuite(t *testing.T, impl, db, dsn string) {
 	if counts["BEGIN"] != counts["COMMIT"]+counts["ROLLBACK"] {
 		t.Errorf("%d transactions begun, %d committed, %d rolled back", counts["BEGIN"], counts["COMMIT"], counts["ROLLBACK"])
 	}
-	if counts["BEGIN"] != 66 { // 68 calls, two refused before touching a table (spec §11.4)
+	if counts["BEGIN"] != 66 { // 68 calls, two refused before touching a table (docs/studies/parking.md §11.4)
 		t.Errorf("%d transactions per run, want 66", counts["BEGIN"])
 	}
-	if counts["INSERT"] != 27 { // every run inserts the same rows (spec §9)
+	if counts["INSERT"] != 27 { // every run inserts the same rows (docs/studies/parking.md §9)
 		t.Errorf("%d INSERTs per run, want 27", counts["INSERT"])
 	}
 	log, err := os.ReadFile(logPath)

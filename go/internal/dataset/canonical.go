@@ -11,7 +11,7 @@ import (
 
 // WriteCanonical writes the canonical form of recs to w: what
 // encoding/json's Encoder writes for the list, a JSON array without
-// whitespace followed by one line feed (spec §3).
+// whitespace followed by one line feed (docs/studies/bulkload.md §3).
 //
 // Times are written in UTC. Some decoders (msgpack by default) hand back
 // the right instant in time.Local; the canonical form is about the data,

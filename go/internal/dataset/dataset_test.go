@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Test vectors of spec §3.2 (seed 100).
+// Test vectors of docs/studies/bulkload.md §3.2 (seed 100).
 var vectors = []struct {
 	n    int
 	hash string

@@ -2,7 +2,7 @@
 //
 // The dataset is a pure function of (n, seed): Go's math/rand (v1) stream
 // from an explicit rand.New(rand.NewSource(seed)), consumed in the order of
-// specs/bulkload.md §2.6. The canonical form is what encoding/json's Encoder
+// docs/studies/bulkload.md §2.6. The canonical form is what encoding/json's Encoder
 // writes for the list, and the integrity hash is its SHA-1 (§3).
 package dataset
 

@@ -79,7 +79,7 @@ func TestAssetSizesAndJSONIsCanonical(t *testing.T) {
 	}
 }
 
-// The msgp and msgpack wire details of spec §4.1.
+// The msgp and msgpack wire details of docs/studies/bulkload.md §4.1.
 func TestWireDetails(t *testing.T) {
 	recs := dataset.Generate(1, 100)
 	var b bytes.Buffer

@@ -1,4 +1,4 @@
-// Package format holds the bulkload formats of spec §4.1. Each format lives
+// Package format holds the bulkload formats of docs/studies/bulkload.md §4.1. Each format lives
 // in one file and registers itself in init(); the command finds them here,
 // with no import list to keep.
 package format
@@ -13,7 +13,7 @@ import (
 	"stratabench.dev/go/internal/dataset"
 )
 
-// Variants of the load operation (spec §4.1, load semantics).
+// Variants of the load operation (docs/studies/bulkload.md §4.1, load semantics).
 const (
 	// Warm keeps the destination between operations, as the seed's
 	// package-level slice did: decoders reuse its backing array.

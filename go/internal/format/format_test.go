@@ -9,7 +9,7 @@ import (
 	"stratabench.dev/go/internal/dataset"
 )
 
-// Spec §3.2, seed 100.
+// docs/studies/bulkload.md §3.2, seed 100.
 const (
 	hash10   = "69e2a61caa30fcff9ea19db1b95611ab9f84fd2a"
 	hash1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"

@@ -3,7 +3,7 @@
 The Go module in ``go/`` builds two programs:
 
 ``stratabench-go``
-    The Go side of the bulkload study (specs/bulkload.md §4.1): it generates
+    The Go side of the bulkload study (docs/studies/bulkload.md §4.1): it generates
     the dataset, writes each format's asset, times loading it under
     ``testing.Benchmark`` and prints one JSON object per cell on stdout.
 ``stratabench-mongo``

@@ -11,7 +11,8 @@ from typing import Any
 
 from stratabench.cli.arguments import add_output_arguments, names, positive_int
 from stratabench.cli.progress import make_progress
-from stratabench.cli.run import _check_data_file, _output_path, _services, new_run_id
+from stratabench.cli.run import _check_data_file, _output_path, _services
+from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.layers.stores.base import check_store_url
 from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment, load_average
@@ -67,7 +68,7 @@ def handle(args: argparse.Namespace) -> int:
     run_id = new_run_id()
     output = _output_path(args.output, run_id)
     options = AdviseOptions(data=args.data, stores=tuple(args.store or ()), goal=goal, prices=prices, run_id=run_id,
-                            codecs=names(args.codec), compressors=names(args.compressor), clients=args.clients)
+                            codecs=names(args.codec, "--codec"), compressors=names(args.compressor, "--compressor"), clients=args.clients)
     # The load step's client processes make multiprocessing's temporary directory; made now, it lives
     # outside the run's scratch root, which is gone by the time multiprocessing removes it at exit.
     multiprocessing.util.get_temp_dir()

@@ -15,9 +15,14 @@ __all__ = [
 ]
 
 
-def names(values: list[str] | None) -> tuple[str, ...]:
-    """Names given by a repeated flag or as comma lists (``--codec json,msgpack --codec cbor2``), in order."""
+def names(values: list[str] | None, flag: str = "the list") -> tuple[str, ...]:
+    """Names given by a repeated flag or as comma lists (``--codec json,msgpack --codec cbor2``), in order.
+
+    A flag given with nothing in it (``--codec ''``) is refused rather than read as "every one".
+    """
     found = [name.strip() for value in values or () for name in value.split(",")]
+    if values and not any(found):
+        raise UsageError(f"{flag} is empty; name at least one (stratabench list shows them), or leave {flag} out")
     return tuple(dict.fromkeys(name for name in found if name))
 
 
@@ -173,7 +178,12 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
 
 
 #: --target: a percentage above 0 and below 100 (argparse names the flag).
-_percent = number_in(0, 100, what="a percentage", low_open=True)
+_percent_number = number_in(0, 100, what="a percentage", low_open=True)
+
+
+def _percent(text: str) -> float:
+    """argparse type of ``--target``: a percentage, ``2`` or ``2%``."""
+    return _percent_number(text.strip().removesuffix("%")) / 100
 #: --budget: seconds of adaptive sampling a cell may spend (up to an hour).
 _budget = number_in(0, 3600, what="a number of seconds", low_open=True)
 

@@ -19,7 +19,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from stratabench.layers.stores.base import SWEEP_NAMESPACE, Sweepable, open_store
+from stratabench.layers.stores.base import Sweepable, check_store_url, open_store
+from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
 __all__ = ["add_parser", "clean", "handle"]
 
@@ -48,6 +49,8 @@ def clean(urls: Sequence[str], *, dry_run: bool = False) -> int:
     Returns 0; a store that cannot be reached raises
     :class:`~stratabench.errors.StoreError` before anything is removed there.
     """
+    for url in urls:  # every URL is checked before any store is touched: a typo in the last cleans nothing
+        check_store_url(url)
     for url in urls:
         with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
             if not isinstance(store, Sweepable):

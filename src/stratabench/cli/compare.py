@@ -11,7 +11,7 @@ from stratabench.cli.arguments import add_format_argument, fraction, number_in
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import ALPHA, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
+from stratabench.report.comparison import ALPHA, CANNOT_JUDGE, INCONCLUSIVE, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.cli.report import read_results
@@ -24,10 +24,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compare", help="compare two results files cell by cell (rank test, ratio intervals, a CI gate)",
         description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
-        "each pair on its raw samples: the ratio of medians (second/first) with a bootstrap 95%% interval, "
-        "and a two-sided Mann-Whitney U test. A cell is called changed only when p < 0.05 and the ratio is "
-        "beyond --min-effect; a pair with too few samples for the test ever to reach p < 0.05 (three against "
-        "three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
+        "each pair on its per-round values (raw samples for files from before rounds): the ratio of medians "
+        "(second/first) with a bootstrap 95% interval, and a two-sided Mann-Whitney U test. A cell is slower or "
+        "faster (larger or smaller) only when p < 0.05 and the ratio is beyond --min-effect; unchanged when the "
+        "interval rules out a change that large; inconclusive otherwise; a pair with too few values for the test "
+        "ever to reach p < 0.05 (three against three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
         "factor, a cell cannot be judged, or a cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
@@ -81,14 +82,20 @@ def handle(args: argparse.Namespace) -> int:
     if args.summary or os.environ.get(STEP_SUMMARY):
         verdict = _verdict_line(args.fail_above, code, comparison)
         write_summary(markdown_summary(f"stratabench compare: {args.before} → {args.after}", verdict, table,
-                                       lambda row: row["verdict"] != "unchanged",
+                                       # Moved or unjudged; an inconclusive cell is counted in the verdict line.
+                                       lambda row: not row["verdict"].startswith(("unchanged", INCONCLUSIVE)),
                                        [f"exact change: {change.line()}" for change in comparison.exact_changes]),
                       args.summary)
     return code
 
 
 def _verdict_line(fail_above: float | None, code: int, comparison: Comparison) -> str:
-    moved = f"{len(comparison.changes) - comparison.counts['unchanged']} of {len(comparison.changes)} cells moved"
+    up, down = comparison.metric.change_words
+    moved = f"{comparison.counts[up] + comparison.counts[down]} of {len(comparison.changes)} cells moved"
+    if comparison.counts[INCONCLUSIVE]:
+        moved += f", {comparison.counts[INCONCLUSIVE]} {INCONCLUSIVE}"
+    if comparison.counts[CANNOT_JUDGE]:
+        moved += f", {comparison.counts[CANNOT_JUDGE]} {CANNOT_JUDGE}"
     return moved if fail_above is None else f"gate {'failed' if code else 'passed'} (--fail-above {fail_above:g}): {moved}"
 
 
@@ -109,10 +116,17 @@ def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
         print(f"regression: {exact.line()}; limit {args.fail_above:g}×", file=sys.stderr)
     unjudged = comparison.unjudged()
     for change in unjudged:
-        before_n, after_n = (len(cell.metrics[args.metric].samples) for cell in (change.before, change.after))
+        before_n, after_n = change.values
         print(f"cannot judge: {change.suite} {change.cell}: {change.test.ratio:.3f}× from {before_n} and {after_n} "
-              f"samples, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
-              "rerun both with more samples (--min-samples 4 or more)", file=sys.stderr)
+              f"values, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
+              "rerun both with more rounds (--min-samples 4 or more)", file=sys.stderr)
     for line in comparison.failed:
         print(f"failed cell: {line}", file=sys.stderr)
+    inconclusive = comparison.inconclusive()
+    if inconclusive:
+        hides = sorted(change.could_hide for change in inconclusive)
+        print(f"{len(inconclusive)} of {len(comparison.changes)} cells inconclusive (neither a change beyond "
+              f"{args.min_effect:.0%} nor its absence shows; they could hide a change of up to "
+              f"{hides[len(hides) // 2]:.0%} (median) to {hides[-1]:.0%}); the gate does not fail on them, "
+              "more rounds (--min-samples) would settle them", file=sys.stderr)
     return 1 if worse or exact_worse or unjudged or comparison.failed else 0

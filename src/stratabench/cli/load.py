@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.cli.arguments import add_output_arguments, fraction, number_in, parse_settings, whole_in
-from stratabench.cli.run import new_run_id
+from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import StratabenchError, UsageError
 from stratabench.layers.stores.base import open_store
 from stratabench.load.cells import cell_name, load_cell
@@ -186,6 +186,17 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
         raise UsageError("give --store URL to load a store, or `stratabench load parking` to load a parking server")
     if args.service == "parking":
         return _parking_options(args)
+    # Options of the other kind of load are refused, not ignored: the user meant something by them.
+    for flag, value, default in (("--server", args.server, "python-core"), ("--db", args.db, "sqlite")):
+        if value != default:
+            raise UsageError(f"{flag} is for `stratabench load parking`; a store load takes --store only")
+    if args.data is not None and not args.data.strip():
+        raise UsageError("--data is empty; give the name of a JSON Lines or CSV file of records")
+    if args.data is None and args.codec != "json":
+        raise UsageError(f"--codec {args.codec!r} encodes --data records; without --data the records are generated "
+                         "bytes: give --data FILE, or leave --codec out")
+    if not args.codec.strip():
+        raise UsageError("--codec is empty; name a codec (stratabench list shows them)")
     run_id = new_run_id()
     settings = parse_settings(args.settings)
     check_settings(settings)
@@ -194,7 +205,9 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
     rates: list[float | None] = list(_numbers(args.rate, "--rate", float, MAX_RATE)) if args.rate else [None]
     workloads = [w.strip() for w in args.workload.split(",") if w.strip()]
     langs = [lang.strip() for lang in args.client_lang.split(",") if lang.strip()]
-    cluster = parse_cluster(args.cluster) if args.cluster else None
+    if not langs:
+        raise UsageError(f"--client-lang {args.client_lang!r} names no language; choose python or go")
+    cluster = parse_cluster(args.cluster) if args.cluster is not None else None
     if cluster is not None and "go" in langs:
         raise UsageError("--cluster runs Python clients only; leave go out of --client-lang, or --cluster out")
     configurations = [
@@ -250,7 +263,7 @@ def _parking_options(args: argparse.Namespace) -> LoadOptions:
     )  # fmt: skip
     return LoadOptions(
         specs=specs, sweep=False, sweep_rates=(), limits=SweepLimits(), cluster=parse_cluster(args.cluster) if
-        args.cluster else None, run_id=run_id, output=Path(args.output or f"results/{run_id}.jsonl"),
+        args.cluster is not None else None, run_id=run_id, output=Path(args.output or f"results/{run_id}.jsonl"),
         overwrite=args.overwrite, quiet=args.quiet, format=args.format, data=None, database=args.db,
     )  # fmt: skip
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from stratabench.cli.signals import interrupt_description, interrupted_exit_code, stop_signals_interrupt
 from stratabench.errors import StratabenchError, UsageError, exit_statuses
+from stratabench.report.formats.terminal import visible
 
 __all__ = ["build_parser", "entry_point", "main"]
 
@@ -26,6 +28,12 @@ COMMANDS = ("run", "advise", "ab", "load", "list", "report", "compare", "dataset
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: a bad argument is a :class:`UsageError`, not usage text and exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse takes "-1e308" or "-inf" for an option, and then blames a missing value: a number that
+        # starts with '-' is a value, which its option's type checks.
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^-(inf|nan)$", re.I)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}; see '{self.prog} --help'")
@@ -89,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.handler(args)
         return code
     except StratabenchError as error:
-        print(f"error: {error.message}", file=sys.stderr)
+        print(f"error: {visible(error.message)}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt as interrupt:
         print(f"{interrupt_description(interrupt)}: results measured so far are kept", file=sys.stderr)

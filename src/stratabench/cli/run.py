@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 import datetime as dt
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator
@@ -32,12 +31,13 @@ from stratabench.errors import UsageError
 from stratabench.input_file import file_kind
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.counts import counts_report
 from stratabench.report.document import Detail
 from stratabench.report.formats import REPORTERS
-from stratabench.results.environment import environment, load_average
+from stratabench.results.environment import environment, load_average, scheduler_counters
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
@@ -46,7 +46,7 @@ from stratabench.suites.kit.plan import cell_key, describe_plan, estimate_second
 from stratabench.suites.kit.reports import run_report
 
 
-__all__ = ["add_parser", "new_run_id", "plugin_modules", "run"]
+__all__ = ["add_parser", "plugin_modules", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -103,11 +103,6 @@ def add_parser(subparsers: Any) -> None:
 QUICK_SIZE = 2_000
 
 
-def new_run_id() -> str:
-    """Time-ordered and unique: ``20261121-054500-3f2a``."""
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
-
-
 @contextlib.contextmanager
 def _services(kind: str | None) -> Iterator[dict[str, Any]]:
     """Start private servers for the run when asked; yields name → running service."""
@@ -128,7 +123,7 @@ def handle(args: argparse.Namespace) -> int:
     run_id = new_run_id()
     # Your own records are what the matrix suite is for: with no suite named,
     # --data means "measure my file", not "run the studies and ignore it".
-    suites = names(args.suites) or (("matrix",) if args.data else ())
+    suites = names(args.suites, "SUITE") or (("matrix",) if args.data else ())
     if args.quick:
         _quick(args)
     if args.full:
@@ -137,15 +132,15 @@ def handle(args: argparse.Namespace) -> int:
     check_settings(settings)  # a misspelt name is an error here, not a setting silently ignored
     for url in args.store or ():
         check_store_url(url)  # a malformed URL stops the run before any server starts
-    for mapper in names(args.mapper):
+    for mapper in names(args.mapper, "--mapper"):
         MAPPERS.info(mapper)  # an unknown name is an error, not a filter that keeps everything
     options = RunOptions(
         suites=suites,
         size=args.size,
         seed=args.seed,
-        codecs=names(args.codec),
-        compressors=names(args.compressor),
-        mappers=names(args.mapper),
+        codecs=names(args.codec, "--codec"),
+        compressors=names(args.compressor, "--compressor"),
+        mappers=names(args.mapper, "--mapper"),
         stores=tuple(args.store or ()),
         data=args.data,
         settings=settings,
@@ -186,6 +181,8 @@ def _check_full(suites: tuple[str, ...]) -> None:
 
 def _check_data_file(path: str) -> None:
     """``--data`` must be a regular file; anything else is named for what it is."""
+    if not path.strip():
+        raise UsageError("--data is empty; give the name of a JSON Lines or CSV file of records")
     try:
         mode = Path(path).stat().st_mode
     except FileNotFoundError:
@@ -252,8 +249,13 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
                 print(describe_plan(plan, estimates, measured), file=sys.stderr, flush=True)
             try:
                 results = execute(plan, options, writer, progress)
-                writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                              {"load_average_end": load_average()})
+                # What is known only at the end: the load, steal and run-queue wait then, and the
+                # reference workload of every round, which the report's provenance reads from here.
+                end = {"load_average_end": load_average(), **scheduler_counters("end"),
+                       "reference_ns": [record["reference_ns"] for record in writer.rounds],
+                       "reference_at_s": [record["at_s"] for record in writer.rounds]}
+                writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), end)
+                header["environment"].update(end)
             except KeyboardInterrupt as interrupt:
                 print(f"{interrupt_description(interrupt)}: the cells measured so far are in {output}",
                       file=sys.stderr)

@@ -20,7 +20,7 @@ def add_parser(subparsers: Any) -> None:
         description="Run one of the parking study's Python servers on 127.0.0.1 until stdin closes.",
     )
     services = parser.add_subparsers(dest="service", metavar="SERVICE", required=True)
-    parking = services.add_parser("parking", help="the parking study's HTTP service (spec: specs/parking.md)",
+    parking = services.add_parser("parking", help="the parking study's HTTP service (spec: docs/studies/parking.md)",
                                   description="Serve the parking API; the database must hold the parking "
                                   "tables (python -m stratabench.systems.parking.schema URL creates them).")
     from stratabench.systems.parking.serve import add_arguments

@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
         "timeit", help="time a Python statement with the same engine as every suite",
         description="Time a Python statement as timeit and pyperf do (the statement is inlined in a "
         "calibrated loop), in a fresh worker process, and print the median per loop with the confidence "
-        "interval its samples reach (95%% from 6 samples; fewer print their lower level). A statement or setup "
+        "interval its samples reach (95% from 6 samples; fewer print their lower level). A statement or setup "
         "that fails is reported with its line.",
     )
     parser.add_argument("stmt", nargs="*", help="the statement to time; several are joined as lines, as "

@@ -1,4 +1,4 @@
-"""The ``article`` dataset: one large text record, as the cache study cached (specs/cache.md §3).
+"""The ``article`` dataset: one large text record, as the cache study cached (docs/studies/cache.md §3).
 
 A pure function of (size, seed): ``size`` articles (the study uses one),
 each about 60 KB of word-vocabulary prose (:mod:`stratabench.datasets.words`),

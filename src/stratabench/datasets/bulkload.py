@@ -2,8 +2,8 @@
 
 Reproduces the asset of the "GAE/Go data deserialization benchmark"
 (t-yaegashi/goddbench, 2018) bit for bit: :func:`generate` draws the records
-from :class:`~stratabench.datasets.gorand.GoRand` in the order of spec
-``bulkload.md`` section 2.6, and :func:`canonical_bytes` writes what Go's
+from :class:`~stratabench.datasets.gorand.GoRand` in the order of
+``docs/studies/bulkload.md`` §2.6, and :func:`canonical_bytes` writes what Go's
 ``encoding/json`` writes for them (section 3), so :func:`canonical_hash`
 matches the published hashes in :data:`REFERENCE_HASHES`.
 
@@ -48,7 +48,7 @@ BULKLOAD_SCHEMA = Schema(
         Field("time", "time_ns"),
     ),
 )
-"""The five-field record of the bulkload dataset (specs/bulkload.md section 1)."""
+"""The five-field record of the bulkload dataset (docs/studies/bulkload.md section 1)."""
 
 
 #: The seed of the reference dataset.
@@ -57,7 +57,7 @@ DEFAULT_SEED = 100
 #: JSON keys of the five fields, in record (and canonical) order.
 JSON_KEYS = ("bool", "int", "float", "string", "time")
 
-#: SHA-1 of the canonical bytes, keyed by (size, seed): spec section 3.2.
+#: SHA-1 of the canonical bytes, keyed by (size, seed): docs/studies/bulkload.md §3.2.
 #: The 100,000-record value is the one goddbench published.
 REFERENCE_HASHES: dict[tuple[int, int], str] = {
     (1, 100): "666dae3acff790b581a4d5f7b8db2d4708790bba",

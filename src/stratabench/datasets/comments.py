@@ -1,4 +1,4 @@
-"""The ``comments`` dataset: a list of comment-sized records (specs/cache.md §3).
+"""The ``comments`` dataset: a list of comment-sized records (docs/studies/cache.md §3).
 
 A pure function of (size, seed); the study caches 1,000 of them as one
 entry. Fields, in order:

@@ -1,6 +1,6 @@
 """The ``entities`` dataset: wide Datastore entities, stored as ndb writes them.
 
-One dataset per (schema, width, flavour, seed), as in specs/entities.md §3:
+One dataset per (schema, width, flavour, seed), as in docs/studies/entities.md §3:
 100 entities of 10 or 100 properties named ``prop_a``, ``prop_b``, ... (the
 property index in base 26, least significant letter first, as the 2016
 study named them), each holding 20 random lowercase letters (``text``
@@ -86,7 +86,7 @@ DEFAULT_SEED = 2016
 #: ndb's global-cache key tag (``google.cloud.ndb._cache._PREFIX``), before the serialized v1 Key.
 GLOBAL_CACHE_PREFIX = b"NDB30"
 
-#: Property types of the ``mixed`` schema, by property index modulo 8 (spec §3).
+#: Property types of the ``mixed`` schema, by property index modulo 8 (docs/studies/entities.md §3).
 MIXED_TYPES: tuple[PropertyType, ...] = (
     "text",
     "string",
@@ -223,7 +223,7 @@ def _thaw(value: Any) -> Any:
 
 
 def canonical_value(value: Any) -> tuple[str, Any]:
-    """The (type, canonical value) of one Python property value (spec §3).
+    """The (type, canonical value) of one Python property value (docs/studies/entities.md §3).
 
     Integers become decimal text, floats their exact hexadecimal form, bytes
     lowercase hex, timestamps integer microseconds since the epoch in UTC (a
@@ -373,7 +373,7 @@ def global_cache_key(kind: str, ident: int) -> bytes:
     """ndb's global-cache key of ``Key(kind, ident)`` in project ``stratabench``.
 
     The store key of every entity, so the direct paths and ndb's own read
-    path through its global cache read the same record (spec §4.1).
+    path through its global cache read the same record (docs/studies/entities.md §4.1).
     """
     return GLOBAL_CACHE_PREFIX + _key_bytes(kind, ident)
 
@@ -534,7 +534,7 @@ def ndb_context(global_cache: Any = None) -> Any:
     Parameters
     ----------
     global_cache
-        An ``ndb.GlobalCache`` to read entities through (spec §4.2), or ``None``.
+        An ``ndb.GlobalCache`` to read entities through (docs/studies/entities.md §4.2), or ``None``.
     """
     client = _ndb_client()
     with client.context(global_cache=global_cache, cache_policy=False) as context:

@@ -4,7 +4,7 @@
 in Go, call for call: the additive lagged Fibonacci source (``rngSource``)
 and the ``Rand`` methods built on it, including the ``NormFloat64`` ziggurat
 and the byte reservoir of ``Read``. The bulkload dataset
-(spec ``bulkload.md`` section 2) is defined as this stream, so every
+(``docs/studies/bulkload.md`` section 2) is defined as this stream, so every
 bit matters here.
 
 Nothing is vendored from Go. The ``cooked`` seeding table is rebuilt by
@@ -536,7 +536,7 @@ class GoRand:
     def bulkload_records(
         self, count: int, make: Callable[[BulkloadTuple], _T] | None = None
     ) -> list[_T] | list[BulkloadTuple]:
-        """Draw ``count`` bulkload records (spec ``bulkload.md`` section 2.6).
+        """Draw ``count`` bulkload records (``docs/studies/bulkload.md`` section 2.6).
 
         Per record, in this order: ``L = 8 + Intn(64)``, ``B = Read(L)``,
         ``bool = Int() is even``, ``int = Int()``, ``float = NormFloat64()``,

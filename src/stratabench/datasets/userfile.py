@@ -45,6 +45,7 @@ import json
 import keyword
 import math
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +181,9 @@ def _read_json_lines(name: str, data: bytes) -> tuple[list[str], list[dict[str, 
             return DataError(f"{where}: not JSON ({error.msg} at column {error.colno}); each line must be one JSON object")
         if isinstance(line.error, NestedTooDeeply):
             return DataError(f"{where}: nested deeper than {MAX_DEPTH} levels of arrays and objects; flatten the record")
+        if line.error is not None and "integer string conversion" in str(line.error):
+            return DataError(f"{where}: an integer of more than {sys.get_int_max_str_digits():,} digits; "
+                             "write it as a string")
         if line.error is not None:
             return DataError(f"{where}: {line.error}; NaN and infinities have no exact JSON form")
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(line.value), "a number")
@@ -269,7 +273,8 @@ def _read_csv(name: str, data: bytes) -> tuple[list[str], list[list[str]]]:
 
 def _csv_column(values: list[str]) -> tuple[FieldType, list[Any]]:
     present = [value for value in values if value != ""]
-    if present and all(_PLAIN_INT.match(value) and int(value) in _INT64 for value in present):
+    # Twenty digits hold any 64-bit integer; int() refuses a few thousand digits (a ValueError).
+    if present and all(_PLAIN_INT.match(value) and len(value) <= 20 and int(value) in _INT64 for value in present):
         return _nullable("int", [int(value) if value else None for value in values])
     if present and all(value in ("true", "false") for value in present):
         return _nullable("bool", [value == "true" if value else None for value in values])

@@ -30,6 +30,7 @@ from typing import Any
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.measure import Measurement, measure_operation
 from stratabench.engine.operation import CellSpec, Operation, builder_of
+from stratabench.engine.sampling import RoundPlan
 from stratabench.engine.zygote import Zygotes, ZygoteError
 from stratabench.errors import StratabenchError, UnavailableError, UncountableError, ValueTooLargeError
 from stratabench.lifeline import parent_death_signal
@@ -63,8 +64,8 @@ Measure = Callable[[Operation, EngineOptions, Clock], Measurement]
 
 
 def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYSTEM_CLOCK,
-                        measure: Measure = measure_operation) -> CellResult:
-    """Prepare, measure and verify one Python cell in this process.
+                        measure: Measure = measure_operation, plan: RoundPlan | None = None) -> CellResult:
+    """Prepare, measure and verify one Python cell in this process (one round of it, with ``plan``).
 
     Never raises for a cell's own failure: errors become a result with a
     status and a one-line reason, so one bad cell never stops a run.
@@ -87,7 +88,9 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
             traceback.print_exc()
             return failed("failed", _internal_error(error))
         try:
-            measurement = measure(operation, options.engine, clock)
+            # A round of a run is the engine's timing, at the round's loops and samples.
+            measurement = (measure(operation, options.engine, clock) if plan is None
+                           else measure_operation(operation, options.engine, clock, plan))
         except StratabenchError as error:
             return failed(status_of(error), error.message)
         except Exception as error:  # noqa: BLE001
@@ -103,7 +106,7 @@ def run_cell_in_process(spec: CellSpec, options: RunOptions, clock: Clock = SYST
 
 
 def run_cell_in_worker(spec: CellSpec, options: RunOptions, *, command: Sequence[str] | None = None,
-                       env: Mapping[str, str] | None = None) -> CellResult:
+                       env: Mapping[str, str] | None = None, plan: RoundPlan | None = None) -> CellResult:
     """Run one cell in a fresh Python process and read back its result.
 
     ``command`` starts a worker other than the default (``python -m
@@ -115,7 +118,7 @@ def run_cell_in_worker(spec: CellSpec, options: RunOptions, *, command: Sequence
     with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
         result_path = Path(tmp) / "result.json"
         # The request goes through a pipe, never a file: its store URLs may carry passwords.
-        request = json.dumps({"cell": spec.to_json(), "options": options.to_json()})
+        request = json.dumps(_request(spec, options, plan))
         try:
             process = subprocess.run(
                 [*(command or (sys.executable, "-m", "stratabench.engine.worker")), "-", str(result_path)],
@@ -132,9 +135,14 @@ def run_cell_in_worker(spec: CellSpec, options: RunOptions, *, command: Sequence
         return _worker_result(spec, result_path, process.returncode, process.stderr, started)
 
 
+def _request(spec: CellSpec, options: RunOptions, plan: RoundPlan | None) -> dict[str, Any]:
+    """What a worker is asked: the cell, the run's options and, in a run, its round."""
+    return {"cell": spec.to_json(), "options": options.to_json(), "round": None if plan is None else plan.to_json()}
+
+
 def _timed_out(spec: CellSpec, options: RunOptions, started: float) -> CellResult:
     return CellResult.failure(
-        spec, "failed", f"timed out after {options.engine.cell_timeout_s:.0f} s; raise --cell-timeout or use a smaller --size",
+        spec, "failed", f"timed out after {options.engine.cell_timeout_s:g} s; raise --cell-timeout or use a smaller --size",
         time.perf_counter() - started,
     )
 
@@ -151,12 +159,12 @@ def _worker_result(spec: CellSpec, result_path: Path, exit_code: int, diagnostic
     )
 
 
-def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes) -> CellResult:
+def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan: RoundPlan | None = None) -> CellResult:
     """Run one cell in a fresh process forked from the zygote of its environment, and read back its result."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
         result_path, log = Path(tmp) / "result.json", Path(tmp) / "worker.log"
-        request = {"cell": spec.to_json(), "options": options.to_json()}
+        request = _request(spec, options, plan)
         try:
             forked = zygotes.for_env(spec.env).run(request, result_path, log, options.engine.cell_timeout_s)
         except ZygoteError as error:
@@ -167,8 +175,10 @@ def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes) -> Ce
         return _worker_result(spec, result_path, forked.exit_code, diagnostics, started)
 
 
-def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None) -> CellResult:
-    """Run one cell the way the options say: a fresh worker process by default, forked from ``zygotes`` if given.
+def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None,
+             plan: RoundPlan | None = None) -> CellResult:
+    """Run one cell (one round of it, with ``plan``) the way the options say: a fresh worker process by default,
+    forked from ``zygotes`` if given.
 
     With ``--count instructions`` the cell is counted under callgrind instead (always a fresh interpreter).
     """
@@ -178,10 +188,10 @@ def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None
         return count_cell(spec, options)
     if options.engine.isolate:
         if zygotes is not None and options.engine.fork:
-            return run_cell_forked(spec, options, zygotes)
-        return run_cell_in_worker(spec, options)
+            return run_cell_forked(spec, options, zygotes, plan)
+        return run_cell_in_worker(spec, options, plan=plan)
     if spec.env:
         return CellResult.failure(
             spec, "unavailable", f"needs its own process (environment {', '.join(spec.env)}); run without --in-process"
         )
-    return run_cell_in_process(spec, options)
+    return run_cell_in_process(spec, options, plan=plan)

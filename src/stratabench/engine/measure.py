@@ -9,8 +9,9 @@ The order matters:
    settled before the first sample. Calibration's last run is at that loop
    count already and counts as the first warm-up.
 3. **Sample**: each sample is one timed loop; ``wall_ns`` and ``cpu_ns`` per
-   operation are the loop's totals divided by the loop count. Server CPU is
-   read around the loop, outside it. How many samples: the stopping rule of
+   operation are the loop's totals divided by the loop count. The thread's
+   CPU time (``thread_cpu_ns``) and server CPU are read around the loop,
+   outside it. How many samples: the stopping rule of
    :mod:`stratabench.engine.sampling` (adaptive by default, or ``--samples``).
    Before the first timed run, what lives is collected and frozen
    (``gc.freeze``); before each sample the collector runs, untimed. Every
@@ -41,7 +42,7 @@ from typing import Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock, LoopTimer
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.sampling import Stop, StoppingRule
+from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
 from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult, Status
@@ -301,7 +302,15 @@ def _reading_cost() -> int:
 _SYSCALLS_READING = _reading_cost()
 
 
-def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK) -> Measurement:
+def _round_stop(plan: RoundPlan, walls: Sequence[float], spent_ns: int, options: EngineOptions) -> Stop | None:
+    """A round takes exactly its samples, fewer only when they already outlast ``max_sample_ns``; the run judges."""
+    if len(walls) >= plan.samples or (walls and spent_ns >= options.max_sample_ns):
+        return Stop("fixed")
+    return None
+
+
+def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK,
+                      plan: RoundPlan | None = None) -> Measurement:
     """Measure ``op`` as the module docstring describes.
 
     Parameters
@@ -313,6 +322,12 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         operation's own :attr:`~Operation.engine`, when set, replaces them.
     clock
         The counters to read; tests pass a fake one.
+    plan
+        One round of a run (:mod:`stratabench.engine.rounds`): exactly its
+        samples, at its loop count when given (calibrated otherwise), and
+        the memory pass, verification and once-measured metrics only in the
+        cell's first round. ``None``: the whole measurement here, sampling
+        until the stopping rule says so.
     """
     if op.engine is not None:
         options = op.engine
@@ -327,6 +342,8 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         if op.before_each is not None:
             # Each operation needs a fresh state, so each sample is one operation.
             loops = 1
+        elif plan is not None and plan.loops is not None:
+            loops = plan.loops  # calibrated in the cell's first round: every round's samples time the same loop
         else:
             loops = calibrate(timed, options.min_sample_ns)
             # Calibration ends with an untimed run of exactly ``loops`` operations
@@ -341,27 +358,35 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
 
         walls: list[float] = []
         cpus: list[float] = []
+        threads: list[float] = []
         server: list[float] = []
         spent = 0
         rule = StoppingRule(options)
-        while (stop := rule.stop(walls, spent)) is None:
+        while (stop := _round_stop(plan, walls, spent, options) if plan is not None else rule.stop(walls, spent)) is None:
             if op.before_each is not None:
                 op.before_each()
             gc.collect()
             server_before = process_cpu_ns(op.server_pids)
+            # Read around the timed loop, not inside it: one more counter per sample, not per operation.
+            thread_before = clock.thread_cpu_ns()
             wall, cpu = timed(loops)
+            thread_after = clock.thread_cpu_ns()
             server_after = process_cpu_ns(op.server_pids)
             spent += wall
             walls.append(wall / loops)
             cpus.append(cpu / loops)
+            threads.append((thread_after - thread_before) / loops)
             if server_before is not None and server_after is not None:
                 server.append((server_after - server_before) / loops)
     measurement.stop = stop
     measurement.samples["wall_ns"] = walls
     measurement.samples["cpu_ns"] = cpus
+    measurement.samples["thread_cpu_ns"] = threads
     if server and len(server) == len(walls):
         measurement.samples["server_cpu_ns"] = server
 
+    if plan is not None and not plan.first:
+        return measurement
     result: object = None
     if op.trace_memory and options.memory_samples > 0:
         memory: dict[str, list[float]] = {}

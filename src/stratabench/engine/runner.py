@@ -5,17 +5,20 @@ The plan comes from above (the suites build it); the engine never names a suite.
 
 from __future__ import annotations
 
+import random
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from stratabench.engine.cell import run_cell, status_of
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.rounds import Round, run_rounds
 from stratabench.engine.zygote import Zygotes
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
+from stratabench.results.format import round_record
 from stratabench.results.records import CellResult
 
 __all__ = ["ExternalRunner", "Plan", "Progress", "execute"]
@@ -44,6 +47,8 @@ class ExternalRunner(Protocol):
 class ResultSink(Protocol):
     def write(self, result: CellResult) -> None: ...
 
+    def write_round(self, record: dict[str, Any]) -> None: ...
+
 
 @dataclass
 class Plan:
@@ -63,36 +68,53 @@ class Plan:
 def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progress) -> list[CellResult]:
     """Measure every planned cell, writing each result as soon as it exists.
 
-    Python cells run one by one (each in its own worker unless
-    ``--in-process``; workers are forked from zygotes that imported the
-    cells' factory modules once, unless ``--spawn``); a suite's external
-    cells (Go) are handed to its adapter together. An interrupt propagates
-    after the finished cells are written, so nothing measured is lost.
+    Python cells of every suite are measured together in rounds
+    (:mod:`stratabench.engine.rounds`): each round gives every cell still
+    sampling a fresh worker (forked from a zygote that imported the cells'
+    factory modules once, unless ``--spawn``; this process with
+    ``--in-process``), in a seeded shuffled order with each group's cells
+    back to back; a cell's result is written when its group drops out, and
+    each round's record (order, reference workload) when it ends. A suite's
+    external cells (Go) are then handed to its adapter together. An
+    interrupt propagates after every cell measured so far is written, so
+    nothing measured is lost. Results come back in the plan's order.
     """
-    results: list[CellResult] = []
+    results: dict[tuple[str, str], CellResult] = {}
 
     def record(result: CellResult) -> None:
         sink.write(result)
-        results.append(result)
+        results[(result.suite, result.cell)] = result
         progress.cell_finished(result)
 
-    factories = [cell.factory.partition(":")[0] for _, cells in plan.suites for cell in cells if cell.factory]
+    seed = options.engine.round_seed if options.engine.round_seed is not None else random.SystemRandom().randrange(2**32)
+
+    def round_ended(ended: Round) -> None:
+        sink.write_round(round_record(ended.number, list(ended.order), ended.reference_ns, ended.at_s, seed))
+
+    python_cells = [cell for _, cells in plan.suites for cell in cells if cell.language == "python"]
+    factories = [cell.factory.partition(":")[0] for cell in python_cells if cell.factory]
     progress.start(plan.total)
     try:
         with Zygotes(dict.fromkeys(factories)) as zygotes:
-            for suite, cells in plan.suites:
-                python_cells = [cell for cell in cells if cell.language == "python"]
-                external = [cell for cell in cells if cell.language != "python"]
+            if options.engine.count is not None:
+                # A count is exact: one per cell, under callgrind, without rounds to average the machine out.
                 for cell in python_cells:
                     progress.cell_started(cell)
                     record(run_cell(cell, options, zygotes))
-                if external and options.engine.count is not None:
-                    _refuse_uncountable(external, record)
-                elif external:
-                    _run_external(suite, external, record, progress)
+            else:
+                run_rounds(python_cells, options.engine,
+                           lambda spec, round_plan: run_cell(spec, options, zygotes, round_plan),
+                           seed=seed, finished=record, round_ended=round_ended, started=progress.cell_started)
+        for suite, cells in plan.suites:
+            external = [cell for cell in cells if cell.language != "python"]
+            if external and options.engine.count is not None:
+                _refuse_uncountable(external, record)
+            elif external:
+                _run_external(suite, external, record, progress)
     finally:
         progress.finish()
-    return results
+    return [results[(cell.suite, cell.name)] for _, cells in plan.suites for cell in cells
+            if (cell.suite, cell.name) in results]
 
 
 def _refuse_uncountable(cells: Sequence[CellSpec], record: Callable[[CellResult], None]) -> None:

@@ -15,18 +15,23 @@ the answer is known, as pyperf's advice and benchstat's intervals suggest:
 
 ``--samples N`` fixes the count: exactly N, whatever the interval says
 (still bounded by ``max_sample_ns``).
+
+In a run the rule counts rounds, not samples (:mod:`stratabench.engine.rounds`):
+it is given each round's median, so "the interval is tight enough" means
+tight across the run's rounds, the machine's drift included; within one
+round a worker takes exactly its :class:`RoundPlan`'s samples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from stratabench.options import EngineOptions
 from stratabench.results.stats import summarize
 
-__all__ = ["StoppingRule", "Stop"]
+__all__ = ["RoundPlan", "StoppingRule", "Stop"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
@@ -66,8 +71,13 @@ class StoppingRule:
 
     options: EngineOptions
 
-    def stop(self, samples: Sequence[float], spent_ns: int) -> Stop | None:
-        """Whether to stop after ``samples`` (per-operation values) that took ``spent_ns`` in all; ``None`` goes on."""
+    def stop(self, samples: Sequence[float], spent_ns: int, sampled_ns: int | None = None) -> Stop | None:
+        """Whether to stop after ``samples`` (per-operation values) that took ``spent_ns`` in all; ``None`` goes on.
+
+        ``sampled_ns``, when the budget counts more than the timed samples (a
+        round's whole worker), is the samples' own time, which the
+        ``max_sample_ns`` cap counts.
+        """
         options = self.options
         n = len(samples)
         adaptive = options.samples is None
@@ -77,7 +87,7 @@ class StoppingRule:
         def stopped(reason: Reason) -> Stop:
             return Stop(reason, target, budget_s)
 
-        if n >= MIN_SAMPLES_EVER and spent_ns >= options.max_sample_ns:
+        if n >= MIN_SAMPLES_EVER and (spent_ns if sampled_ns is None else sampled_ns) >= options.max_sample_ns:
             return stopped("target" if adaptive and n >= options.min_samples and self.met(samples) else "time cap")
         if not adaptive:
             return stopped("fixed") if n >= (options.samples or 0) else None
@@ -94,3 +104,33 @@ class StoppingRule:
     def met(self, samples: Sequence[float]) -> bool:
         """Whether the median's interval of ``samples`` is within the target."""
         return summarize(samples).relative_half_width <= self.options.target
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """What one cell's worker does in one round.
+
+    Attributes
+    ----------
+    number
+        The round, from 0.
+    loops
+        Operations per sample, from the first round's calibration; ``None``
+        calibrates (the first round).
+    samples
+        Timed samples to take in this round.
+    first
+        This is the cell's first round: it also traces memory and verifies.
+    """
+
+    number: int
+    loops: int | None
+    samples: int
+    first: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "loops": self.loops, "samples": self.samples, "first": self.first}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RoundPlan:
+        return cls(int(data["number"]), data.get("loops"), int(data["samples"]), bool(data["first"]))

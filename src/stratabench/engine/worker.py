@@ -33,6 +33,7 @@ from typing import Any
 from stratabench.engine.cell import Measure, run_cell_in_process
 from stratabench.engine.measure import freeze_for_children, measure_operation
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.sampling import RoundPlan
 from stratabench.lifeline import parent_death_signal
 from stratabench.options import RunOptions
 from stratabench.results.format import cell_to_json
@@ -55,7 +56,8 @@ def serve_request(request: dict[str, Any], result_path: str, measure: Measure = 
     """In a worker (spawned or forked): run the requested cell, write its result record."""
     spec = CellSpec.from_json(request["cell"])
     options = RunOptions.from_json(request["options"])
-    result = run_cell_in_process(spec, options, measure=measure)
+    plan = None if request.get("round") is None else RoundPlan.from_json(request["round"])
+    result = run_cell_in_process(spec, options, measure=measure, plan=plan)
     Path(result_path).write_text(json.dumps(cell_to_json(result)))
     return 0
 

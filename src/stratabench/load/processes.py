@@ -89,11 +89,39 @@ def _end_with_parent() -> None:
 
 def _context(preload: tuple[str, ...]) -> BaseContext:
     """``forkserver`` where there is one; the fork server is started once per process, with the first preload."""
+    context: BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([*_PRELOAD, *preload])
-        return context
-    return multiprocessing.get_context("spawn")
+        forking = multiprocessing.get_context("forkserver")
+        forking.set_forkserver_preload([*_PRELOAD, *preload])
+        context = forking
+    else:
+        context = multiprocessing.get_context("spawn")
+    _start_helpers_deaf_to_hangup(context)
+    return context
+
+
+def _start_helpers_deaf_to_hangup(context: BaseContext) -> None:
+    """Start multiprocessing's resource tracker and fork server with SIGHUP ignored, which they inherit.
+
+    A closed terminal sends SIGHUP to the whole process group. The helpers
+    do not ignore it as they ignore SIGINT and SIGTERM: the fork server died
+    at once and the tracker printed a ``KeyError`` traceback per semaphore,
+    while this process was still stopping its clients and deleting their
+    keys. Ignored, they end as they do after Ctrl-C, when this process does.
+    """
+    from multiprocessing import resource_tracker
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+        if context.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 class LocalProcesses:

@@ -388,12 +388,15 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     try:
         reports = run_clients(spec, runner if runner is not None else default_runner(spec.client_lang),
                               timeout_s=timeout_s)
+    finally:
+        # Also on Ctrl-C, SIGTERM or SIGHUP: the clients are stopped by now, and the keys they wrote are in
+        # the user's store (with a day's TTL at most): delete them before the signal ends the command.
         try:
             store.cleanup()
         except StoreError:
             pass  # the server is gone (the result says so); it took the run's keys with it
-    finally:
-        store.close()
+        finally:
+            store.close()
     return merge_reports(spec, reports)
 
 

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-__all__ = ["BAND_RATIO", "Chart", "ChartPlan", "Curve", "CurveAxes", "bands", "curve_chart", "pareto_frontier", "suite_charts"]
+__all__ = ["BAND_RATIO", "Chart", "ChartPlan", "Curve", "CurveAxes", "bands", "curve_chart", "machine_chart", "pareto_frontier",
+           "suite_charts"]
 
 #: Within one linear band the largest median is at most this many times the
 #: smallest, so the shortest bar stays at least 1/30 of its axis: visible.
@@ -571,3 +572,24 @@ def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | No
         for value, members in _groups(largest, plan.group):
             charts.append(_time_chart(suite, members, plan, value, suffix))
     return [chart for chart in charts if chart is not None]
+
+
+def machine_chart(ratios: Sequence[tuple[float, float]]) -> Chart | None:
+    """The reference workload's time over its median, round by round through the run; ``None`` with under two rounds.
+
+    A flat line at 1 is a quiet machine; the line's swings are the drift
+    every cell's interval now includes, and that paired ratios cancel.
+    """
+    import matplotlib
+
+    if len(ratios) < 2:
+        return None
+    with matplotlib.rc_context(_RC):
+        return curve_chart(
+            "machine-speed", "the machine's speed during the run",
+            "The reference workload (a fixed pure-Python loop) timed after each round, over its median: above 1, "
+            "the machine was slower then. Each cell's interval spans these rounds; paired ratios cancel them.",
+            [Curve("reference workload", tuple(ratios))],
+            CurveAxes("seconds into the run", "time / median", lambda v: "-" if v is None else f"{v:.0f} s",
+                      lambda v: "-" if v is None else f"{v:.2f}×"),
+            mark_label="", limit=1.0, limit_label="median")

@@ -1,7 +1,11 @@
-"""Ratios between medians: flagged when within noise, or tested on the raw samples.
+"""Ratios between cells: paired per round, flagged when within noise, or tested on the raw samples.
 
-:func:`ratio` compares two summaries (their intervals overlap or not), for
-the studies' tables, printed one way everywhere: ``2.31×``, ``2.31× ~`` when
+:func:`paired` is the ratio the studies' verdicts, targets and answers
+use: the median of the per-round ratios of two cells measured in the same
+rounds, with its own interval; it is within noise ("too close to call")
+unless that interval excludes 1. For a file from before rounds it falls back
+to :func:`ratio`, which compares two summaries (their intervals overlap or
+not). Both are printed one way everywhere in the studies' tables, printed one way everywhere: ``2.31×``, ``2.31× ~`` when
 the two confidence intervals overlap, and ``1.00× (base)`` on the row every
 other row is divided by (:data:`BASE`); exports take :attr:`Ratio.value`, a
 float. :func:`compare_samples` compares two runs of one cell the way a
@@ -16,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stratabench.results.stats import Summary
+from stratabench.results.records import CellResult, paired_ratio_of
+from stratabench.results.stats import CLEAR_LEVEL, Summary
 from stratabench.units import format_ratio
 
-__all__ = ["BASE", "Ratio", "SampleTest", "compare_exact", "compare_samples", "ratio", "ratio_text"]
+__all__ = ["BASE", "Ratio", "SampleTest", "compare_exact", "compare_samples", "paired", "ratio", "ratio_text"]
 
 
 @dataclass(frozen=True)
@@ -35,11 +40,29 @@ class Ratio:
         tell the two apart.
     base
         This is the baseline row itself (``1.00× (base)``).
+    low, high
+        The interval of a paired ratio (:func:`paired`); ``None`` for a
+        ratio of two medians.
     """
 
     value: float
     within_noise: bool
     base: bool = False
+    low: float | None = None
+    high: float | None = None
+
+    def clear_of(self, bound: float) -> bool | None:
+        """Whether the ratio is surely above (``True``) or below (``False``) ``bound``; ``None``: too close to call.
+
+        A paired ratio is sure when its interval lies on one side of the
+        bound; a ratio of two medians when the medians' intervals do not
+        overlap (the rule before rounds).
+        """
+        if self.low is not None and self.high is not None:
+            return True if self.low > bound else False if self.high < bound else None
+        if self.within_noise:
+            return None
+        return self.value >= bound
 
     def __str__(self) -> str:
         if self.base:
@@ -56,6 +79,23 @@ def ratio(numerator: Summary | None, denominator: Summary | None) -> Ratio | Non
     if numerator is None or denominator is None or denominator.median == 0:
         return None
     return Ratio(numerator.median / denominator.median, numerator.overlaps(denominator))
+
+
+def paired(numerator: CellResult | None, denominator: CellResult | None, metric_name: str = "wall_ns") -> Ratio | None:
+    """``numerator / denominator`` as the median of their per-round ratios, within noise unless its interval excludes 1.
+
+    Falls back to :func:`ratio` of the two medians when the cells have no
+    common rounds (a file from before rounds); ``None`` when either cell or
+    its metric is missing.
+    """
+    if numerator is None or denominator is None:
+        return None
+    measured = paired_ratio_of(numerator, denominator, metric_name)
+    if measured is None:
+        return ratio(numerator.summary(metric_name), denominator.summary(metric_name))
+    if measured.level < CLEAR_LEVEL:  # too few pairs for any interval to settle it
+        return Ratio(measured.value, True)
+    return Ratio(measured.value, not measured.clear(1.0), low=measured.low, high=measured.high)
 
 
 def ratio_text(value: Any) -> str:

@@ -1,8 +1,24 @@
-"""The comparison of two results files: the same cells, each pair tested on its raw samples.
+"""The comparison of two results files: the same cells, each pair tested on its per-round values.
 
-A cell is called changed only when two things hold: the Mann–Whitney U
-test on the raw samples is significant (p below :data:`ALPHA`), and the
-ratio of medians is beyond the minimum effect. Significance alone is not
+Each cell is tested on its per-round values (each round's median: one
+fresh worker at one moment of its run), so the test sees the spread
+between rounds, which includes the machine's drift over a run, and not the
+spread of samples from one window. Files from before rounds (format 2) are
+tested on their raw samples, as before, with a note. One of four words per
+cell, as Chromium's pinpoint does:
+
+- the metric's word for the direction it moved (``slower``/``faster`` for
+  a time, ``larger``/``smaller`` for bytes) when the Mann–Whitney U test is
+  significant (p below :data:`ALPHA`) and the ratio of medians is beyond
+  the minimum effect;
+- ``unchanged`` when the ratio's interval lies within the minimum effect
+  both ways: a change that large is ruled out;
+- :data:`INCONCLUSIVE` otherwise: a change that neither shows nor can be
+  ruled out, with the effect it could still hide (:attr:`Change.could_hide`).
+
+A regression gate fails on the first kind in the worse direction, and
+counts the inconclusive. A change needs both a significant test and a
+ratio beyond the minimum effect. Significance alone is not
 enough: samples taken back to back in one run are correlated (the same
 frequency, the same neighbours), so a test over them finds "significant"
 differences of a percent or two between two runs of identical code. The
@@ -37,10 +53,10 @@ from stratabench.metrics import METRICS
 from stratabench.report.compare import SampleTest, compare_exact, compare_samples
 from stratabench.report.table import Column, Table
 from stratabench.results.format import ResultsFile
-from stratabench.results.records import CellResult
+from stratabench.results.records import CellResult, MetricResult
 
-__all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "Change", "Comparison", "ExactChange", "compare_results", "comparison_table",
-           "smallest_p"]
+__all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "INCONCLUSIVE", "Change", "Comparison", "ExactChange",
+           "compare_results", "comparison_table", "smallest_p"]
 
 #: The significance level of the rank test.
 ALPHA = 0.05
@@ -53,6 +69,9 @@ DEFAULT_MIN_EFFECT = 0.05
 
 #: The verdict of a pair whose sample counts cannot reach :data:`ALPHA`.
 CANNOT_JUDGE = "cannot judge"
+
+#: The verdict of a pair whose change neither shows nor can be ruled out.
+INCONCLUSIVE = "inconclusive"
 
 
 @dataclass(frozen=True)
@@ -70,9 +89,13 @@ class Change:
     verdict
         ``unchanged``, the metric's word for the direction it moved
         (``slower``/``faster`` for a time, ``larger``/``smaller`` for bytes),
-        or :data:`CANNOT_JUDGE` when the samples are too few for the test.
+        :data:`INCONCLUSIVE`, or :data:`CANNOT_JUDGE` when the values are
+        too few for the test.
     worse
         Whether the change is a change for the worse.
+    values
+        How many values each side was tested on: rounds (format 3), or raw
+        samples for a file from before rounds.
     """
 
     suite: str
@@ -82,10 +105,16 @@ class Change:
     test: SampleTest
     verdict: str
     worse: bool
+    values: tuple[int, int] = (0, 0)
 
     @property
     def changed(self) -> bool:
-        return self.verdict not in ("unchanged", CANNOT_JUDGE)
+        return self.verdict not in ("unchanged", CANNOT_JUDGE, INCONCLUSIVE)
+
+    @property
+    def could_hide(self) -> float:
+        """The largest change the ratio's interval still allows, as a fraction (0.12: a 12% change either way)."""
+        return max(self.test.high - 1, 1 - self.test.low, 0.0) if self.test.low > 0 else math.inf
 
     @property
     def judged(self) -> bool:
@@ -165,6 +194,9 @@ class Comparison:
     same_code
         A line saying both files were measured at one clean revision, so
         whatever changed is the machine's or the data's; ``None`` otherwise.
+    drift
+        A line saying a file is from before rounds, so its cells were
+        tested on raw samples whose spread leaves out the run's drift.
     """
 
     metric: Metric
@@ -175,11 +207,12 @@ class Comparison:
     same_code: str | None = None
     failed: list[str] = field(default_factory=list)
     exact_changes: list[ExactChange] = field(default_factory=list)
+    drift: str | None = None
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
         up, down = self.metric.change_words
-        counts = {up: 0, down: 0, "unchanged": 0, CANNOT_JUDGE: 0}
+        counts = {up: 0, down: 0, "unchanged": 0, INCONCLUSIVE: 0, CANNOT_JUDGE: 0}
         for change in self.changes:
             counts[change.verdict] += 1
         object.__setattr__(self, "counts", counts)
@@ -193,6 +226,10 @@ class Comparison:
     def regressions(self, factor: float) -> list[Change]:
         """Changes for the worse by more than ``factor`` (``1.10``: 10% worse)."""
         return [c for c in self.changes if c.worse and _worse_by(c, self.metric) > factor]
+
+    def inconclusive(self) -> list[Change]:
+        """Pairs whose change neither shows nor can be ruled out."""
+        return [c for c in self.changes if c.verdict == INCONCLUSIVE]
 
     def exact_regressions(self, factor: float) -> list[ExactChange]:
         """Exact metrics (other than the one compared) worse by more than ``factor``."""
@@ -208,15 +245,16 @@ class Comparison:
         up, down = self.metric.change_words
         geomean = self.geomean
         line = (f"{len(self.changes)} cells compared: {self.counts[up]} {up}, {self.counts[down]} {down}, "
-                f"{self.counts['unchanged']} unchanged"
+                f"{self.counts['unchanged']} unchanged, {self.counts[INCONCLUSIVE]} {INCONCLUSIVE}"
                 f"{f', {self.counts[CANNOT_JUDGE]} {CANNOT_JUDGE} (too few samples)' if self.counts[CANNOT_JUDGE] else ''}"
                 "; geomean ratio "
                 f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric.name}, after/before; "
                 f"{self._rule()}); {len(self.unmatched)} not compared")
         if self.exact_changes:
             line += f"; {len(self.exact_changes)} exact metrics moved beyond their tolerance (named below)"
-        moved = len(self.changes) - self.counts["unchanged"] - self.counts[CANNOT_JUDGE]
+        moved = self.counts[up] + self.counts[down]
         notes = [self.machines] if self.machines else []
+        notes += [self.drift] if self.drift else []
         if self.same_code and moved:
             notes.append(self.same_code)
         return line + "".join(f"; {note}" for note in notes)
@@ -253,10 +291,20 @@ def _verdict(test: SampleTest, measured: Metric, min_effect: float, counts: tupl
         return (up, measured.better == "lower") if test.ratio > 1 else (down, measured.better != "lower")
     if smallest_p(*counts) >= ALPHA:
         return CANNOT_JUDGE, False
-    if test.p_value >= ALPHA or (1 / (1 + min_effect) < test.ratio < 1 + min_effect):
+    inside = 1 / (1 + min_effect) < test.ratio < 1 + min_effect
+    if test.p_value < ALPHA and not inside:
+        went_up = test.ratio > 1
+        return (up if went_up else down), went_up == (measured.better == "lower")
+    if 1 / (1 + min_effect) <= test.low and test.high <= 1 + min_effect:
         return "unchanged", False
-    went_up = test.ratio > 1
-    return (up if went_up else down), went_up == (measured.better == "lower")
+    return INCONCLUSIVE, False
+
+
+def _values(first: MetricResult, second: MetricResult) -> tuple[list[float], list[float]]:
+    """What a pair is tested on: per-round values when both files have rounds, else the raw samples."""
+    if first.rounds is not None and second.rounds is not None:
+        return list(first.per_round.values()), list(second.per_round.values())
+    return list(first.samples), list(second.samples)
 
 
 def _environment(results: ResultsFile) -> dict[str, Any]:
@@ -328,19 +376,24 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
         if first is None or second is None:
             unmatched.append(f"{name}: no {metric_name} in {'the first file' if first is None else 'the second file'}")
             continue
-        test = (compare_exact if measured.exact else compare_samples)(first.samples, second.samples)
+        before_values, after_values = _values(first, second)
+        test = (compare_exact if measured.exact else compare_samples)(before_values, after_values)
         if test is None:
             unmatched.append(f"{name}: a median of {metric_name} is zero, or a sample is not a number")
             continue
-        verdict, worse = _verdict(test, measured, min_effect, (len(first.samples), len(second.samples)))
-        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse))
+        counts = (len(before_values), len(after_values))
+        verdict, worse = _verdict(test, measured, min_effect, counts)
+        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts))
         exact_changes += _exact_changes(old, result, metric_name)
     for identity, result in earlier.items():
         unmatched.append(f"{identity[0]} {identity[1]}: only in the first file")
         if not result.ok:
             failed.append(f"{identity[0]} {identity[1]}: failed in the first file")
+    old_files = [f"the {label} file's" for label, results in (("first", before), ("second", after)) if results.drift_note]
+    drift = (f"{' and '.join(old_files)} cells were tested on their raw samples (format 2, before rounds): "
+             "their spread does not include the run's drift") if old_files else None
     return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after),
-                      failed, exact_changes)
+                      failed, exact_changes, drift)
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:
@@ -359,12 +412,15 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
             "after": change.after.median(measured.name), "ratio": f"{change.test.ratio:.3f}",
             "interval": "-" if change.test.exact else f"{change.test.low:.3f}–{change.test.high:.3f}",
             "p": change.test.p_text,
-            "verdict": change.verdict,
+            "verdict": change.verdict if change.verdict != INCONCLUSIVE
+            else f"{INCONCLUSIVE} ±{change.could_hide:.0%}",
         })
     table.notes = [
         comparison.summary(),
         "ratio: of counts, exact (no interval, no test)." if measured.exact else
-        "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the raw samples.",
+        "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the per-round values "
+        "(each round's median; the raw samples for a file from before rounds); inconclusive ±x%: neither a change beyond "
+        f"{comparison.min_effect:.0%} nor its absence shows; ±x% is the largest change its interval could still hide.",
     ]
     for label, results in (("first", before), ("second", after)):
         env = _environment(results)

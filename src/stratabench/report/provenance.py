@@ -16,7 +16,7 @@ from typing import Any
 from stratabench.report.table import Column, Table
 from stratabench.units import format_bytes
 
-__all__ = ["provenance", "provenance_table"]
+__all__ = ["provenance", "provenance_table", "reference_ratios"]
 
 #: The layer packages worth naming in one line; every version stays in the results file.
 _KEY_PACKAGES = ("stratabench", "orjson", "msgspec", "msgpack", "cbor2", "protobuf", "zstandard", "lz4", "lmdb",
@@ -45,6 +45,41 @@ def _load(value: Any) -> str | None:
         return str(value)
 
 
+def reference_ratios(env: Mapping[str, Any]) -> list[tuple[float, float]]:
+    """(seconds into the run, the reference workload's time over its median) per round; empty without rounds."""
+    times, at = env.get("reference_ns"), env.get("reference_at_s")
+    if not isinstance(times, list) or not isinstance(at, list) or len(times) != len(at):
+        return []
+    pairs = [(float(second), float(value)) for second, value in zip(at, times) if value]
+    if not pairs:
+        return []
+    values = sorted(value for _, value in pairs)
+    middle = len(values) // 2
+    median = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+    return [(second, value / median) for second, value in pairs]
+
+
+def _machine_moves(env: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """How much the machine's speed moved during the run, and what the scheduler says took the CPU away."""
+    facts = []
+    ratios = reference_ratios(env)
+    if ratios:
+        low, high = min(r for _, r in ratios), max(r for _, r in ratios)
+        facts.append(("machine speed", f"the reference workload ranged {low:.2f}–{high:.2f}× its median over "
+                      f"{len(ratios)} rounds (a fixed pure-Python loop timed after each round; above 1: slower)"))
+    steal_start, steal_end = env.get("steal_s_start"), env.get("steal_s_end")
+    wait_start, wait_end = env.get("run_queue_wait_s_start"), env.get("run_queue_wait_s_end")
+    parts = []
+    if isinstance(steal_start, (int, float)) and isinstance(steal_end, (int, float)):
+        parts.append(f"steal {steal_start:.2f} s at the start, {steal_end:.2f} s at the end "
+                     f"(+{steal_end - steal_start:.2f} s during the run, every CPU)")
+    if isinstance(wait_start, (int, float)) and isinstance(wait_end, (int, float)):
+        parts.append(f"run-queue wait of the run's process +{wait_end - wait_start:.2f} s")
+    if parts:
+        facts.append(("CPU taken away", "; ".join(parts)))
+    return facts
+
+
 def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, text) facts about the run, in reading order: machine, load, software, revision, date."""
     env: Mapping[str, Any] = header.get("environment") or {}
@@ -70,6 +105,7 @@ def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
     if start or end:
         facts.append(("load average", f"{start or '-'} at the start, {end or '-'} at the end (1, 5, 15 min)"
                       if end else f"{start} at the start (1, 5, 15 min)"))
+    facts += _machine_moves(env)
     governor = _first(sources, "cpu_governor", "governor", "scaling_governor")
     if governor:
         facts.append(("CPU governor", ", ".join(map(str, governor)) if isinstance(governor, list) else str(governor)))

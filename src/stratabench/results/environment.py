@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cpu_governor", "environment", "load_average", "package_versions"]
+__all__ = ["cpu_governor", "environment", "load_average", "package_versions", "scheduler_counters"]
 
 
 def _requirements() -> list[tuple[str, bool]]:
@@ -94,6 +94,30 @@ def load_average() -> list[float] | None:
         return None
 
 
+def scheduler_counters(when: str) -> dict[str, float | None]:
+    """The host's steal time (``/proc/stat``, every CPU since boot) and this process's run-queue wait
+    (``/proc/self/schedstat``), in seconds, keyed ``steal_s_<when>`` and ``run_queue_wait_s_<when>``.
+
+    Recorded at a run's start and end: steal that grows during the run is
+    time the hypervisor gave other guests; run-queue wait is time this
+    process was ready but had no CPU. ``None`` where the system has no such file.
+    """
+    steal = wait = None
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+        if fields and fields[0] == "cpu" and len(fields) > 8:
+            steal = round(int(fields[8]) / os.sysconf("SC_CLK_TCK"), 2)
+    except (OSError, ValueError):
+        pass
+    try:
+        with open("/proc/self/schedstat", encoding="ascii") as schedstat:
+            wait = round(int(schedstat.read().split()[1]) / 1e9, 3)
+    except (OSError, ValueError, IndexError):
+        pass
+    return {f"steal_s_{when}": steal, f"run_queue_wait_s_{when}": wait}
+
+
 def cpu_governor() -> str | None:
     """The CPU frequency governor (``performance``, ``powersave``...), or ``None`` where it cannot be read.
 
@@ -153,6 +177,7 @@ def environment(plugin_modules: Iterable[str] = ()) -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "cpu_governor": cpu_governor(),
         "load_average_start": load_average(),
+        **scheduler_counters("start"),
         "memory_bytes": psutil.virtual_memory().total,
         "python": {
             "implementation": platform.python_implementation(),

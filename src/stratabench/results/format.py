@@ -12,7 +12,7 @@ Each line is one JSON object with a ``type``:
 - ``round`` (one per round, as it ends): ``number``, ``order`` (the cell
   names in the order measured), ``reference_ns`` (the fixed reference
   workload's time in that round: the machine's speed then), ``at_s``
-  (seconds since the run started).
+  (seconds since the first round began), ``seed`` (of every round's order).
 - ``trailer`` (last, optional): ``finished`` and ``environment`` facts known
   only at the end (``load_average_end``); a reader merges them into the
   header's environment.
@@ -248,9 +248,10 @@ def trailer_record(finished: str, environment: dict[str, Any]) -> dict[str, Any]
     return {"type": "trailer", "finished": finished, "environment": environment}
 
 
-def round_record(number: int, order: list[str], reference_ns: float | None, at_s: float) -> dict[str, Any]:
-    """The record of one finished round: its cells' order, the reference workload's time, when it ended."""
-    return {"type": "round", "number": number, "order": order, "reference_ns": reference_ns, "at_s": at_s}
+def round_record(number: int, order: list[str], reference_ns: float | None, at_s: float, seed: int) -> dict[str, Any]:
+    """The record of one finished round: its cells' order, the reference workload's time, when it ended, the seed."""
+    return {"type": "round", "number": number, "order": order, "reference_ns": reference_ns, "at_s": at_s,
+            "seed": seed}
 
 
 def cell_to_json(result: CellResult) -> dict[str, Any]:
@@ -409,6 +410,8 @@ def load(path: str | Path) -> ResultsFile:
         For a missing, unreadable, special (FIFO, device, directory), too
         large (over :data:`MAX_RESULTS_BYTES`) or malformed file.
     """
+    if not str(path).strip():
+        raise ResultsFormatError("a results file name is empty; give the path of a results file")
     data = read_input_file(path, limit=MAX_RESULTS_BYTES, what="a results file written by stratabench run",
                            error=ResultsFormatError)
     try:

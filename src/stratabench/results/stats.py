@@ -159,7 +159,7 @@ def _percent(value: float) -> str:
 
 
 def instability(summary: Summary, *, target: float | None = None, target_missed: bool = False,
-                budget_s: float | None = None) -> list[str]:
+                budget_s: float | None = None, counted: str = "samples") -> list[str]:
     """Why a cell's samples do not make a trustworthy median, one line each with its figures; empty if none.
 
     Four reasons: adaptive sampling missed its ``target``; the interval is
@@ -178,15 +178,18 @@ def instability(summary: Summary, *, target: float | None = None, target_missed:
         the interval reached ``target``.
     budget_s
         The time budget that was spent, for the message.
+    counted
+        What the summary's values are, for the message: ``samples``, or
+        ``rounds`` when it summarizes per-round values.
     """
     flags = []
     if target_missed and target is not None:
         spent = f"; {budget_s:g} s budget spent" if budget_s is not None else ""
         flags.append(f"target not met: half-width {_percent(summary.relative_half_width)} > "
-                     f"{_percent(target)} after {summary.n} samples{spent}")
+                     f"{_percent(target)} after {summary.n} {counted}{spent}")
     elif summary.relative_half_width > WIDE_INTERVAL:
         flags.append(f"wide interval: half-width {_percent(summary.relative_half_width)} of the median "
-                     f"(> {_percent(WIDE_INTERVAL)}) from {summary.n} samples")
+                     f"(> {_percent(WIDE_INTERVAL)}) from {summary.n} {counted}")
     if summary.stdev is not None and summary.mean > 0 and summary.stdev / summary.mean > UNSTABLE_CV:
         flags.append(f"stdev {_percent(summary.stdev / summary.mean)} of the mean (> {_percent(UNSTABLE_CV)})")
     if summary.median > 0 and summary.n > 1:

@@ -59,6 +59,8 @@ class ResultsWriter:
             ) from None
         except OSError as error:
             raise OutputError(f"cannot write results to {self.path}: {error.strerror}") from None
+        #: The round records written so far, for the trailer's summary of the machine.
+        self.rounds: list[dict[str, Any]] = []
         self._write(header)
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -73,8 +75,9 @@ class ResultsWriter:
         self._write(cell_to_json(result))
 
     def write_round(self, record: dict[str, Any]) -> None:
-        """Append one finished round's record (:func:`~stratabench.results.format.round_record`)."""
+        """Append one finished round's record (:func:`~stratabench.results.format.round_record`), kept in :attr:`rounds`."""
         self._write(record)
+        self.rounds.append(record)
 
     def finish(self, finished: str, environment: dict[str, Any]) -> None:
         """Append the trailer: facts known only at the end of the run (``load_average_end``)."""

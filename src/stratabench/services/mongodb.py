@@ -30,14 +30,16 @@ private PostgreSQL's superuser. It listens on 127.0.0.1 only, in a 0700
 directory. Giving it a password
 means moving to FerretDB 2, which needs PostgreSQL with DocumentDB.
 
-It runs as the invoking user even under root: its binary lives in the
-work tree, which the ``nobody`` account may not be able to read.
+Under root it runs as ``nobody``, as the other servers do: its binary
+lives in the work tree, which that account may not be able to read, so a
+copy in its private directory is what runs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.registry import Availability
@@ -55,7 +57,6 @@ BACKING = "postgresql"
 class MongodbService(Service):
     """The project's MongoDB-compatible server (FerretDB on a private PostgreSQL) on a free loopback port."""
 
-    drop_root = False
     version_args = None
 
     def __init__(self) -> None:
@@ -96,6 +97,11 @@ class MongodbService(Service):
 
     def prepare(self) -> None:
         self.write_private("postgresql-url", self.backing_url + "\n")
+        # The server's account runs its own copy: the work tree may be closed to it.
+        copy = self.workdir / PROGRAM
+        shutil.copyfile(self.executable(), copy)
+        copy.chmod(0o500)
+        self.give(copy)
 
     def install(self) -> None:
         from stratabench.adapters import golang
@@ -122,7 +128,7 @@ class MongodbService(Service):
         return str(path)
 
     def command(self) -> list[str]:
-        return [self.executable(), "--listen", f"{LOOPBACK}:{self.port}",
+        return [str(self.workdir / PROGRAM), "--listen", f"{LOOPBACK}:{self.port}",
                 "--postgresql-url-file", str(self.workdir / "postgresql-url")]
 
     def url(self) -> str:

@@ -23,7 +23,9 @@ def scaled(factor: float) -> list[float]:
 
 
 def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = (), *, host: str = "box",
-          metric: str = "wall_ns", params: dict[str, dict[str, Any]] | None = None, revision: str | None = None) -> Path:
+          metric: str = "wall_ns", params: dict[str, dict[str, Any]] | None = None, revision: str | None = None,
+          per_round: int | None = None) -> Path:
+    """A results file; with ``per_round``, each cell's samples come ``per_round`` to a round."""
     environment = {"cpu": "test", "hostname": host, "git_revision": revision}
     lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", environment, {})]
     for name, samples in cells.items():
@@ -31,7 +33,8 @@ def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = (
         result = CellResult("bulkload", name, (params or {}).get(name, {"codec": name}), "python",
                             status,  # type: ignore[arg-type]
                             error="boom" if status == "failed" else None, loops=1,
-                            metrics={metric: MetricResult.of(samples)})
+                            metrics={metric: MetricResult.of(samples, None if per_round is None else
+                                                             [i // per_round for i in range(len(samples))])})
         lines.append(cell_to_json(result))
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
@@ -56,11 +59,12 @@ def test_verdicts_and_unpaired_cells(runs: tuple[Path, Path], capsys: pytest.Cap
     table = rows(out)
     assert "2.000" in table["a"] and table["a"].endswith("slower")
     assert table["b"].endswith("unchanged") and table["c"].endswith("faster")
-    assert table["small"].endswith("unchanged")  # 4% slower: significant here (p < 0.01), but below the 5% minimum effect
+    # 4% slower: significant here (p < 0.01), below the 5% minimum effect, but its interval reaches 7%: not ruled out.
+    assert table["small"].endswith("inconclusive ±7%")
     assert "not compared: bulkload new: only in the second file" in out
     assert "not compared: bulkload gone: only in the first file" in out
     assert "not compared: bulkload broken: failed in the second file" in out
-    summary = "4 cells compared: 1 slower, 1 faster, 2 unchanged; geomean ratio 1.010"
+    summary = "4 cells compared: 1 slower, 1 faster, 1 unchanged, 1 inconclusive; geomean ratio 1.010"
     assert summary in out and summary in err
 
 
@@ -77,10 +81,10 @@ def test_too_few_samples_cannot_be_judged_and_fail_the_gate(tmp_path: Path, caps
     assert main(["compare", str(before), str(after)]) == 0
     out, _ = capsys.readouterr()
     assert rows(out)["a"].endswith("cannot judge") and rows(out)["b"].endswith("unchanged")
-    assert "1 unchanged, 1 cannot judge (too few samples)" in out
+    assert "1 unchanged, 0 inconclusive, 1 cannot judge (too few samples)" in out
     assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
     err = capsys.readouterr().err
-    assert "cannot judge: bulkload a: 2.584× from 3 and 3 samples, whose smallest possible p is 0.1" in err
+    assert "cannot judge: bulkload a: 2.584× from 3 and 3 values, whose smallest possible p is 0.1" in err
     assert "--min-samples 4" in err
     # Four against four can reach p = 0.029: judged, and a real doubling is a regression.
     before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102, 103]})
@@ -162,9 +166,9 @@ def test_parameters_and_machines_are_named(tmp_path: Path, capsys: pytest.Captur
     before = write(tmp_path / "before.jsonl", {"a": BASE}, params={"a": {"size": 10}})
     after = write(tmp_path / "after.jsonl", {"a": BASE}, host="other", params={"a": {"size": 20}})
     assert main(["compare", str(before), str(after)]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "not compared: bulkload a: parameters differ (size)" in out
-    assert "different machines (box, test → other, test)" in out
+    assert "different machines (box, test → other, test)" in err  # the summary line, never wrapped there
 
 
 def test_unknown_metric_is_a_usage_error(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,6 +186,37 @@ def test_a_change_between_runs_of_one_clean_revision_is_put_down_to_the_machine(
         after = write(tmp_path / "after.jsonl", {"a": scaled(factor)}, revision=after_rev)
         main(["compare", str(before), str(after)])
         assert (same in capsys.readouterr().out) is said, (before_rev, after_rev, factor)
+
+
+def test_runs_whose_rounds_disagree_are_inconclusive_and_pass_the_gate_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Eight rounds of three samples: tight inside each round, the rounds themselves spread by the machine's drift.
+    drift = [1.0, 1.25, 0.85, 1.15, 0.9, 1.3, 0.95, 1.1]
+    rounds_a = [100 * d + e for d in drift for e in (0, 0.5, 1)]
+    rounds_b = [108 * d + e for d in drift[::-1] for e in (0, 0.5, 1)]
+    before = write(tmp_path / "before.jsonl", {"a": rounds_a}, per_round=3)
+    after = write(tmp_path / "after.jsonl", {"a": rounds_b}, per_round=3)
+    assert main(["compare", str(before), str(after), "--fail-above", "1.05"]) == 0
+    out, err = capsys.readouterr()
+    assert "inconclusive ±" in rows(out)["a"]
+    assert "1 of 1 cells inconclusive" in err and "the gate does not fail on them" in err
+
+
+@pytest.mark.parametrize(("metric", "words"), [("wall_ns", ("slower", "faster")), ("size_bytes", ("larger", "smaller"))])
+def test_the_four_words_follow_the_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str], metric: str,
+                                          words: tuple[str, str]) -> None:
+    base = [100.0 + i % 3 for i in range(16)]
+    noisy = [100.0 * (1.3 if i % 4 < 2 else 0.8) for i in range(16)]
+    before = write(tmp_path / "before.jsonl", {"up": base, "down": base, "same": base, "unsure": base},
+                   metric=metric, per_round=2)
+    after = write(tmp_path / "after.jsonl", {"up": [v * 1.5 for v in base], "down": [v * 0.6 for v in base],
+                                             "same": base[::-1], "unsure": noisy}, metric=metric, per_round=2)
+    assert main(["compare", str(before), str(after), "--metric", metric]) == 0
+    table = rows(capsys.readouterr().out)
+    assert table["up"].endswith(words[0]) and table["down"].endswith(words[1]) and table["same"].endswith("unchanged")
+    # A count is exact (size_bytes): it moved or it did not; a timing can be inconclusive.
+    assert table["unsure"].endswith(words[0]) if metric == "size_bytes" else "inconclusive" in table["unsure"]
 
 
 def write_counted(path: Path, cells: dict[str, dict[str, float]]) -> Path:
@@ -232,7 +267,7 @@ def test_a_markdown_summary_for_a_pull_request(runs: tuple[Path, Path], tmp_path
     assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "1.5", "--summary", str(summary)]) == 1
     text = summary.read_text()
     assert text.startswith("## stratabench compare: ")
-    assert "**gate failed (--fail-above 1.5): 2 of 4 cells moved**" in text
+    assert "**gate failed (--fail-above 1.5): 2 of 4 cells moved, 1 inconclusive**" in text
     # The moved cells first (a 2x slower, c 2x faster), every cell folded below.
     moved, _, folded = text.partition("<details>")
     assert "| bulkload | a |" in moved and "| bulkload | c |" in moved and "| bulkload | b |" not in moved

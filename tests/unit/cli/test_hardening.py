@@ -159,7 +159,8 @@ def test_a_deeply_nested_line_is_not_a_crash(capsys: pytest.CaptureFixture[str],
 
 def test_a_truncated_file_is_read_to_its_last_whole_record(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = _results(tmp_path / "cut.jsonl", _cell(), _cell())
-    path.write_text(path.read_text()[:-30])
+    text = path.read_text()
+    path.write_text(text[:text.rindex('"flags"') + 3])  # cut inside a key of the last record
     code, out, err = run(capsys, "report", str(path))
     assert code == 0 and "x" in out
     # The decoder's reason depends on where the cut falls in the record, which changes with the format.
@@ -219,3 +220,115 @@ def test_dry_run_prints_the_plan_and_measures_nothing(capsys: pytest.CaptureFixt
     assert code == 0 and out.splitlines() == ["1 cells in 1 suites (dry run: nothing measured)", "timeit: 1 cells",
                                               "  x = 1"]
     assert not target.exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    # Issue 27, item 8: messages that named the wrong thing, or not what to fix.
+    (["load", "--store", "redis://127.0.0.1:1/0?bogus=1"],
+     "error: store URL 'redis://127.0.0.1:1/0?bogus=1' is not one redis can use: "),
+    (["compare", "a", "b", "--fail-above", "-1e308"], "argument --fail-above: '-1e308' is out of range"),
+    (["compare", "a", "b", "--fail-above", "-inf"], "argument --fail-above: '-inf' is not a number"),
+    (["run", "--data", ""], "error: --data is empty; give the name of a JSON Lines or CSV file of records"),
+    (["report", ""], "error: a results file name is empty; give the path of a results file"),
+    (["load", "--store", "memory://", "--client-lang", ""], "error: --client-lang '' names no language"),
+])
+def test_messages_name_what_to_fix(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code in (2, 65) and message in one_error(err)
+
+
+def test_a_huge_integer_in_data_is_named_without_an_interpreter_hint(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    digits = "1" * 5000
+    (tmp_path / "big.jsonl").write_text(f'{{"a": {digits}}}\n')
+    (tmp_path / "big.csv").write_text(f"a,b\n{digits},x\n")
+    code, _, err = run(capsys, "run", "matrix", "--dry-run", "--data", str(tmp_path / "big.jsonl"))
+    assert code == 65 and "an integer of more than 4,300 digits; write it as a string" in one_error(err)
+    assert "set_int_max_str_digits" not in err
+    code, _, err = run(capsys, "run", "matrix", "--dry-run", "--data", str(tmp_path / "big.csv"))
+    assert code == 0 and "Traceback" not in err  # a CSV column of such numbers is text
+
+
+@pytest.mark.parametrize("target", ["5%", "5", " 5 % "])
+def test_target_takes_a_percentage(target: str) -> None:
+    from stratabench.cli.arguments import engine_options
+    from stratabench.cli.main import build_parser
+
+    args = build_parser().parse_args(["run", "--target", target])
+    assert engine_options(args).target == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("command", ["compare", "timeit", "run", "load", "report"])
+def test_help_prints_no_doubled_percent(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert "%%" not in capsys.readouterr().out
+
+
+def test_a_sub_second_cell_timeout_is_said_as_given() -> None:
+    from stratabench.engine.cell import _timed_out
+    from stratabench.engine.operation import CellSpec
+    from stratabench.options import RunOptions
+
+    options = RunOptions().with_engine(cell_timeout_s=0.25)
+    spec = CellSpec("timeit", "x", {}, "python")  # type: ignore[call-arg]
+    assert "timed out after 0.25 s" in str(_timed_out(spec, options, 0.0).error)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    # Issue 27, item 9: accepted silently before.
+    (["load", "--store", "memory://", "--codec", "GARBAGE"], "error: --codec 'GARBAGE' encodes --data records;"),
+    (["load", "--store", "memory://", "--codec", ""], "error: --codec '' encodes --data records;"),
+    (["load", "--store", "memory://", "--server", "python-orm"], "error: --server is for `stratabench load parking`"),
+    (["load", "--store", "memory://", "--db", "postgresql"], "error: --db is for `stratabench load parking`"),
+    (["load", "--store", "memory://", "--cluster", ""], "error: --cluster '' is not a cluster"),
+    (["run", "--dry-run", "--codec", ""], "error: --codec is empty; name at least one"),
+    (["run", "--dry-run", "--compressor", ","], "error: --compressor is empty; name at least one"),
+])
+def test_options_that_would_be_ignored_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, *argv, *(["-o", str(tmp_path / "r.jsonl")] if argv[0] == "load" else []))
+    assert code == 2 and one_error(err).startswith(message)
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_clean_refuses_a_bad_store_before_cleaning_a_good_one(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    good = tmp_path / "good.db"
+    good.write_bytes(b"")
+    import sqlite3
+
+    sqlite3.connect(good).close()
+    code, out, err = run(capsys, "clean", "--store", f"sqlite://{good}", "--store", "redis://:x@[::1")
+    assert code == 2 and out == "" and one_error(err).startswith("error: malformed store URL")
+
+
+def _named(tmp_path: Path, name: str, param: str) -> Path:
+    cell = CellResult("timeit", name, {"stmt": param}, "python", "ok", loops=1,
+                      metrics={"wall_ns": MetricResult.of([1.0, 2.0, 3.0])})
+    path = tmp_path / "named.jsonl"
+    path.write_text(json.dumps(header_record("r", "2026-11-22T00:00:00+00:00", {}, {})) + "\n"
+                    + json.dumps(cell_to_json(cell)) + "\n")
+    return path
+
+
+def test_csv_cells_that_start_a_formula_are_quoted(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import csv
+    import io
+
+    path = _named(tmp_path, "=HYPERLINK(\"http://x\")", "@SUM(A1)")
+    code, out, _ = run(capsys, "report", str(path), "--format", "csv", "--detail", "full")
+    cells = [cell for row in csv.reader(io.StringIO(out)) for cell in row]
+    assert code == 0 and "'=HYPERLINK(\"http://x\")" in cells
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "@")]
+    assert not [cell for cell in cells if cell.startswith("-") and not cell.lstrip("-").replace(".", "").replace("e", "").isdigit()]
+
+
+def test_terminal_output_shows_escape_sequences_instead_of_sending_them(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path) -> None:
+    path = _named(tmp_path, "x\x1b]0;owned\x07\x1b[2J", "pass\x9b")
+    code, out, _ = run(capsys, "report", str(path), "--detail", "full")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "\\x1b]0;owned" in out
+    code, _, err = run(capsys, "run", "--dry-run", "--codec", "x\x1b[2J")
+    assert "\x1b" not in err and "\\x1b[2J" in err

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.main import main
+from stratabench.report.formats import REPORTERS
 from stratabench.results.format import load
 from tests.golden_files import GOLDEN
 
@@ -30,10 +31,15 @@ def test_list_shows_availability(capsys: pytest.CaptureFixture[str]) -> None:
     assert any(p["name"] == "timeit" and p["available"] for p in listing["suites"])
 
 
-def test_report_renders_each_format(capsys: pytest.CaptureFixture[str]) -> None:
-    for fmt, marker in (("terminal", "json/typed"), ("markdown", "| json/typed |"), ("csv", "table,name"), ("json", '"rows"')):
-        code, out, _ = run(capsys, "report", str(RESULTS), "--format", fmt)
-        assert code == 0 and marker in out, fmt
+#: What each report format's output shows of the golden results; every registered format needs one.
+FORMAT_MARKERS = {"terminal": "json/typed", "markdown": "| json/typed |", "csv": "table,name", "json": '"rows"',
+                  "html": "json/typed"}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", REPORTERS.names)
+def test_report_renders_each_format(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    code, out, _ = run(capsys, "report", str(RESULTS), "--format", fmt)
+    assert code == 0 and FORMAT_MARKERS[fmt] in out, fmt
 
 
 def test_report_to_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -114,8 +120,12 @@ def test_run_writes_results_and_report(capsys: pytest.CaptureFixture[str], tmp_p
     assert "sum(range(10))" in out and f"results: {target}" in err
     lines = [json.loads(line) for line in target.read_text().splitlines()]
     assert lines[0]["type"] == "header" and lines[0]["environment"]["python"]["version"]
-    assert lines[1]["cell"] == "sum(range(10))" and lines[1]["status"] == "ok"
-    assert len(lines[1]["metrics"]["wall_ns"]["samples"]) == 2
+    cell, = (line for line in lines if line["type"] == "cell")
+    assert cell["cell"] == "sum(range(10))" and cell["status"] == "ok"
+    assert len(cell["metrics"]["wall_ns"]["samples"]) == 2 and cell["metrics"]["wall_ns"]["rounds"] == [0, 1]
+    rounds = [line for line in lines if line["type"] == "round"]
+    assert [r["number"] for r in rounds] == [0, 1] and rounds[0]["order"] == ["timeit/sum(range(10))"]
+    assert rounds[0]["reference_ns"] > 0 and rounds[0]["seed"] == rounds[1]["seed"]
 
 
 def test_console_script_runs_as_a_subprocess() -> None:

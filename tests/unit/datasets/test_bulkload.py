@@ -1,4 +1,4 @@
-"""Tests of the bulkload dataset (stratabench.datasets.bulkload, specs/bulkload.md)."""
+"""Tests of the bulkload dataset (stratabench.datasets.bulkload, docs/studies/bulkload.md)."""
 
 from __future__ import annotations
 

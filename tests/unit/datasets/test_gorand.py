@@ -2,7 +2,7 @@
 
 Values marked "Go 1.26" were printed by a throwaway Go program using
 ``rand.New(rand.NewSource(seed))`` on linux/amd64; the others are the check
-values of specs/bulkload.md section 2.
+values of docs/studies/bulkload.md section 2.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_first_int63_values() -> None:
 
 
 class _ReferenceSource:
-    """Spec section 2.2 read literally: one register, two indices, one step per call."""
+    """docs/studies/bulkload.md §2.2 read literally: one register, two indices, one step per call."""
 
     def __init__(self, seed: int) -> None:
         x = seed % (2**31 - 1) or 89482311
@@ -195,7 +195,7 @@ def test_fma_rounds_once() -> None:
 
 
 def _bulkload_by_methods(rand: GoRand, count: int) -> list[tuple[bool, int, float, str, int]]:
-    """Spec section 2.6 through the public methods, one call per draw."""
+    """docs/studies/bulkload.md §2.6 through the public methods, one call per draw."""
     records = []
     for _ in range(count):
         text = rand.read(8 + rand.intn(64)).hex().upper()

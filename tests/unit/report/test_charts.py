@@ -98,3 +98,18 @@ def test_the_svg_is_stable_and_its_ids_are_its_own() -> None:
         assert ids and all(i.startswith(chart.id + "-") for i in ids)
         references = re.findall(r'(?:url\(#|href="#)([^)"]+)', chart.svg)
         assert set(references) <= set(ids)
+
+
+def test_the_machine_s_speed_is_stated_in_the_provenance_and_plotted_round_by_round() -> None:
+    from stratabench.report.charts import machine_chart
+    from stratabench.report.provenance import provenance, reference_ratios
+
+    env = {"reference_ns": [1.0e6, 0.81e6, 1.37e6, 1.0e6, 1.1e6], "reference_at_s": [1.0, 2.0, 3.0, 4.0, 5.0],
+           "steal_s_start": 2.5, "steal_s_end": 3.0, "run_queue_wait_s_start": 0.1, "run_queue_wait_s_end": 0.35}
+    facts = dict(provenance({"environment": env}))
+    assert facts["machine speed"].startswith("the reference workload ranged 0.81–1.37× its median over 5 rounds")
+    assert facts["CPU taken away"] == ("steal 2.50 s at the start, 3.00 s at the end (+0.50 s during the run, every "
+                                       "CPU); run-queue wait of the run's process +0.25 s")
+    chart = machine_chart(reference_ratios(env))
+    assert chart is not None and chart.marks["point"] == 5 and "<svg" in chart.svg
+    assert machine_chart(reference_ratios({})) is None and "machine speed" not in dict(provenance({"environment": {}}))

@@ -95,7 +95,7 @@ def test_every_report_fits_100_columns(small_runs: dict[str, ResultsFile], run: 
 
 
 @pytest.mark.parametrize("run", [*SMALL_RUNS, "golden", "load"])
-@pytest.mark.parametrize("fmt", ["terminal", "markdown", "csv", "json", "html"])
+@pytest.mark.parametrize("fmt", REPORTERS.names)
 def test_no_word_from_inside_the_project(small_runs: dict[str, ResultsFile], run: str, fmt: str) -> None:
     text = _rendered(small_runs[run], fmt)
     found = [word for word in FORBIDDEN if word.lower() in text.lower()]

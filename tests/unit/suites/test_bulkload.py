@@ -183,6 +183,9 @@ def test_without_go_the_go_rows_say_so_and_the_rest_runs(monkeypatch: pytest.Mon
         def write(self, result: CellResult) -> None:
             results.append(result)
 
+        def write_round(self, record: dict[str, object]) -> None:
+            pass
+
     execute(Plan([(bulk, bulk.cells())]), bulk.options, Sink(), QuietProgress())
     by_name = {r.cell: r for r in results}
     assert by_name["pickle/typed"].ok

@@ -12,7 +12,8 @@ from stratabench.engine.operation import CellSpec
 from stratabench.errors import StoreError, UnknownNameError, UsageError
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.records import CellResult, MetricResult
-from stratabench.suites.cache.report import cache_tables, findings
+from stratabench.suites.cache.claims import findings
+from stratabench.suites.cache.report import cache_tables
 from stratabench.suites.cache.suite import CacheSuite
 from stratabench.suites.cache.tiers import ready_access
 

@@ -63,3 +63,28 @@ def test_the_two_tables_number_and_word_their_rows() -> None:
     assert table.notes == ["F1: because", "rule"]
     conclusions = conclusions_table("c", [Finding("", "a", Verdict.HOLDS, words={}), Finding("", "b", Verdict.BY_CONSTRUCTION)])
     assert [(r["n"], r["verdict"]) for r in conclusions.rows] == [(1, "holds"), (2, "true by design")]
+
+
+def test_a_paired_ratio_decides_a_claim_only_when_its_interval_clears_the_bound() -> None:
+    from stratabench.report.compare import paired
+    from stratabench.results.records import MetricResult
+
+    def cell(name: str, per_round: list[float]) -> CellResult:
+        return CellResult("s", name, {}, "python", "ok",
+                          metrics={"wall_ns": MetricResult.of(per_round, list(range(len(per_round))))})
+
+    # The machine's speed swings 0.7x to 1.5x from round to round; the two cells move together.
+    speed = [1.0, 1.5, 0.7, 1.3, 0.8, 1.4, 0.9, 1.2]
+    slow = cell("slow", [300 * s * (1 + 0.01 * (i % 3)) for i, s in enumerate(speed)])
+    fast = cell("fast", [100 * s for s in speed])
+    measured = paired(slow, fast)
+    assert measured is not None and measured.low is not None and 2.9 < measured.value < 3.1
+    assert judge(measured, 2.0) is Verdict.HOLDS and judge(measured, 4.0) is Verdict.DOES_NOT_HOLD
+    assert judge(measured, 3.01) is Verdict.WITHIN_NOISE  # the bound inside the interval: too close to call
+    # Too few pairs: never a call, whatever the ratio.
+    short = paired(cell("a", [300.0, 310, 305]), cell("b", [100.0, 100, 100]))
+    assert short is not None and judge(short, 2.0) is Verdict.WITHIN_NOISE
+    # A file from before rounds: the ratio of medians and the overlap rule, as before.
+    old = paired(CellResult("s", "a", {}, "python", "ok", metrics={"wall_ns": MetricResult.of([300.0, 301, 302])}),
+                 CellResult("s", "b", {}, "python", "ok", metrics={"wall_ns": MetricResult.of([100.0, 101, 102])}))
+    assert old is not None and old.low is None and judge(old, 2.0) is Verdict.HOLDS

@@ -12,7 +12,7 @@ import (
 // The suite (src/stratabench/systems/parking/schema.py) creates and seeds
 // these tables before it starts a server; the servers create them only
 // when absent, the same way, so that a server also runs on an empty
-// database. The tables of spec §6 with lower-case names (as the reference's ORM
+// database. The tables of docs/studies/parking.md §6 with lower-case names (as the reference's ORM
 // model spells them), one DDL per database. What differs from the
 // original MySQL script, on purpose:
 //   - ids: SQLite INTEGER PRIMARY KEY AUTOINCREMENT (the rowid),
@@ -236,7 +236,7 @@ CREATE TABLE IF NOT EXISTS t_account_transfer (
 `,
 }
 
-// SeedLots are the only rows before a run (spec §6): name, display name,
+// SeedLots are the only rows before a run (docs/studies/parking.md §6): name, display name,
 // free places, hourly rate.
 var SeedLots = []struct {
 	Name, DisplayName string

@@ -1,6 +1,6 @@
 // Package database opens the parking study's database (SQLite, PostgreSQL
 // or MariaDB/MySQL) through the statement tracer, and creates its tables
-// when absent (spec §6).
+// when absent (docs/studies/parking.md §6).
 package database
 
 import (

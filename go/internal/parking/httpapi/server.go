@@ -1,4 +1,4 @@
-// Package httpapi is the parking service's HTTP transport (spec §3): GET
+// Package httpapi is the parking service's HTTP transport (docs/studies/parking.md §3): GET
 // /<function>?<query> with the function taken from the last path segment,
 // JSON answers with `ts`, HTTP 500 "Internal server error" for an unknown
 // function or a service_descr that is not JSON, one connection per call.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Now is the application server's clock (spec §5.1: timestamps never come
+// Now is the application server's clock (docs/studies/parking.md §5.1: timestamps never come
 // from the database) in whole seconds, as the original's TIMESTAMP columns
 // kept them and as the Python servers store them. It is UTC, which is the
 // local time of the benchmark machines.

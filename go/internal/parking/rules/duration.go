@@ -17,7 +17,7 @@ var ErrNegativeDuration = errors.New("negative duration")
 // stay far inside an Amount; larger quotes are internal errors.
 const maxMinutes = 1_000_000 * 366 * 24 * 60
 
-// RoundMinutes applies the quarter-hour rule of spec §5.2 to whole minutes:
+// RoundMinutes applies the quarter-hour rule of docs/studies/parking.md §5.2 to whole minutes:
 // a started first period is charged (0 becomes 1 when firstHour), then the
 // minutes are rounded up to a multiple of 15.
 func RoundMinutes(minutes int64, firstHour bool) (int64, error) {
@@ -43,7 +43,7 @@ func MinutesOfHours(hours *big.Rat) (int64, error) {
 	return q.Int64(), nil
 }
 
-// Price is rate × minutes / 60, exact (spec §5.3).
+// Price is rate × minutes / 60, exact (docs/studies/parking.md §5.3).
 func Price(rate Amount, minutes int64) *big.Rat {
 	return new(big.Rat).Mul(rate.Rat(), big.NewRat(minutes, 60))
 }
@@ -58,7 +58,7 @@ func SecondsOfHours(hours Amount) time.Duration {
 	return time.Duration(int64(hours)*3600/AmountScale) * time.Second
 }
 
-// WholeSeconds is d in whole seconds, fractions dropped (spec §5.1).
+// WholeSeconds is d in whole seconds, fractions dropped (docs/studies/parking.md §5.1).
 func WholeSeconds(d time.Duration) int64 {
 	return int64(d / time.Second)
 }
@@ -68,7 +68,7 @@ func WholeMinutes(d time.Duration) int64 {
 	return floorDiv(WholeSeconds(d), 60)
 }
 
-// Refund is what stop_service gives back (spec §7.5 step 5): the unused
+// Refund is what stop_service gives back (docs/studies/parking.md §7.5 step 5): the unused
 // whole quarter-hours of a paid session, less a safety second, priced at
 // the session's average price per minute and rounded half-to-even to cents.
 // It fails when the paid time is under a minute (no price per minute).

@@ -1,4 +1,4 @@
-// Package rules holds the parking study's business arithmetic (spec §5):
+// Package rules holds the parking study's business arithmetic (docs/studies/parking.md §5):
 // exact money, the quarter-hour rounding of durations, prices, refunds and
 // the time formats of answers. Nothing here touches a database or HTTP.
 package rules

@@ -30,7 +30,7 @@ func TestRoundMinutes(t *testing.T) {
 	}
 }
 
-// The ticket examples of spec §5.2: the age of a ticket in whole seconds,
+// The ticket examples of docs/studies/parking.md §5.2: the age of a ticket in whole seconds,
 // then whole minutes, rounded.
 func TestTicketAges(t *testing.T) {
 	cases := []struct {
@@ -91,7 +91,7 @@ func TestPrice(t *testing.T) {
 	}
 }
 
-// Prices compare as exact decimals (spec §5.3).
+// Prices compare as exact decimals (docs/studies/parking.md §5.3).
 func TestPriceComparison(t *testing.T) {
 	price := Price(amount(t, "51"), 120)
 	for text, equal := range map[string]bool{"102": true, "102.00": true, "102.000000001": false, "101.99": false} {

@@ -1,4 +1,4 @@
-// Package service is the parking study's business logic (spec §4–§9): the
+// Package service is the parking study's business logic (docs/studies/parking.md §4–§9): the
 // ten API functions, their checks in the reference's order, their statuses
 // and which calls commit. It reaches the database only through a Store, so
 // the GORM and the database/sql servers run the very same logic.
@@ -18,7 +18,7 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// Statuses of answers (spec §3).
+// Statuses of answers (docs/studies/parking.md §3).
 const (
 	Success        = "success"
 	NotAvailable   = "not_available"
@@ -153,7 +153,7 @@ func internal(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errInternal, fmt.Sprintf(format, args...))
 }
 
-// commit answers and commits; early answers and rolls back (spec §5.4).
+// commit answers and commits; early answers and rolls back (docs/studies/parking.md §5.4).
 func commit(a Answer) (Answer, bool, error) { return a, true, nil }
 func early(a Answer) (Answer, bool, error)  { return a, false, nil }
 

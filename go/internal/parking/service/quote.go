@@ -7,7 +7,7 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// Status codes of get_service_info and create_reservation (spec §7.1–7.2).
+// Status codes of get_service_info and create_reservation (docs/studies/parking.md §7.1–7.2).
 const (
 	codeUserID        = "invalid_user_id"
 	codePlate         = "invalid_registration_plate"
@@ -17,7 +17,7 @@ const (
 	codeTicketLeft    = "user_ticket_out_of_parking"
 )
 
-// Keys of service_descr by protocol version (spec §4).
+// Keys of service_descr by protocol version (docs/studies/parking.md §4).
 func (c *call) parkingKey() string {
 	if c.version == 0 {
 		return "parking_object_id"
@@ -42,7 +42,7 @@ type quote struct {
 
 func (q quote) price() *big.Rat { return rules.Price(q.rate, q.minutes) }
 
-// findLot looks up the lot named in service_descr (spec §7.1 step 3).
+// findLot looks up the lot named in service_descr (docs/studies/parking.md §7.1 step 3).
 // A nil lot with a nil error is a refusal already answered in *refusal.
 func (c *call) findLot(tx Tx, lock bool) (*Lot, *Answer, error) {
 	name, err := c.field(c.parkingKey())
@@ -60,7 +60,7 @@ func (c *call) findLot(tx Tx, lock bool) (*Lot, *Answer, error) {
 	return &lots[0], nil, nil
 }
 
-// quoteFor computes minutes and rate (spec §7.1 step 4): from the ticket's
+// quoteFor computes minutes and rate (docs/studies/parking.md §7.1 step 4): from the ticket's
 // unpaid time when service_descr has user_ticket, else from the duration
 // asked for. A refusal comes back as an answer.
 func (c *call) quoteFor(tx Tx, lot *Lot, lockTicket bool) (quote, *Answer, error) {
@@ -150,7 +150,7 @@ func (c *call) info(q quote, ticketPaidMinutes int64, start time.Time) []Field {
 	return fields
 }
 
-// getServiceInfo quotes a price (spec §7.1); it never writes and always
+// getServiceInfo quotes a price (docs/studies/parking.md §7.1); it never writes and always
 // rolls back.
 func getServiceInfo(c *call) (Answer, bool, error) {
 	if c.version >= 1 && c.param("user_id") == "" {

@@ -7,7 +7,7 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// createReservation creates a payment for a quoted price (spec §7.2).
+// createReservation creates a payment for a quoted price (docs/studies/parking.md §7.2).
 func createReservation(c *call) (Answer, bool, error) {
 	user := c.param("user_id")
 	if c.version >= 1 && user == "" {
@@ -124,7 +124,7 @@ func createReservation(c *call) (Answer, bool, error) {
 
 // reserveFromWallet puts part of a payment on the user's wallet: a consume
 // marked reserved, and RESERVED raised until the payment is paid or
-// cancelled (spec §7.2 step 12).
+// cancelled (docs/studies/parking.md §7.2 step 12).
 func reserveFromWallet(c *call, tx Tx, user string, payment *Payment, amount rules.Amount) error {
 	account, err := lockAccount(tx, user)
 	if err != nil {
@@ -144,7 +144,7 @@ func reserveFromWallet(c *call, tx Tx, user string, payment *Payment, amount rul
 }
 
 // lockAccount locks the wallet of user, creating an empty one if there is
-// none (spec §7.11).
+// none (docs/studies/parking.md §7.11).
 func lockAccount(tx Tx, user string) (Account, error) {
 	accounts, err := tx.AccountsByUser(user, true)
 	if err != nil {
@@ -178,7 +178,7 @@ func lockPayment(c *call) (Tx, Payment, error) {
 	return tx, payments[0], nil
 }
 
-// payReservation confirms a payment (spec §7.3).
+// payReservation confirms a payment (docs/studies/parking.md §7.3).
 func payReservation(c *call) (Answer, bool, error) {
 	tx, payment, err := lockPayment(c)
 	if err != nil {
@@ -212,7 +212,7 @@ func payReservation(c *call) (Answer, bool, error) {
 	return commit(Answer{Status: Success})
 }
 
-// cancelReservation cancels a payment (spec §7.4).
+// cancelReservation cancels a payment (docs/studies/parking.md §7.4).
 func cancelReservation(c *call) (Answer, bool, error) {
 	tx, payment, err := lockPayment(c)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// The rows of the schema (spec §6), as the business logic sees them. The
+// The rows of the schema (docs/studies/parking.md §6), as the business logic sees them. The
 // stores map them to tables: gormstore with GORM models, sqlstore by hand.
 
 // Lot is a T_PRODUCT row: a parking lot.
@@ -85,13 +85,13 @@ type Transfer struct {
 	Amount       rules.Amount
 }
 
-// Store opens one database transaction per API call (spec §5.4).
+// Store opens one database transaction per API call (docs/studies/parking.md §5.4).
 type Store interface {
 	Begin(ctx context.Context) (Tx, error)
 }
 
 // Tx is the data access of one call. "lock" reads take SELECT … FOR UPDATE
-// (spec §8). Methods that name an intent (ChangePlaces, SettleConsume) let
+// (docs/studies/parking.md §8). Methods that name an intent (ChangePlaces, SettleConsume) let
 // each store choose its statements: the ORM store locks and saves rows, the
 // SQL store may do the same work in fewer statements.
 type Tx interface {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// issueTicket lets a car into a postpaid lot (spec §7.8).
+// issueTicket lets a car into a postpaid lot (docs/studies/parking.md §7.8).
 func issueTicket(c *call) (Answer, bool, error) {
 	name := c.param("parking_id")
 	if name == "" {
@@ -53,7 +53,7 @@ func issueTicket(c *call) (Answer, bool, error) {
 // gracePeriod is how long after its paid time a ticket car may still leave.
 const gracePeriod = 15 * time.Minute
 
-// leaveParking lets a ticket car out (spec §7.9).
+// leaveParking lets a ticket car out (docs/studies/parking.md §7.9).
 func leaveParking(c *call) (Answer, bool, error) {
 	tx, err := c.db()
 	if err != nil {
@@ -87,8 +87,8 @@ func leaveParking(c *call) (Answer, bool, error) {
 	return commit(Answer{Status: Success})
 }
 
-// checkPlateNumber tells whether a plate has paid time running (spec
-// §7.10); it never writes and rolls back.
+// checkPlateNumber tells whether a plate has paid time running
+// (docs/studies/parking.md §7.10); it never writes and rolls back.
 func checkPlateNumber(c *call) (Answer, bool, error) {
 	plate := c.param("registration_plate")
 	if plate == "" {

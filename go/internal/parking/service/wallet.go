@@ -4,7 +4,7 @@ import (
 	"stratabench.dev/go/internal/parking/rules"
 )
 
-// Status codes of account_transfer (spec §7.7), sent for every protocol.
+// Status codes of account_transfer (docs/studies/parking.md §7.7), sent for every protocol.
 const (
 	codeSameAccount   = "same_src_and_dst"
 	codeOtherTransfer = "another_trans_exists"
@@ -14,7 +14,7 @@ const (
 )
 
 // stopService ends a prepaid session early and refunds the unused whole
-// quarter-hours into the user's wallet (spec §7.5).
+// quarter-hours into the user's wallet (docs/studies/parking.md §7.5).
 func stopService(c *call) (Answer, bool, error) {
 	tx, payment, err := lockPayment(c)
 	if err != nil {
@@ -65,7 +65,7 @@ func stopService(c *call) (Answer, bool, error) {
 	order.PaidAmount -= amount
 	order.PaidUntilTS = c.now
 	// The order stays open and its place is not returned: the reference's
-	// leak, kept so that statement counts compare (spec §12).
+	// leak, kept so that statement counts compare (docs/studies/parking.md §12).
 	if err := tx.SaveOrder(&order); err != nil {
 		return Answer{}, false, err
 	}
@@ -80,8 +80,8 @@ func refunded(amount rules.Amount) Answer {
 	return Answer{Status: Success, Fields: []Field{{"delta_amount", rules.Cents(amount.Rat())}}}
 }
 
-// getUserAccount answers a wallet's balance, 0.00 without a wallet (spec
-// §7.6). It commits.
+// getUserAccount answers a wallet's balance, 0.00 without a wallet
+// (docs/studies/parking.md §7.6). It commits.
 func getUserAccount(c *call) (Answer, bool, error) {
 	tx, err := c.db()
 	if err != nil {
@@ -101,7 +101,7 @@ func getUserAccount(c *call) (Answer, bool, error) {
 	return commit(Answer{Status: Success, Fields: []Field{{"balance", rules.Cents(balance.Rat())}}})
 }
 
-// accountTransfer moves a whole wallet to another user (spec §7.7). Its
+// accountTransfer moves a whole wallet to another user (docs/studies/parking.md §7.7). Its
 // refusals roll back the wallets it created on the way.
 func accountTransfer(c *call) (Answer, bool, error) {
 	tx, err := c.db()

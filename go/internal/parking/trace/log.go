@@ -1,6 +1,6 @@
 // Package trace records what a parking server does: a log file of every
 // HTTP message and every SQL statement with its parameters and result rows
-// (spec §1, "logging on"), and counts of SQL statements by kind, taken by
+// (docs/studies/parking.md §1, "logging on"), and counts of SQL statements by kind, taken by
 // a database/sql driver wrapper so that both servers are counted alike.
 package trace
 

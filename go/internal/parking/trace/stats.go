@@ -7,7 +7,7 @@ import (
 )
 
 // Kinds of SQL statements counted (the rows of the study's Table 2 and of
-// spec §11.4). The JSON keys of the /_stats endpoint are these names.
+// docs/studies/parking.md §11.4). The JSON keys of the /_stats endpoint are these names.
 const (
 	KindSelect          = "SELECT"
 	KindSelectForUpdate = "SELECT FOR UPDATE"

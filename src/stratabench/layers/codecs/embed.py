@@ -3,12 +3,12 @@
 Needs nothing beyond the standard library, and a work directory of the
 caller's own (``Codec.format(..., workdir=...)``; without one ``format``
 raises ``UsageError``). The Python analog of the Go adapter's ``embed``
-format (specs/bulkload.md sections 4.1 and 4.2): ``encode`` writes a module
+format (docs/studies/bulkload.md sections 4.1 and 4.2): ``encode`` writes a module
 whose body is one assignment, ``RECORDS = [...]``, a list literal of row
 tuples. CPython folds such a literal into a single constant tuple in the
 bytecode, so loading is unmarshalling plus one list copy.
 
-Each mode is one of the spec's three loads, always through importlib
+Each mode is one of the study's three loads (docs/studies/bulkload.md §4.2), always through importlib
 machinery (a spec, a loader, ``exec_module``) and never ``import``, because
 a second import of the same name is a no-op that measures nothing:
 

@@ -1,7 +1,7 @@
 """Read the bulkload assets the Go adapter writes, for cross-language checks.
 
 Python must read the files Go wrote, and the records must hash to the
-dataset hash (specs/bulkload.md sections 3 and 4.1). Each Go format Python
+dataset hash (docs/studies/bulkload.md sections 3 and 4.1). Each Go format Python
 can read is a mode of a codec (:data:`GO_ASSET_CODECS`); suites make cells
 of those, and :func:`decode_go_asset` is the one-call form for checks:
 

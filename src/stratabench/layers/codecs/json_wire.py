@@ -1,7 +1,7 @@
 """How records travel as JSON text, shared by every JSON codec.
 
 The wire is the one Go's ``encoding/json`` writes for the bulkload records
-(specs/bulkload.md section 3): a list of objects keyed by field name, with
+(docs/studies/bulkload.md section 3): a list of objects keyed by field name, with
 
 - ``time_ns`` and ``time_us`` as RFC 3339 strings with up to nine fraction
   digits (Go's ``RFC3339Nano``), always UTC with ``Z``;

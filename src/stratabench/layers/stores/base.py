@@ -15,13 +15,11 @@ inside its *namespace*, a name the caller derives from the run id:
 flushes a database or drops anything it did not name itself, so a URL that
 points at a server holding someone else's data is safe to use.
 
-A run's namespaces are ``{run id}.{suite}.{10 hex digits}`` (the cell's
-hash), so the keys of a run start ``sb:20261121-054500-3f2a.matrix.`` and its
-tables ``stratabench_20261121_054500_3f2a_matrix_`` (and end with a hash). When a run is killed
-before its cleanup, ``stratabench clean`` finds exactly those shapes
-(:data:`RUN_NAMESPACE_PATTERN`, :data:`RUN_IDENTIFIER_PATTERN`) through the
-:class:`Sweepable` ability, and drops them; and key/value servers give every
-key an expiry (``redis.key_ttl``, ``memcached.key_ttl``: a day by default).
+How a run names its namespaces, and how ``stratabench clean`` recognises
+them after a run killed before its cleanup, is :mod:`.namespaces`; clean
+reaches them through the :class:`Sweepable` ability, and key/value servers
+give every key an expiry (``redis.key_ttl``, ``memcached.key_ttl``: a day by
+default).
 
 The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
 Optional abilities are separate protocols checked with ``isinstance``, as
@@ -39,7 +37,6 @@ server (URL redacted) and what to do; a value over the item limit is
 
 from __future__ import annotations
 
-import hashlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -50,17 +47,14 @@ from typing import ClassVar, Protocol, runtime_checkable
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from stratabench.errors import StoreError, StratabenchError, UsageError, ValueTooLargeError
+from stratabench.layers.stores.namespaces import NAMESPACE_PATTERN, key_prefix
 from stratabench.options import RunOptions
 from stratabench.redact import MASK, password_cut_short, password_of, redact, scrub
 from stratabench.settings import Setting, SettingReader
 
 __all__ = [
     "TIMEOUT_RANGE",
-    "NAMESPACE_PATTERN",
     "StoreConnection",
-    "RUN_IDENTIFIER_PATTERN",
-    "RUN_NAMESPACE_PATTERN",
-    "SWEEP_NAMESPACE",
     "BatchStore",
     "ItemLimit",
     "KeyValue",
@@ -68,10 +62,7 @@ __all__ = [
     "batch_getter",
     "batch_putter",
     "Sweepable",
-    "key_prefix",
     "key_ttl_setting",
-    "swept_name",
-    "namespace_identifier",
     "check_store_url",
     "open_store",
     "url_path",
@@ -80,29 +71,6 @@ __all__ = [
     "timeout_settings",
 ]
 
-NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
-"""What a namespace may be: no ``:``, so that one namespace's key prefix can
-never be the beginning of another's, and nothing a SQL identifier or a file
-name would have to quote."""
-
-
-_RUN_ID = r"(?:\d{8}-\d{6}-[0-9a-f]{4}|local)"
-# namespace_identifier() lowercases, turns "-" and "." into "_", may cut the
-# middle short to fit, and always ends with "_" + 8 hex digits of a hash.
-_RUN_ID_IDENTIFIER = r"(?:\d{8}_\d{6}_[0-9a-f]{4}|local)"
-
-RUN_NAMESPACE_PATTERN = re.compile(rf"^{_RUN_ID}\.[a-z][a-z0-9_]*\.[0-9a-f]{{10}}$")
-"""A namespace a run made for a cell: ``{run id}.{suite}.{cell hash}``, as
-``suites.kit.stores.cell_namespace`` builds it, for the run ids of the
-command line (``20261121-054500-3f2a``) and the API's default (``local``);
-nothing else is ever swept."""
-
-RUN_IDENTIFIER_PATTERN = re.compile(rf"^stratabench_{_RUN_ID_IDENTIFIER}_[a-z0-9_]*_[0-9a-f]{{8}}$")
-""":func:`namespace_identifier` of a run namespace: the table, collection or
-database names that are swept."""
-
-SWEEP_NAMESPACE = "stratabench-sweep"
-"""The namespace a store is opened in to sweep (it is never written)."""
 
 
 @runtime_checkable
@@ -171,7 +139,8 @@ TIMEOUT_RANGE = (0.001, 3600.0)
 class Sweepable(Protocol):
     """A store that finds the namespaces runs left in it, and drops them.
 
-    Open it with ``open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True)``:
+    Open it with ``open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True)``
+    (:mod:`.namespaces` holds the names and patterns):
     a store opened for sweeping creates nothing of its own. Names are what
     the store holds: key namespaces for key/value servers (matching
     :data:`RUN_NAMESPACE_PATTERN`), table, collection or database names for
@@ -183,17 +152,6 @@ class Sweepable(Protocol):
 
     def drop_namespace(self, name: str) -> None:
         """Remove one name returned by :meth:`list_namespaces`, and nothing else."""
-
-
-def swept_name(name: str, pattern: re.Pattern[str]) -> str:
-    """``name`` if it has the shape of a run's namespace (``pattern``), else :class:`UsageError`.
-
-    The check every :meth:`Sweepable.drop_namespace` makes first: it keeps
-    a drop to the tool's own names, and a quoted SQL name free of quotes.
-    """
-    if not pattern.match(name):
-        raise UsageError(f"{name!r} is not a namespace of a stratabench run; nothing dropped")
-    return name
 
 
 def key_ttl_setting(store: str, *, help_suffix: str = "") -> Setting:
@@ -218,22 +176,6 @@ def timeout_settings(store: str, *, socket: bool = True) -> tuple[Setting, ...]:
         return (connect,)
     return connect, Setting(f"{store}.socket_timeout", "30", "seconds to wait for an answer", "number",
                             minimum=low, maximum=high)
-
-
-def namespace_identifier(namespace: str, *, max_length: int = 63) -> str:
-    """The SQL table or database name for ``namespace``: ``stratabench_{namespace}``.
-
-    Lowercase letters, digits and ``_`` only, at most ``max_length``
-    characters (PostgreSQL's limit is 63). When the namespace had to be
-    changed to fit, a short hash of the original is appended, so two
-    namespaces never share a table.
-    """
-    cleaned = re.sub(r"[^a-z0-9_]", "_", namespace.lower())
-    name = f"stratabench_{cleaned}"
-    if cleaned != namespace or len(name) > max_length:
-        digest = hashlib.sha1(namespace.encode()).hexdigest()[:8]
-        name = f"{name[: max_length - 9]}_{digest}"
-    return name
 
 
 def parse_store_url(url: str) -> SplitResult:
@@ -328,9 +270,16 @@ class StoreConnection:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return scrub(text, self._url).rstrip(".")
 
-    def _unreachable(self, exc: BaseException | str) -> StoreError:
-        """The error for a server that cannot be reached or opened."""
+    def _unreachable(self, exc: BaseException | str) -> StratabenchError:
+        """The error for a server that cannot be reached or opened.
+
+        A driver that cannot read the URL (an unknown query parameter, a bad
+        value) raises ``ValueError`` or ``TypeError``: that is the URL to fix,
+        not a server to start.
+        """
         reason = exc if isinstance(exc, str) else self._reason(exc)
+        if isinstance(exc, (ValueError, TypeError)):
+            return UsageError(f"store URL {self.redacted_url!r} is not one {self.name} can use: {reason}; fix the URL")
         if self.service:
             todo = f"start one with `stratabench services up {self.service}` or pass a reachable --store URL"
         else:
@@ -362,15 +311,6 @@ class StoreConnection:
             raise
         except self._driver_errors() as exc:
             raise self._failed(operation, exc) from exc
-
-
-def key_prefix(namespace: str) -> bytes:
-    """``sb:{namespace}:``: what every key of ``namespace`` starts with in a key/value server.
-
-    Clients that write a store's keys without its plugin (the Go load
-    clients) name them with this, so that the plugin's cleanup finds them.
-    """
-    return f"sb:{namespace}:".encode()
 
 
 class Store(StoreConnection, ABC):

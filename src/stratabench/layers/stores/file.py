@@ -23,7 +23,8 @@ from pathlib import Path
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_NAMESPACE_PATTERN, Store, swept_name
+from stratabench.layers.stores.base import Store
+from stratabench.layers.stores.namespaces import RUN_NAMESPACE_PATTERN, swept_name
 
 __all__ = ["FileStore"]
 

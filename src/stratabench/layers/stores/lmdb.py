@@ -34,7 +34,8 @@ from typing import Any
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name
+from stratabench.layers.stores.base import Store
+from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, namespace_identifier, swept_name
 from stratabench.settings import Setting
 
 __all__ = ["LmdbStore"]

@@ -26,14 +26,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import (
-    RUN_IDENTIFIER_PATTERN,
-    TIMEOUT_RANGE,
-    Store,
-    namespace_identifier,
-    swept_name,
-    timeout_settings,
-)
+from stratabench.layers.stores.base import TIMEOUT_RANGE, Store, timeout_settings
+from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, namespace_identifier, swept_name
 from stratabench.settings import Setting
 
 __all__ = ["MongodbStore"]

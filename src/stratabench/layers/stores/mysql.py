@@ -28,7 +28,8 @@ from urllib.parse import unquote, urlsplit
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, timeout_settings
+from stratabench.layers.stores.base import Store, timeout_settings
+from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, namespace_identifier, swept_name
 from stratabench.settings import SettingReader
 
 __all__ = ["MysqlStore"]

@@ -25,7 +25,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, timeout_settings
+from stratabench.layers.stores.base import Store, timeout_settings
+from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, namespace_identifier, swept_name
 from stratabench.settings import SettingReader
 
 __all__ = ["PostgresqlStore"]

@@ -27,7 +27,8 @@ from urllib.parse import SplitResult
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.errors import UsageError
-from stratabench.layers.stores.base import RUN_NAMESPACE_PATTERN, Store, key_ttl_setting, swept_name, timeout_settings
+from stratabench.layers.stores.base import Store, key_ttl_setting, timeout_settings
+from stratabench.layers.stores.namespaces import RUN_NAMESPACE_PATTERN, swept_name
 from stratabench.settings import Setting
 
 __all__ = ["RedisStore"]
@@ -78,7 +79,7 @@ class RedisStore(Store):
                 retry_on_timeout=False,
             )
             self._client.ping()
-        except (redis.RedisError, OSError, ValueError) as exc:
+        except (redis.RedisError, OSError, ValueError, TypeError) as exc:
             if self._parts.scheme == "rediss" and isinstance(exc, (redis.TimeoutError, TimeoutError)):
                 raise self._unreachable(f"{self._reason(exc)} (no TLS handshake within {connect:g} s: rediss:// "
                                         "needs a server that speaks TLS; use redis:// for a plain-text one)") from exc

@@ -43,7 +43,8 @@ from urllib.parse import unquote, urlsplit
 from stratabench.datasets.schema import Row, Schema, datetime_from_us, us_from_datetime
 from stratabench.errors import UnavailableError
 from stratabench.layers.codecs.base import row_converter
-from stratabench.layers.stores.base import Store, StoreConnection, namespace_identifier, parse_store_url
+from stratabench.layers.stores.base import Store, StoreConnection, parse_store_url
+from stratabench.layers.stores.namespaces import namespace_identifier
 from stratabench.layers.stores.mysql import MysqlStore, connect as mysql_connect, transaction as mysql_transaction
 from stratabench.layers.stores.postgresql import PostgresqlStore, connect as postgresql_connect
 from stratabench.layers.stores.sqlite import SqliteStore, connect as sqlite_connect

@@ -26,7 +26,8 @@ from urllib.parse import SplitResult
 
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import RUN_IDENTIFIER_PATTERN, Store, namespace_identifier, swept_name, url_path
+from stratabench.layers.stores.base import Store, url_path
+from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, namespace_identifier, swept_name
 from stratabench.settings import Setting, SettingReader
 
 __all__ = ["SqliteStore"]

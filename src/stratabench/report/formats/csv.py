@@ -24,6 +24,21 @@ if TYPE_CHECKING:
 __all__ = ["CsvReporter"]
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP's list for CSV injection).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(value: object) -> object:
+    """A text that a spreadsheet would run as a formula, quoted with a leading ``'``; numbers stay numbers.
+
+    Cell names and parameters come from the user's data and URLs: a codec
+    named ``=HYPERLINK(...)`` must open as text.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 @REPORTERS.register("csv")
 class CsvReporter(Reporter):
     """CSV with a ``table`` column first, so several tables share one file."""
@@ -35,7 +50,7 @@ class CsvReporter(Reporter):
             keys, rows = table.exported()
             writer.writerow(["table"] + keys)
             for row in rows:
-                writer.writerow([table.title] + ["" if row[key] is None else row[key] for key in keys])
+                writer.writerow([_inert(table.title)] + ["" if row[key] is None else _inert(row[key]) for key in keys])
         return out.getvalue()
 
     def render_report(self, report: Report) -> str:

@@ -21,7 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from stratabench.report.charts import Chart, suite_charts
+from stratabench.report.charts import Chart, machine_chart, suite_charts
+from stratabench.report.provenance import reference_ratios
 from stratabench.report.document import Report
 from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.base import Reporter
@@ -266,6 +267,10 @@ class HtmlReporter(Reporter):
     def render_report(self, report: Report) -> str:
         taken: set[str] = set()
         parts = []
+        machine = machine_chart(reference_ratios(report.header.get("environment") or {}))
+        if machine is not None:
+            taken.add(machine.id)
+            parts.append(("machine", "machine", [(machine.id, machine.title, _figure(machine))]))
         for section in report.sections:
             anchor = _slug(f"suite {section.suite}", taken)
             pieces = []

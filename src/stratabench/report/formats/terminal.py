@@ -11,6 +11,7 @@ a CI log and a file, and golden files pin it at a fixed width.
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import textwrap
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.base import Reporter
 from stratabench.report.table import Column, Table
 
-__all__ = ["DEFAULT_WIDTH", "TEXT_WRAP", "TerminalReporter", "terminal_width"]
+__all__ = ["DEFAULT_WIDTH", "TEXT_WRAP", "TerminalReporter", "terminal_width", "visible"]
 
 DEFAULT_WIDTH = 100
 """The width when neither ``COLUMNS`` nor a terminal says otherwise (a file, a pipe)."""
@@ -47,6 +48,20 @@ def _rich_table(table: Table, columns: Sequence[Column]) -> RichTable:
     for row in table.rows:
         rich.add_row(*[column.format(row.get(column.key)) for column in columns])
     return rich
+
+
+#: Control characters but the newline: C0, DEL and C1 (ESC starts the terminal's escape sequences).
+_CONTROLS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but the newline shown as an escape (``\\x1b``), never sent.
+
+    Names in a report come from the user's data, files and URLs; an escape
+    sequence among them would move the cursor, retitle the window or hide
+    lines of the report in the terminal that shows it.
+    """
+    return _CONTROLS.sub(lambda match: ascii(match[0])[1:-1], text)
 
 
 @REPORTERS.register("terminal")
@@ -107,4 +122,4 @@ class TerminalReporter(Reporter):
                        for note in notes]
             title = textwrap.fill(table.title, self.width, subsequent_indent="  ")
             blocks.append("\n".join([title, "", body] + ([""] + wrapped if wrapped else [])))
-        return "\n\n".join(blocks) + "\n"
+        return visible("\n\n".join(blocks) + "\n")

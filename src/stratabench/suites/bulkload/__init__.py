@@ -1,4 +1,4 @@
-"""The bulkload study (specs/bulkload.md): its suite, its Go rows, its report."""
+"""The bulkload study (docs/studies/bulkload.md): its suite, its Go rows, its report."""
 
 from stratabench.suites.bulkload import report, suite
 

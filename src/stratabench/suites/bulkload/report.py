@@ -13,7 +13,7 @@ from stratabench.datasets import bulkload as dataset
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.report.answer import Answer, Candidate, answer, frontier
-from stratabench.report.compare import BASE, ratio, ratio_text
+from stratabench.report.compare import BASE, paired, ratio_text
 from stratabench.report.generic import status_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
@@ -238,7 +238,7 @@ def _main_table(results: Sequence[CellResult], seed: int) -> Table:
                        ACCESS: "one field: see below"}.get(what, "") if result.ok and what not in (LOAD, ENCODE)
             else status_text(result),
             "vs_json": BASE if result is base else (
-                ratio(result.summary("wall_ns"), base.summary("wall_ns")) if comparable and base else None),
+                paired(result, base) if comparable and base else None),
         }
         for name in ("wall_ns", "alloc_total_bytes", "allocs_total", "alloc_bytes", "retained_bytes", "allocs",
                      "size_bytes", "size_zstd_bytes", "size_lz4_bytes"):
@@ -362,7 +362,7 @@ def _gob_beats_msgp(go: dict[str, CellResult]) -> Finding:
     gob, msgp = go.get("gob"), go.get("msgp")
     if gob is None or msgp is None or not gob.ok or not msgp.ok:
         return Finding("", claim, Verdict.NOT_MEASURED, evidence="needs go gob and go msgp")
-    comparisons = [ratio(msgp.summary(name), gob.summary(name)) for name in ("wall_ns", "alloc_total_bytes")]
+    comparisons = [paired(msgp, gob, name) for name in ("wall_ns", "alloc_total_bytes")]
     time, memory = comparisons
     evidence = (f"msgp ÷ gob: time {time or '-'}, bytes allocated {memory or '-'} (above 1: gob wins; the study "
                 "found gob ahead on both)")

@@ -1,4 +1,4 @@
-"""The bulkload suite's cells and operations: load a 100,000-record asset in many formats (specs/bulkload.md).
+"""The bulkload suite's cells and operations: load a 100,000-record asset in many formats (docs/studies/bulkload.md).
 
 The default run loads 10,000 records, to stay within a few minutes;
 ``run bulkload --full`` loads the seed's 100,000, as its published table did.
@@ -47,7 +47,7 @@ STUDY_SIZE = 100_000
 #: What the default run loads. At the study's size a Python cell's set-up, traced memory pass and six
 #: samples take 4-7 s (the embed compile 40 s), and the suite alone took two of the default run's three
 #: minutes; a tenth of the asset keeps every format and its ratios. The 100,000-record hash is still
-#: checked, by the test suite (spec §7.1: "a slower test, or the default run").
+#: checked, by the test suite (docs/studies/bulkload.md §7: "by a slower test or the default run").
 DEFAULT_SIZE = 10_000
 
 
@@ -195,12 +195,14 @@ class BulkloadSuite(Suite):
                 if mode in inexact and not with_inexact:
                     continue  # loses data by design: shown only when asked, and then as failing
                 params = {**base, "codec": name, "mode": mode, "direction": LOAD}
-                cells.append(self.spec(f"{name}/{mode}", params))
+                # Each codec is compared with json in the same direction and step: those cells share a
+                # group, so every round measures them back to back and their ratios are paired.
+                cells.append(self.spec(f"{name}/{mode}", params, group=LOAD))
                 for step in (ACCESS, READ) if mode in lazy else ():
-                    cells.append(self.spec(f"{name}/{mode} {step}", {**params, "step": step}))
+                    cells.append(self.spec(f"{name}/{mode} {step}", {**params, "step": step}, group=f"{LOAD} {step}"))
                 if encodes:
                     cells.append(self.spec(f"{name}/{mode} {ENCODE}",
-                                           {**params, "step": ENCODE, "direction": ENCODE}))
+                                           {**params, "step": ENCODE, "direction": ENCODE}, group=ENCODE))
         go_formats = self._go_list("go.formats", GO_FORMATS + GO_MORE_FORMATS)
         for go_format, (codec, mode) in GO_ASSET_CODECS.items():
             if go_format not in GO_FORMATS and not (self.options.full or self.options.codecs):

@@ -1,4 +1,4 @@
-"""The cache suite: instance memory vs memcached vs Redis vs the database (specs/cache.md).
+"""The cache suite: instance memory vs memcached vs Redis vs the database (docs/studies/cache.md).
 
 Reproduces a 2011 App Engine article on caching as a matrix on real local
 parts: tiers × encodings × compressions × datasets × operations, then says
@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -48,50 +47,24 @@ from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
 from stratabench.options import EngineOptions
-from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.stores import cell_namespace, real_url
+from stratabench.suites.kit.stores import RunStore, real_url, run_stores
+from stratabench.layers.stores.namespaces import cell_namespace
 from stratabench.suites.kit.suite import Suite, min_time_setting
 
-__all__ = ["CacheSuite", "DEFAULT_COMPRESSIONS", "DEFAULT_ENCODINGS", "OPERATIONS", "Tier", "TIER_KINDS"]
+__all__ = ["CacheSuite", "DEFAULT_COMPRESSIONS", "DEFAULT_ENCODINGS", "OPERATIONS", "TIER_KINDS"]
 
 DEFAULT_ENCODINGS = ("pickle", "protobuf", "msgpack")
 DEFAULT_COMPRESSIONS = ("none", "zlib", "zstd", "lz4")
 #: Operation → the dataset it works on.
 OPERATIONS = {"get_one": "article", "get_list": "comments", "set_one": "article", "set_list": "comments"}
-#: Tier kind → the store plugin that serves it; in the order tables list tiers.
-TIER_KINDS = {"memory": "memory", "sqlite": "sqlite", "memcached": "memcached", "redis": "redis",
-              "postgresql": "postgresql", "mariadb": "mysql"}
+#: The kinds of tier (the server, or the plugin of an embedded store: :func:`run_stores`), in the order tables list them.
+TIER_KINDS = ("memory", "sqlite", "memcached", "redis", "postgresql", "mariadb")
 DATABASES = ("sqlite", "postgresql", "mariadb")
 #: The calibration target the suite uses unless told otherwise (see the module docstring).
 DEFAULT_MIN_SAMPLE_NS = 20_000_000
 _STAGE_ENGINE = EngineOptions(samples=3, warmups=0, min_sample_ns=5_000_000, memory_samples=0, isolate=False)
-
-
-@dataclass(frozen=True)
-class Tier:
-    """One place to keep the entry.
-
-    Attributes
-    ----------
-    label
-        How cells and tables name it: the kind, with ``#2`` for a second
-        server of the same kind.
-    kind
-        ``memory``, ``sqlite``, ``memcached``, ``redis``, ``postgresql`` or ``mariadb``.
-    url
-        The store URL with its password masked; ``""`` for the embedded
-        default (``memory://``, or an SQLite file in the cell's directory).
-    """
-
-    label: str
-    kind: str
-    url: str
-
-    @property
-    def database(self) -> bool:
-        return self.kind in DATABASES
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,18 +102,10 @@ class CacheSuite(Suite):
     def seed(self) -> int:
         return article.DEFAULT_SEED if self.options.seed is None else self.options.seed
 
-    def tiers(self) -> list[Tier]:
-        """The embedded tiers, then one per ``--store`` URL of a kind this suite uses."""
-        from stratabench.layers.stores.base import parse_store_url, store_for_scheme
-
-        kind_of_store = {store: kind for kind, store in TIER_KINDS.items()}
-        tiers = [Tier("memory", "memory", ""), Tier("sqlite", "sqlite", "")]
-        for url in self.options.stores:
-            kind = kind_of_store.get(store_for_scheme(parse_store_url(url).scheme))
-            if kind is None:
-                continue
-            count = sum(1 for tier in tiers if tier.kind == kind)
-            tiers.append(Tier(kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
+    def tiers(self) -> list[RunStore]:
+        """The embedded tiers (``memory://``, an SQLite file in the cell's directory), then the run's servers."""
+        tiers = [tier for tier in run_stores(self.options, embedded=("memory", "sqlite"), kind="server")
+                 if tier.kind in TIER_KINDS]  # fmt: skip
         wanted = self.config.items("cache.tiers")
         if wanted:
             unknown = [name for name in wanted if name not in {t.label for t in tiers} | {t.kind for t in tiers}]
@@ -148,8 +113,7 @@ class CacheSuite(Suite):
                 raise UsageError(f"cache.tiers: no tier {', '.join(unknown)} in this run; tiers: "
                                  f"{', '.join(t.label for t in tiers)} (servers come from --store or --services local)")
             tiers = [tier for tier in tiers if tier.label in wanted or tier.kind in wanted]
-        order = list(TIER_KINDS)
-        return sorted(tiers, key=lambda tier: order.index(tier.kind))
+        return sorted(tiers, key=lambda tier: TIER_KINDS.index(tier.kind))
 
     def _encodings(self) -> list[str]:
         from stratabench.layers.codecs import CODECS
@@ -181,9 +145,10 @@ class CacheSuite(Suite):
             variants: list[tuple[str, str, str]] = []  # (representation, encoding, compression)
             if tier.kind == "memory":
                 variants.append(("ready", "ready", "none"))
-            if tier.database:
+            database = tier.kind in DATABASES
+            if database:
                 variants.append(("rows", "rows", "none"))
-            representation = "blob" if tier.database else "value"
+            representation = "blob" if database else "value"
             variants += [(representation, codec, compression) for codec in encodings for compression in compressions]
             for rep, encoding, compression in variants:
                 for operation in operations:
@@ -195,7 +160,8 @@ class CacheSuite(Suite):
                     params = {"tier": tier.label, "kind": tier.kind, "url": tier.url, "representation": rep,
                               "encoding": encoding, "compression": compression, "operation": operation,
                               "dataset": dataset, "size": size, "seed": self.seed}
-                    cells.append(self.spec(f"{operation} {tier.label} {shown}", params))
+                    # The study compares tiers and encodings for one operation: measured back to back each round.
+                    cells.append(self.spec(f"{operation} {tier.label} {shown}", params, group=operation))
         return cells
 
     # -- inside the worker ----------------------------------------------------------
@@ -241,7 +207,7 @@ class CacheSuite(Suite):
             access.read()  # the warm-up read: the entry must be there before timing
             extra: dict[str, float] = {}
             if params["operation"].startswith("get"):
-                # The stage split (specs/cache.md §5): each part of the read
+                # The stage split (docs/studies/cache.md §5): each part of the read
                 # timed on its own by the engine, to show where a gain is lost.
                 for metric, stage in access.stages.items():
                     stage_samples = measure_operation(Operation(call=stage, trace_memory=False), _STAGE_ENGINE).samples

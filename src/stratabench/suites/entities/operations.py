@@ -1,6 +1,6 @@
 """The entities suite's operations: what each cell times, and how it is checked.
 
-Three families (specs/entities.md §5), each built inside the worker from a
+Three families (docs/studies/entities.md §5), each built inside the worker from a
 cell's parameters:
 
 - :func:`get_operation` — ``get20``: the store's multi-get of the 20 keys
@@ -70,7 +70,7 @@ ENCODE_STEPS = (
     "lazy.changed",
     "lazy.encode",
 )
-#: Said on every cell whose objects live partly in upb's arena (spec §8).
+#: Said on every cell whose objects live partly in upb's arena (docs/studies/entities.md §8).
 ALLOC_NOTE = "alloc_bytes omits upb's arena (parsed messages): tracemalloc sees only Python objects"
 
 

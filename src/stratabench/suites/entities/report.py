@@ -15,8 +15,11 @@ The study reproduced is evanj/datastore-performance (2016). Tables:
 5. **The lazy entity's targets**, each met or missed.
 6. **Findings** of the 2016 study, each reproduced or refuted on this machine.
 
-Ratios are of medians; ``~`` marks a ratio whose two confidence intervals
-overlap (the data cannot tell the two apart). The tables' ratios are of wall
+Ratios are paired: the median of per-round ratios of two cells measured in
+the same rounds (:func:`~stratabench.report.compare.paired`), so the
+machine's drift over the run cancels; ``~`` marks a ratio whose interval
+includes 1 (a file from before rounds: whose two medians' intervals
+overlap), too close to call. The tables' ratios are of wall
 time; targets and findings are judged on the process's CPU time, which the
 other work of a shared machine disturbs far less than wall time, and which
 for these single-threaded decodes is the work itself (their stores are the
@@ -35,7 +38,7 @@ from typing import Any
 from stratabench.datasets.entities import FLAVOURS, SCHEMAS, WIDTHS
 from stratabench.options import RunOptions
 from stratabench.report.answer import Answer, Candidate, answer
-from stratabench.report.compare import BASE, Ratio, ratio, ratio_text
+from stratabench.report.compare import BASE, Ratio, paired, ratio_text
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
@@ -106,8 +109,13 @@ class EntitiesResults(ResultIndex):
         return max(widths) if widths else None  # type: ignore[type-var]
 
 
+def _ok(result: CellResult | None) -> CellResult | None:
+    return result if result is not None and result.ok else None
+
+
 def _r(numerator: CellResult | None, denominator: CellResult | None) -> Ratio | None:
-    return ratio(_wall(numerator), _wall(denominator))
+    """A paired ratio of wall time (the median of per-round ratios; see :func:`~stratabench.report.compare.paired`)."""
+    return paired(_ok(numerator), _ok(denominator))
 
 
 def _cpu(result: CellResult | None) -> Summary | None:
@@ -116,7 +124,7 @@ def _cpu(result: CellResult | None) -> Summary | None:
 
 def _rc(numerator: CellResult | None, denominator: CellResult | None) -> Ratio | None:
     """A ratio of CPU time: what targets and findings are judged on (see the module docstring)."""
-    return ratio(_cpu(numerator), _cpu(denominator))
+    return paired(_ok(numerator), _ok(denominator), "cpu_ns")
 
 
 # --- 1. the 2016 table ---------------------------------------------------------------------------

@@ -1,11 +1,11 @@
-"""The entities suite: what wide entities cost to decode and encode (specs/entities.md).
+"""The entities suite: what wide entities cost to decode and encode (docs/studies/entities.md).
 
 Reproduces Evan Jones's 2016 App Engine study of wide Datastore entities
 with today's libraries (google-cloud-ndb, google-cloud-datastore, the v1
 ``Entity`` protobuf under upb), offline, and holds stratabench's own lazy
-entity (:mod:`stratabench.systems.lazy`) to the targets of spec §6.
+entity (:mod:`stratabench.systems.lazy`) to the targets of docs/studies/entities.md §6.
 
-Cells (spec §5):
+Cells (docs/studies/entities.md §5):
 
 - ``get20`` — the published table: the store's multi-get of the 20 keys of
   the get set, then ``bytes`` (nothing more), ``message`` (upb parse),
@@ -36,7 +36,7 @@ see ``EntitiesSuite._get_plan``; a calibration target below ``--min-time``
 because the suite has many cells of a few milliseconds):
 ``stratabench list settings`` shows them with their defaults.
 
-What it cannot do: the optional RPC path of spec §4.3 (a Datastore v1 gRPC
+What it cannot do: the optional RPC path of docs/studies/entities.md §4.3 (a Datastore v1 gRPC
 stand-in) is not implemented, and the report says so; ``db`` (finding 6)
 no longer exists.
 """
@@ -45,14 +45,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from stratabench.datasets import entities as E
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
-from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.entities.operations import (
@@ -63,10 +62,11 @@ from stratabench.suites.entities.operations import (
     encode_operation,
     get_operation,
 )
-from stratabench.suites.kit.stores import cell_namespace, real_url
+from stratabench.suites.kit.stores import RunStore, real_url, run_stores
+from stratabench.layers.stores.namespaces import cell_namespace
 from stratabench.suites.kit.suite import Suite, min_time_setting
 
-__all__ = ["DEFAULT_MIN_SAMPLE_NS", "PYTHON_PROTOBUF_ENV", "EntitiesSuite", "StoreChoice", "path_mapper"]
+__all__ = ["DEFAULT_MIN_SAMPLE_NS", "PYTHON_PROTOBUF_ENV", "EntitiesSuite", "path_mapper"]
 
 #: The calibration target unless ``entities.min_time`` says otherwise.
 DEFAULT_MIN_SAMPLE_NS = 10_000_000
@@ -89,25 +89,6 @@ def path_mapper(path: str) -> str | None:
     """The registered mapper a get, decode or encode path goes through (``ndb.decode`` → ``ndb``), or ``None`` for raw bytes."""
     head = path.partition(".")[0]
     return {"message": "protobuf", "bytes": None}.get(head, head)
-
-
-@dataclass(frozen=True)
-class StoreChoice:
-    """One store the suite runs get20 on.
-
-    Attributes
-    ----------
-    label
-        How cells and tables name it: the store plugin's name, ``#2`` for a second URL.
-    kind
-        The store plugin (``memory``, ``sqlite``, ``redis``, ...).
-    url
-        The redacted URL, ``""`` for the embedded defaults.
-    """
-
-    label: str
-    kind: str
-    url: str
 
 
 @SUITES.register("entities", requires=("google.cloud.ndb", "google.cloud.datastore"), extra="entities")
@@ -146,18 +127,10 @@ class EntitiesSuite(Suite):
             raise UsageError(f"{setting}: unknown {', '.join(unknown)}; use {', '.join(map(str, known))}")
         return [item for item in known if item in chosen]
 
-    def stores(self) -> list[StoreChoice]:
+    def stores(self) -> list[RunStore]:
         """``memory``, ``sqlite``, then the run's server stores this suite uses (see the module docstring)."""
-        from stratabench.layers.stores.base import parse_store_url, store_for_scheme
-
-        choices = [StoreChoice("memory", "memory", ""), StoreChoice("sqlite", "sqlite", "")]
+        choices = run_stores(self.options, embedded=("memory", "sqlite"))
         wanted = self.config.items("entities.stores")
-        for url in self.options.stores:
-            kind = store_for_scheme(parse_store_url(url).scheme)
-            if kind in ("memory", "sqlite") and not wanted:
-                continue
-            count = sum(1 for choice in choices if choice.kind == kind)
-            choices.append(StoreChoice(kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
         if not wanted:
             return [c for c in choices if c.url == "" or c.kind in DEFAULT_SERVER_STORES]
         if wanted == ["all"]:
@@ -185,7 +158,8 @@ class EntitiesSuite(Suite):
         cells: list[CellSpec] = []
 
         def add(family: str, params: dict[str, Any], name: str, env: dict[str, str] | None = None) -> None:
-            cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}))
+            # A family's cells are what its tables, targets and findings divide: back to back each round.
+            cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}, group=family))
 
         if "get20" in families:
             for store in self.stores():
@@ -222,7 +196,7 @@ class EntitiesSuite(Suite):
 
     @staticmethod
     def _get_plan(
-        store: StoreChoice, flavours: list[str], reads: list[str], width: int, full: bool
+        store: RunStore, flavours: list[str], reads: list[str], width: int, full: bool
     ) -> list[tuple[str, str, str]]:
         """(path, flavour, read) of a store's get20 cells at one schema and width.
 

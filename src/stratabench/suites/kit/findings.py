@@ -26,7 +26,7 @@ neither this project's files nor the study it checks, so:
 
 - name the study by its author or title and year (``t-yaegashi/goddbench
   (Go, 2018)``, ``the 2011 App Engine caching article``), never by a word of
-  ours for it (no "seed", no "spec §", no "probe", no source paths);
+  ours for it (no "seed", no section marks, no "probe", no source paths);
 - each finding says what was claimed, by whom (the table's title or the
   claim), and what this run saw (``here``); when the run could not measure
   it, ``here`` stays empty and the verdict says why (:func:`findings_table`
@@ -126,19 +126,25 @@ TARGET: Words = {Verdict.HOLDS: "met", Verdict.DOES_NOT_HOLD: "missed"}
 
 
 def beyond(measured: Ratio | None, at_least: float) -> bool:
-    """The claim rule: a ratio supports "at least ``at_least``×" when its median ratio reaches the bound
-    and the two cells' confidence intervals do not overlap."""
-    return measured is not None and measured.value >= at_least and not measured.within_noise
+    """The claim rule: a ratio supports "at least ``at_least``×" when it is surely at or above the bound
+    (:meth:`~stratabench.report.compare.Ratio.clear_of`)."""
+    return measured is not None and measured.clear_of(at_least) is True
 
 
 def judge(measured: Ratio | None, at_least: float) -> Verdict:
-    """The claim rule as a verdict: *not measured* without a ratio, *within noise* when the intervals
-    overlap, else *holds* when the ratio reaches ``at_least`` and *does not hold* when it does not."""
+    """The claim rule as a verdict: *not measured* without a ratio; *holds* when it is surely at or above
+    ``at_least``, *does not hold* when surely below; else *within noise* ("too close to call").
+
+    A paired ratio (:func:`~stratabench.report.compare.paired`) is sure when its own interval lies on one
+    side of the bound, so a verdict that is not sure says so instead of flipping from run to run; a ratio
+    of two medians (a file from before rounds) when the medians' intervals do not overlap.
+    """
     if measured is None:
         return Verdict.NOT_MEASURED
-    if measured.within_noise:
+    side = measured.clear_of(at_least)
+    if side is None:
         return Verdict.WITHIN_NOISE
-    return Verdict.HOLDS if measured.value >= at_least else Verdict.DOES_NOT_HOLD
+    return Verdict.HOLDS if side else Verdict.DOES_NOT_HOLD
 
 
 def judge_paired(measured: PairedRatio | None, at_least: float) -> Verdict:

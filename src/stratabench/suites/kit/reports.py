@@ -14,8 +14,9 @@ answer the generic answer over its cells.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.report.answer import Answer
 from stratabench.report.charts import ChartPlan
@@ -37,30 +38,45 @@ _REPORTS: dict[str, StudyReport] = {}
 _ANSWERS: dict[str, StudyAnswer] = {}
 _CHARTS: dict[str, ChartPlan] = {}
 
+_T = TypeVar("_T")
+
+
+def _claim(table: dict[str, _T], what: str, suite: str, value: _T) -> _T:
+    """Enter ``value`` as ``suite``'s ``what``, refusing a second one as :class:`~stratabench.registry.Registry` does.
+
+    Two studies (or one study twice under two names) claiming one suite's
+    report would otherwise leave whichever was imported last, silently.
+    """
+    known = table.get(suite)
+    if known is not None and known is not value:
+        where = [getattr(v, "__module__", type(v).__module__) for v in (known, value)]
+        raise StratabenchError(f"two {what}s are registered for suite {suite!r}: {where[0]} and {where[1]}; "
+                               "remove one")  # fmt: skip
+    table[suite] = value
+    return value
+
 
 def study_report(suite: str) -> Callable[[StudyReport], StudyReport]:
-    """Register the decorated function as the report of ``suite``."""
+    """Register the decorated function as the report of ``suite``; a second report of ``suite`` fails at import."""
 
     def register(report: StudyReport) -> StudyReport:
-        _REPORTS[suite] = report
-        return report
+        return _claim(_REPORTS, "study report", suite, report)
 
     return register
 
 
 def study_answer(suite: str) -> Callable[[StudyAnswer], StudyAnswer]:
-    """Register the decorated function as the answer ``suite`` opens with."""
+    """Register the decorated function as the answer ``suite`` opens with; a second one fails at import."""
 
     def register(function: StudyAnswer) -> StudyAnswer:
-        _ANSWERS[suite] = function
-        return function
+        return _claim(_ANSWERS, "study answer", suite, function)
 
     return register
 
 
 def study_charts(suite: str, plan: ChartPlan) -> None:
-    """Declare how the HTML report charts ``suite``'s cells (the default plan suits most suites)."""
-    _CHARTS[suite] = plan
+    """Declare how the HTML report charts ``suite``'s cells (the default plan suits most suites); once per suite."""
+    _claim(_CHARTS, "chart plan", suite, plan)
 
 
 def _discover() -> None:

@@ -44,6 +44,7 @@ from stratabench.report.document import Report, Section
 from stratabench.report.paired import PairedRatio, paired_ratio
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
+from stratabench.results.stats import level_label
 from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, cost_per_million
 from stratabench.suites.matrix.suite import MatrixSuite, Records, default_layers, load
 from stratabench.units import format_bytes, format_ns, format_ratio
@@ -269,7 +270,10 @@ def choose(options: Sequence[Option], goal: Goal) -> tuple[Option | None, Option
         runner = min(rest, key=lambda o: (max((o.gap(limit) for limit in goal.limits), default=0.0), key(o),
                                           o.name)) if rest else None
         return chosen, runner, borderline or "the only candidate that meets the goal", None
-    return chosen, ranked[1], borderline or _sure(chosen, ranked[1], goal), None
+    # Sure only if no candidate meeting the goal is within the choice's noise, not just the runner-up.
+    close = next((o for o in ranked[1:] if _sure(chosen, o, goal) != "clear"), None)
+    sure = "clear" if close is None else _sure(chosen, close, goal) + ("" if close is ranked[1] else f" ({close.name})")
+    return chosen, ranked[1], borderline or sure, None
 
 
 def _borderline(option: Option, goal: Goal) -> str | None:
@@ -486,12 +490,18 @@ def _ratio(chosen: Option, runner: Option) -> PairedRatio | None:
 
 
 def _evidence(option: Option) -> str:
+    """``p99 3.05 ms (each second's p99: 2.10-4.90 ms, 96.87%), $0.0016 per million reads (0.00159-0.00162), ...``"""
     parts = []
+    seconds = None if option.load is None else option.load.summary("latency_ns")
     if option.p99_ns is not None:
-        parts.append(f"p99 {format_ns(option.p99_ns)}")
+        spread = "" if seconds is None or seconds.n < 2 else (
+            f" (each second's p99: {format_ns(seconds.ci_low)}-{format_ns(seconds.ci_high)}, "
+            f"{level_label(seconds.ci_level)})")
+        parts.append(f"p99 {format_ns(option.p99_ns)}{spread}")
     else:
         parts.append(f"one read {format_ns(option.single_read_ns)} (not loaded)")
-    parts.append(f"${option.cost.per_million:.4g} per million reads")
+    low, high = option.cost_range
+    parts.append(f"${option.cost.per_million:.3g} per million reads ({low:.3g}-{high:.3g})")
     parts.append(f"{format_bytes(option.stored)} stored")
     return ", ".join(parts)
 

@@ -46,10 +46,10 @@ from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
 from stratabench.layers.stores.base import batch_getter, batch_putter
-from stratabench.redact import redact
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.stores import cell_namespace, real_url
+from stratabench.suites.kit.stores import RunStore, real_url, run_stores
+from stratabench.layers.stores.namespaces import cell_namespace
 from stratabench.suites.kit.suite import Suite
 
 __all__ = ["OPERATIONS", "MatrixSuite", "Records", "default_layers", "left_out", "load"]
@@ -184,22 +184,15 @@ class MatrixSuite(Suite):
             return str(Path(self.options.data).resolve())
         raise UsageError("the matrix suite needs records: --data FILE (JSON Lines or CSV) or --set matrix.dataset=NAME")
 
-    def _stores(self) -> list[tuple[str, str, str]]:
-        """(label, store name, redacted URL or '' for the embedded defaults)."""
-        from stratabench.layers.stores.base import parse_store_url, store_for_scheme
-
+    def _stores(self) -> list[RunStore]:
+        """The chosen embedded stores (default: every one available here), then the run's ``--store`` URLs."""
         embedded = default_layers()[2]
         chosen = self.config.items("matrix.stores")
         unknown = [name for name in chosen if name not in embedded]
         if unknown:
             raise UsageError(f"matrix.stores: {', '.join(unknown)} is no embedded store available here; use "
                              f"{', '.join(embedded)}, or a server's URL with --store")
-        stores = [(name, name, "") for name in (chosen or embedded)]
-        for url in self.options.stores:
-            kind = store_for_scheme(parse_store_url(url).scheme)
-            count = sum(1 for _, other, _ in stores if other == kind)
-            stores.append((kind if count == 0 else f"{kind}#{count + 1}", kind, redact(url)))
-        return stores
+        return run_stores(self.options, embedded=chosen or embedded)
 
     def cells(self) -> list[CellSpec]:
         from stratabench.layers.codecs import CODECS
@@ -220,7 +213,8 @@ class MatrixSuite(Suite):
             raise UsageError(f"matrix.operations: unknown {', '.join(unknown)}; use {', '.join(OPERATIONS)}")
         operations = [name for name in OPERATIONS if not wanted or name in wanted]
         cells = []
-        for label, kind, url in self._stores():
+        for store in self._stores():
+            label, kind, url = store.label, store.kind, store.url
             for codec in codecs:
                 for compression in compressions:
                     for operation in operations:

@@ -1,4 +1,4 @@
-"""The parking service under load: many drivers at once, each on its own lots and users (spec section 12).
+"""The parking service under load: many drivers at once, each on its own lots and users (docs/studies/parking.md §12).
 
 ``stratabench load parking --server go-sql --db postgresql --clients 8``
 runs the load engine (:mod:`stratabench.load`) with drivers of the parking
@@ -7,10 +7,10 @@ API as its clients. In order:
 1. The database is recreated and seeded (:mod:`stratabench.systems.parking.schema`), and every driver
    gets two lots of its own, one prepaid and one postpaid, and two users:
    nothing is shared, so every answer a driver gets is exactly predictable
-   (spec 12: parallel clients need their own lots).
+   (docs/studies/parking.md §12: parallel clients need their own lots).
 2. The server starts (:class:`~.process.ServerProcess`, any of the four).
 3. Each driver runs the suite's scenarios over and over, one HTTP call per
-   request of the engine, in the suite's mix (spec 11.2, Table 1):
+   request of the engine, in the suite's mix (docs/studies/parking.md §11.2, Table 1):
    prepaid parking with plate checks and a cancel, a refund by stop_service
    into the wallet, a session paid from the wallet, a transfer between the
    driver's two users (refused while funds are reserved), and a ticket
@@ -27,7 +27,7 @@ API as its clients. In order:
 
 Prices are those of the seed lots (51 per hour prepaid, 60 postpaid), so a
 2 h quote is 102.00, a 1 h quote 51.00, a refund right after paying 89.25
-and 38.25, a fresh ticket 15.00 (spec 7.5, 11.2).
+and 38.25, a fresh ticket 15.00 (docs/studies/parking.md §7.5, 11.2).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ __all__ = [
 
 VERSION = 2
 PLACES = 1_000_000
-"""Free places of each driver's lots: stop_service leaks one per refund (spec 9), so room for hours of load."""
+"""Free places of each driver's lots: stop_service leaks one per refund (docs/studies/parking.md §9), so room for hours of load."""
 _RATES = {"p": Decimal(51), "t": Decimal(60)}
 _TWO_HOURS, _ONE_HOUR, _FIRST_QUARTER = Decimal("102.00"), Decimal("51.00"), Decimal("15.00")
 _REFUND_2H, _REFUND_1H = Decimal("89.25"), Decimal("38.25")
@@ -142,7 +142,7 @@ class ParkingRequestPlan:
 
 
 class _Wrong(Exception):
-    """An answer that is not what the spec requires; ends the scenario."""
+    """An answer that is not what the study requires (docs/studies/parking.md §7); ends the scenario."""
 
 
 @dataclass
@@ -339,7 +339,7 @@ class ParkingRequests:
         yield from self._quote(descr, user, self.prepaid, _TWO_HOURS)
         yield from self._reserve(descr, transaction, _TWO_HOURS, user)
         yield from self._confirm("pay_reservation", transaction)
-        self._take(self.prepaid, 1)  # and stop_service never gives it back (spec 9)
+        self._take(self.prepaid, 1)  # and stop_service never gives it back (docs/studies/parking.md §9)
         yield from self._stop(transaction, user, _REFUND_2H, first=True)
         yield from self._stop(transaction, user, _REFUND_2H, first=False)
         yield from self._account(user)

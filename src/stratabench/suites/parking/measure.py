@@ -1,7 +1,7 @@
 """Measure one configuration (server × database × logging) as the study did: batches of suite runs.
 
 For each batch the database is recreated and seeded (stop_service leaks
-places, spec section 9, and fresh tables keep batches alike), the server is
+places, docs/studies/parking.md §9, and fresh tables keep batches alike), the server is
 started, one warm-up run is made and not counted, and then the runs follow
 back to back. Around each run the measurer reads:
 
@@ -15,7 +15,7 @@ back to back. Around each run the measurer reads:
 - the bytes and lines the server's log grew by.
 
 A wrong answer fails that run (recorded with its message, never retried,
-spec section 12); the batch goes on with the next run.
+docs/studies/parking.md §12); the batch goes on with the next run.
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ def _table_2(view: ParkingResults) -> Table:
                 row[server] = sum(found.get(k, 0) for k in STUDY_TABLE_2) if kind == "total" else found.get(kind)
         table.rows.append(row)
     notes = ["counted by each server's statement hook as sent to the driver; an executemany is one statement "
-             "(SQLAlchemy 2 sends a transfer's two balance UPDATEs as one, spec 11.4)"]
+             "(SQLAlchemy 2 sends a transfer's two balance UPDATEs as one, where the study's SQLAlchemy 0.7 sent two)"]
     orm = view.get("python-orm")
     db_counts = orm.notes.get("db_statements") if orm else None
     if db_counts:
@@ -309,7 +309,7 @@ def _every_run_passes(passed: Sequence[CellResult], everyone: Sequence[CellResul
         verdict = Verdict.HOLDS
     return Finding("T4", f"every server passes the driver in every run ({TARGET_RUNS} in a row)", verdict,
                    here=f"{len(passed)} of {len(everyone)} configurations without a failed run", published="all",
-                   words=TARGET, evidence="a failed run is recorded, never retried (spec 12)", qualifier=qualifier)
+                   words=TARGET, evidence="a failed run is recorded, never retried", qualifier=qualifier)
 
 
 def _verdicts(view: ParkingResults) -> list[Table]:

@@ -30,12 +30,11 @@ from typing import Any
 
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StratabenchError, UsageError
-from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import instability
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.stores import real_url
+from stratabench.suites.kit.stores import real_url, run_stores
 from stratabench.suites.kit.suite import Suite
 from stratabench.suites.parking.measure import Configuration, RunSample, measure_batch
 from stratabench.suites.parking.process import GO_PROGRAM, IMPLEMENTATIONS, go_binary
@@ -44,7 +43,6 @@ __all__ = ["DATABASES", "ParkingSuite"]
 
 #: Databases in the order the report prefers them: the study used MySQL.
 DATABASES = ("mariadb", "postgresql", "sqlite")
-_DATABASE_OF_SCHEME = {"mysql": "mariadb", "mariadb": "mariadb", "postgresql": "postgresql", "postgres": "postgresql"}
 
 
 @SUITES.register("parking", requires=("sqlalchemy",), extra="parking")
@@ -76,10 +74,9 @@ class ParkingSuite(Suite):
     def databases(self) -> list[tuple[str, str]]:
         """(database, redacted URL) for SQLite and each PostgreSQL or MariaDB URL of the run."""
         found = [("sqlite", "")]
-        for url in self.options.stores:
-            database = _DATABASE_OF_SCHEME.get(url.partition("://")[0].split("+")[0].lower())
-            if database is not None and all(name != database for name, _ in found):
-                found.append((database, redact(url)))
+        for store in run_stores(self.options, kind="server"):
+            if store.kind in DATABASES and all(name != store.kind for name, _ in found):
+                found.append((store.kind, store.url))
         return found
 
     def cells(self) -> list[CellSpec]:

@@ -12,7 +12,7 @@ family answers "one JSON file or per-node diffs?": json-file against the best
 per-node layout.
 
 In the study's own state mode (``sysrepo``) tests that consume their
-precondition change data on try 1 only (spec §7.3): their later tries are
+precondition change data on try 1 only (docs/studies/treestore.md §7.3): their later tries are
 no-ops, so only try 1 is compared, and one try is too few to judge. The
 ``fresh-state`` mode, when run, replaces them.
 """

@@ -1,4 +1,4 @@
-"""The 22 tests of spec §7.2: setups, untimed before/after steps, the timed block, the check.
+"""The 22 tests of docs/studies/treestore.md §7.2: setups, untimed before/after steps, the timed block, the check.
 
 Each test is declared once as a :class:`TreeTest`. The harness runs its
 setup once (or before every try in the ``fresh-state`` mode), then per try
@@ -58,7 +58,7 @@ class TreeTest:
         return self.name.replace(" ", "-")
 
 
-# -- setups (spec §7.1) ------------------------------------------------------
+# -- setups (docs/studies/treestore.md §7.1) ------------------------------------------------------
 
 def s0(core: Core, data: Dataset) -> Fixture:
     conn = core.connect()
@@ -209,7 +209,7 @@ TESTS: tuple[TreeTest, ...] = (
     TreeTest(21, "remove an item", sr, tr, remove_target, ("running", "removed"), consumes_state=True),
     TreeTest(22, "remove an item cached", src, tr, remove_target, ("running", "removed"), consumes_state=True),
 )
-"""In table order (spec §7.2); the names are the reference's."""
+"""In table order (docs/studies/treestore.md §7.2); the names are the reference's."""
 
 
 FAMILIES = {"reads (1-6)": range(1, 7), "bulk writes (7-11)": range(7, 12), "removals (12-15)": range(12, 16),

@@ -1,4 +1,4 @@
-"""The seven qualitative claims of spec §9.1, judged on mean times (the reference's statistic).
+"""The seven qualitative claims of docs/studies/treestore.md §9.1, judged on mean times (the reference's statistic).
 
 The same rules judge this run and the published figures, so each claim
 prints what it rests on twice: here and as published. A claim is judged on

@@ -1,4 +1,4 @@
-"""The study's generated data (spec §3): entries, the target item, the selectors and expected hashes."""
+"""The study's generated data (docs/studies/treestore.md §3): entries, the target item, the selectors and expected hashes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["Dataset", "document_hash"]
 
 
 def document_hash(document: Any) -> str:
-    """SHA-1 of the compact JSON of a canonical document (spec §3.3)."""
+    """SHA-1 of the compact JSON of a canonical document (docs/studies/treestore.md §3.3)."""
     return hashlib.sha1(json_codec.dumps(document)).hexdigest()
 
 

@@ -1,4 +1,4 @@
-"""Runs the 22 tests on one backend at one size, in one process (spec §7.1, §8.2).
+"""Runs the 22 tests on one backend at one size, in one process (docs/studies/treestore.md §7.1, §8.2).
 
 Per backend × N: install the module (after removing earlier data of the
 run's namespace), run the tests in table order, uninstall, and remove the

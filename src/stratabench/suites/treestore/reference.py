@@ -1,4 +1,4 @@
-"""The published figures of sysrepo's study (spec §9) and its way of printing comparisons (§8.1).
+"""The published figures of sysrepo's study (docs/studies/treestore.md §9) and its way of printing comparisons (§8.1).
 
 Mean seconds over 10 tries per test, for ``JSON DS file``, ``MONGO DS`` and
 ``REDIS DS`` (MongoDB 8.0, Redis Stack), from sysrepo/sysrepo ``DB_PLG_PERF.md``.

@@ -2,7 +2,7 @@
 
 The 22 tests of a backend and size share one worker process, as they share
 sysrepo's test program: setup once, tries with state carried across them
-(spec §7.3), one interval per try. So the engine's calibrated loops do not
+(docs/studies/treestore.md §7.3), one interval per try. So the engine's calibrated loops do not
 apply; the cells are handed to :meth:`TreestoreSuite.run_external`, which
 starts ``python -m stratabench.suites.treestore.worker`` per group and turns
 each line it writes into the result of one cell, with every try's raw time.
@@ -41,12 +41,11 @@ from typing import IO, Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StratabenchError, UsageError
-from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
-from stratabench.suites.kit.stores import real_url
+from stratabench.suites.kit.stores import real_url, run_stores
 from stratabench.suites.kit.suite import Suite
 from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
@@ -59,8 +58,7 @@ LANGUAGE = "python-worker"
 
 FULL_SIZES = (1000, 10_000, 100_000)
 ORDER = ("json-file", "mongodb", "redis", "sqlite", "sqlite@disk", "redis+search")
-"""The reference's order (json-file, MongoDB, Redis), then the extensions (spec §7.1)."""
-SCHEMES = {"redis": ("redis", "rediss"), "redis+search": ("redis", "rediss"), "mongodb": ("mongodb",)}
+"""The reference's order (json-file, MongoDB, Redis), then the extensions (docs/studies/treestore.md §7.1)."""
 STATE_SUFFIX = {"sysrepo": "", "fresh-state": "@fresh-state"}
 READS = range(1, 7)
 """Tests whose timed block commits nothing: the same code on every core, so measured on the study's only."""
@@ -156,19 +154,20 @@ class TreestoreSuite(Suite):
         named = [name.strip() for name in self.config.text("treestore.backends").split(",") if name.strip()]
         for name in named:
             TREE_BACKENDS.info(name)  # an unknown name is a one-line error listing the known ones
+        servers = run_stores(self.options, kind="server")
         chosen: list[tuple[str, str | None]] = []
         for name in ORDER:
             if named and name not in named:
                 continue
-            schemes = SCHEMES.get(name)
-            if schemes is None:
+            service = TREE_BACKENDS.info(name).cls.service
+            if service is None:
                 if name == "sqlite@disk" and not (named or self.full):
                     continue
                 chosen.append((name, None))
                 continue
-            urls = [url for url in self.options.stores if url.split("://", 1)[0] in schemes]
+            urls = [store.url for store in servers if store.service == service]
             if urls:
-                chosen.append((name, redact(urls[0])))
+                chosen.append((name, urls[0]))
             elif named:
                 chosen.append((name, None))  # its worker reports that it needs a server
         return chosen
@@ -394,7 +393,7 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
     if record.get("actual"):
         integrity = Integrity(record["expected"], record["actual"],
                               None if record["expected"] == record["actual"] else "stored or read tree differs")
-    # The worker's header (spec §8.2: versions, layout, directories, pragmas, codec, subscribers) rides
+    # The worker's header (docs/studies/treestore.md §8.2: versions, layout, directories, pragmas, codec, subscribers) rides
     # with every cell, since each cell is a record of its own; the report shows it once, at the top.
     notes: dict[str, Any] = {"header": header, "tries": len(samples), "state": cell.params["state"],
                              "integrity_checks": record.get("checks", 0)}
@@ -404,7 +403,7 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
         notes["mean_ns"] = mean
         if max(mean, median) > 2 * min(mean, median):
             notes["note"] = ("mean and median differ by more than 2×: only try 1 changes data here "
-                             "(state carried across tries, spec §7.3)")
+                             "(state carried across tries, as in sysrepo's test program)")
     error = record.get("error")
     status: Status = "ok" if error is None and (integrity is None or integrity.ok) else "failed"
     return CellResult(cell.suite, cell.name, dict(cell.params), cell.language, status, error,

@@ -1,4 +1,4 @@
-"""One worker process per backend × N (spec §8.2): ``python -m stratabench.suites.treestore.worker``.
+"""One worker process per backend × N (docs/studies/treestore.md §8.2): ``python -m stratabench.suites.treestore.worker``.
 
 Reads one job as a JSON line on stdin and opens its backend, then runs the
 tests on that backend and size in this process (they share it, as they

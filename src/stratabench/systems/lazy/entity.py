@@ -299,7 +299,7 @@ class LazyEntity:
 
     @classmethod
     def _lz_check_identity(cls, message: Any, blob: object, keys: Sequence[object] | None, index: int) -> None:
-        """Check that a parsed entity has a key of this class's kind (spec §6.2).
+        """Check that a parsed entity has a key of this class's kind (docs/studies/entities.md §6.2).
 
         Bytes that start with one of the class's learned heads (see
         :func:`_key_head`) pass at the cost of a prefix comparison. Others are

@@ -1,6 +1,6 @@
-"""The study's test suite as a client (spec section 11), and the conformance test of every server.
+"""The study's test suite as a client (docs/studies/parking.md §11), and the conformance test of every server.
 
-One suite run is the five test cases of spec 11.2 in alphabetical order,
+One suite run is the five test cases of docs/studies/parking.md §11.2 in alphabetical order,
 with the benchmark's checks (``-apu``: protocol 2, free-place checks, plate
 checks, status codes checked): 68 HTTP calls, one new connection each.
 The run stops at the first wrong answer with a :class:`DriverFailure`
@@ -11,9 +11,9 @@ back. Run it against any server::
 
 Beyond the original client, test_version requires all three protocol
 versions to answer ``success`` (the Python server's behaviour is normative,
-spec section 12); ``--lenient-versions`` accepts the target version alone,
+docs/studies/parking.md §12); ``--lenient-versions`` accepts the target version alone,
 as the original did. Prices are sent as the exact decimals the server
-quoted (``102.00``), which spec 5.3 makes equal to the original client's
+quoted (``102.00``), which docs/studies/parking.md §5.3 makes equal to the original client's
 ``102``.
 """
 
@@ -50,7 +50,7 @@ class DriverFailure(StratabenchError):
 
 @dataclass(frozen=True)
 class DriverOptions:
-    """The suite's options (spec 11.1); the defaults are the benchmark's ``-apu`` with protocol 2."""
+    """The suite's options (docs/studies/parking.md §11.1); the defaults are the benchmark's ``-apu`` with protocol 2."""
 
     target_version: int = 2
     check_avail: bool = True
@@ -177,7 +177,7 @@ def service_descr(version: int, *, parking_id: str | None = None, plate: str | N
 
 
 class SuiteDriver:
-    """Runs the five test cases against one server (spec 11.2)."""
+    """Runs the five test cases against one server (docs/studies/parking.md §11.2)."""
 
     def __init__(self, base_url: str, options: DriverOptions | None = None, *, seed: int | None = None) -> None:
         self.options = options or DriverOptions()

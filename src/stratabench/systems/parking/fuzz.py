@@ -1,4 +1,4 @@
-"""A batch of malformed calls, and the answers spec section 3 allows for each.
+"""A batch of malformed calls, and the answers docs/studies/parking.md §3 allows for each.
 
 Unknown functions and a ``service_descr`` that is not JSON must answer HTTP
 500 ``Internal server error``; a wrong ``version`` must answer

@@ -1,4 +1,4 @@
-"""The HTTP front of both Python parking servers (spec section 3).
+"""The HTTP front of both Python parking servers (docs/studies/parking.md §3).
 
 Built on the standard library's ``http.server``: single-threaded, one
 request at a time, HTTP/1.0 with the connection closed after every answer —

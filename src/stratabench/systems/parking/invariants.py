@@ -1,4 +1,4 @@
-"""The invariants of spec section 9, checked on the database itself, and snapshots of its rows.
+"""The invariants of docs/studies/parking.md §9, checked on the database itself, and snapshots of its rows.
 
 :func:`violations` reads every parking table and lists what breaks the
 lifecycles: wallets whose balance is not the sum of their movements or whose
@@ -9,11 +9,11 @@ count is given, places taken that are not the orders holding a place.
 :func:`snapshot` takes every row, so a test can show that refused calls
 changed nothing.
 
-An order holds a place (spec sections 7.3 to 7.9) while it is open and is a
+An order holds a place (docs/studies/parking.md §7.3 to 7.9) while it is open and is a
 ticket order (issue_ticket took the place, leave_parking frees it), or a
 prepaid order with a paid payment not cancelled (pay_reservation took it,
 cancelling closes the order and frees it; stop_service refunds but keeps
-both the order open and the place, the leak of section 9). One path breaks
+both the order open and the place, the leak of docs/studies/parking.md §9). One path breaks
 the count on purpose of the original: cancelling a ticket's *unpaid*
 payment closes its order without freeing the place (7.4 step 5), so a lot
 where that happened is reported.

@@ -4,7 +4,7 @@ Mapped onto the tables of :mod:`.schema`, so both Python servers and the Go
 servers share one schema; the relationships are those of the study's model
 (a lot's orders, an order's payments and receipts, a payment's consumes, an
 account's receipts and consumes, a transfer's two accounts), loaded lazily
-as the study's were: those lazy loads are part of what section 11.4 counts.
+as the study's were: those lazy loads are part of what docs/studies/parking.md §11.4 counts.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""What every parking server shares, whatever its data layer (spec sections 3–5).
+"""What every parking server shares, whatever its data layer (docs/studies/parking.md §3–5).
 
 The ten function names and their default statuses, the query-string
 decoding of the Python reference server, the answer envelope, protocol
 versions, the readers of ``service_descr`` values, and the quarter-hour
 rule in integer minutes. A function signals a business answer by raising
 :class:`Answer`; the HTTP front turns any other exception into the
-function's default status (spec section 3), so a malformed value can never
+function's default status (docs/studies/parking.md §3), so a malformed value can never
 crash a server.
 """
 
@@ -41,7 +41,7 @@ __all__ = [
     "whole_seconds",
 ]
 
-#: Default status of each function: its answer to anything unexpected (spec section 3).
+#: Default status of each function: its answer to anything unexpected (docs/studies/parking.md §3).
 DEFAULT_STATUS: dict[str, str] = {
     "get_service_info": "not_available",
     "create_reservation": "not_available",
@@ -71,7 +71,7 @@ class Answer(Exception):
 
 
 class Internal(Exception):
-    """A failed check that the spec calls an internal error: the default status, no ``status_code``."""
+    """A failed check that the study calls an internal error (docs/studies/parking.md §3): the default status, no ``status_code``."""
 
 
 def answer(status: str, **fields: Any) -> dict[str, Any]:
@@ -141,7 +141,7 @@ def text_of(value: Any) -> str:
 
 
 class ServiceDescr:
-    """The ``service_descr`` JSON object read in one protocol version's vocabulary (spec section 4)."""
+    """The ``service_descr`` JSON object read in one protocol version's vocabulary (docs/studies/parking.md §4)."""
 
     def __init__(self, raw: Any, version: int) -> None:
         if not isinstance(raw, dict):
@@ -166,7 +166,7 @@ class ServiceDescr:
         return text_of(self.raw.get("user_ticket"))
 
     def plate_for(self, *, reserve: bool) -> str | None:
-        """The plate a call needs, or an early answer when it is required and missing (spec 7.1/7.2 step 2)."""
+        """The plate a call needs, or an early answer when it is required and missing (docs/studies/parking.md §7.1/7.2 step 2)."""
         if self.version == 0:
             if reserve and not self.has_ticket:
                 if "plate_number" not in self.raw:
@@ -203,7 +203,7 @@ class ServiceDescr:
 
 
 def rounded_minutes(minutes: int, *, first_hour: bool) -> int:
-    """The quarter-hour rule (spec 5.2) in integer minutes: up to a multiple of 15, first period charged."""
+    """The quarter-hour rule (docs/studies/parking.md §5.2) in integer minutes: up to a multiple of 15, first period charged."""
     if minutes < 0:
         raise Internal("negative duration")
     if minutes == 0 and first_hour:
@@ -223,12 +223,12 @@ def money(value: Decimal) -> str:
 
 
 def refund_of(minutes: int, per_minute: Decimal) -> Decimal:
-    """A refund rounded to cents, half-to-even (spec 7.5 step 5)."""
+    """A refund rounded to cents, half-to-even (docs/studies/parking.md §7.5 step 5)."""
     return (minutes * per_minute).quantize(_CENT, rounding=ROUND_HALF_EVEN)
 
 
 def now() -> datetime.datetime:
-    """The application server's local time in whole seconds (every stored timestamp, spec 5.1)."""
+    """The application server's local time in whole seconds (every stored timestamp, docs/studies/parking.md §5.1)."""
     return datetime.datetime.now().replace(microsecond=0)
 
 
@@ -238,7 +238,7 @@ def unix_ts(moment: datetime.datetime) -> str:
 
 
 def whole_seconds(delta: datetime.timedelta) -> int:
-    """A time difference in whole seconds, fractions dropped (spec 5.1)."""
+    """A time difference in whole seconds, fractions dropped (docs/studies/parking.md §5.1)."""
     return delta.days * 86400 + delta.seconds
 
 

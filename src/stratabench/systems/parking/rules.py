@@ -1,4 +1,4 @@
-"""The business rules both Python servers apply to the rows they read (spec section 7).
+"""The business rules both Python servers apply to the rows they read (docs/studies/parking.md §7).
 
 A server reads and writes its rows its own way (mapped objects, Core
 statements); what it decides from them is decided here, once: the
@@ -35,7 +35,7 @@ _ZERO = Decimal(0)
 
 
 def quote_request(version: int, params: dict[str, Any], *, reserve: bool) -> tuple[Any, ServiceDescr, str | None]:
-    """(user_id, service_descr, plate) after the checks that need no table (spec 7.1/7.2 steps 1-2)."""
+    """(user_id, service_descr, plate) after the checks that need no table (docs/studies/parking.md §7.1/7.2 steps 1-2)."""
     user_id = params.get("user_id")
     if version and not user_id:
         raise refuse("not_available", "invalid_user_id")
@@ -53,7 +53,7 @@ class Reservation:
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> Reservation:
-        """Spec 7.2 steps 4-5: a malformed price is an internal error, a bad split ``wrong_price``."""
+        """docs/studies/parking.md §7.2 steps 4-5: a malformed price is an internal error, a bad split ``wrong_price``."""
         price = parse_decimal(params.get("price"))
         from_balance = parse_decimal(params["pay_from_balance"]) if params.get("pay_from_balance") else _ZERO
         if from_balance < 0 or from_balance > price:
@@ -81,7 +81,7 @@ def prepaid_quote(descr: ServiceDescr, rate: Decimal) -> Quote:
 
 def ticket_quote(descr: ServiceDescr, *, lot_id: int, order_lot_id: int, finish_ts: datetime.datetime | None,
                  start_ts: datetime.datetime, paid_until_ts: datetime.datetime, rate: Decimal | None) -> Quote:  # fmt: skip
-    """The price of a ticket's unpaid time at the rate copied onto its order (spec 7.1 step 4)."""
+    """The price of a ticket's unpaid time at the rate copied onto its order (docs/studies/parking.md §7.1 step 4)."""
     if finish_ts is not None:
         raise lookup_failure(descr.version, "user_ticket_out_of_parking")
     if order_lot_id != lot_id:
@@ -126,7 +126,7 @@ def paid_time(hours: Decimal) -> datetime.timedelta:
 
 def refund_for(*, paid_amount: Decimal, start_ts: datetime.datetime, paid_until_ts: datetime.datetime,
                current: datetime.datetime) -> Decimal:  # fmt: skip
-    """stop_service's refund: unused whole quarter-hours at the paid price per minute (spec 7.5 step 5)."""
+    """stop_service's refund: unused whole quarter-hours at the paid price per minute (docs/studies/parking.md §7.5 step 5)."""
     seconds_left = whole_seconds(paid_until_ts - current) - 1
     per_minute = paid_amount / (whole_seconds(paid_until_ts - start_ts) // 60)
     refund = refund_of(seconds_left // 900 * 15, per_minute)
@@ -136,5 +136,5 @@ def refund_for(*, paid_amount: Decimal, start_ts: datetime.datetime, paid_until_
 
 
 def grace_over(start_ts: datetime.datetime, paid_until_ts: datetime.datetime, current: datetime.datetime) -> bool:
-    """leave_parking's refusal: never paid, or the 15 minutes after the paid time are over (spec 7.9)."""
+    """leave_parking's refusal: never paid, or the 15 minutes after the paid time are over (docs/studies/parking.md §7.9)."""
     return start_ts == paid_until_ts or current >= paid_until_ts + datetime.timedelta(minutes=15)

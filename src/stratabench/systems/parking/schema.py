@@ -1,4 +1,4 @@
-"""The parking tables (spec section 6) for SQLite, PostgreSQL and MariaDB.
+"""The parking tables (docs/studies/parking.md §6) for SQLite, PostgreSQL and MariaDB.
 
 One declaration serves every server: the suite creates the tables and seeds
 the two lots before it starts a server, so the four servers (two Python, two
@@ -12,9 +12,9 @@ Types:
 
 - money and hours are ``DECIMAL(16,6)`` on PostgreSQL and MariaDB, exact in
   both directions; SQLite has no decimal type, so there they are ``BIGINT``
-  micro-units (value × 10**6), never floating point (spec section 12);
+  micro-units (value × 10**6), never floating point (docs/studies/parking.md §12);
 - timestamps are ``TIMESTAMP``/``DATETIME`` without time zone; the servers
-  write whole seconds of the application server's local clock (spec 5.1).
+  write whole seconds of the application server's local clock (docs/studies/parking.md §5.1).
   On SQLite they are text ``YYYY-MM-DD HH:MM:SS.ffffff`` (SQLAlchemy's
   format), which sorts and compares as time does.
 
@@ -54,7 +54,7 @@ __all__ = [
 #: Scale of the SQLite money columns: one unit is 10**-6, as DECIMAL(16,6).
 MICRO = 10**6
 
-#: The seed rows (spec section 6): name → (display name, free places, rate per hour).
+#: The seed rows (docs/studies/parking.md §6): name → (display name, free places, rate per hour).
 SEED_LOTS: dict[str, tuple[str, int, Decimal]] = {
     "1333": ("N1333", 8000, Decimal(51)),
     "15001": ("N15001", 5000, Decimal(60)),
@@ -322,7 +322,7 @@ def own_database(url: str) -> str:
 
 
 def reseed_lots(engine: Engine) -> None:
-    """Give the lots back their seed free places (stop_service leaks places, spec section 9)."""
+    """Give the lots back their seed free places (stop_service leaks places, docs/studies/parking.md §9)."""
     sa = _import_sqlalchemy()
     product = tables()["product"]
     with engine.begin() as connection:

@@ -5,7 +5,7 @@ Kinds are those of the study's Table 2 plus the transaction ends:
 ``COMMIT``, ``ROLLBACK`` (and ``OTHER`` for anything else a server sends).
 A statement is counted once as the server hands it to the driver: an
 ``executemany`` is one statement here (SQLAlchemy 2 batches the two balance
-updates of a transfer that way, spec 11.4), while the database may execute
+updates of a transfer that way, docs/studies/parking.md §11.4), while the database may execute
 it row by row. On SQLite the ``FOR UPDATE`` clause is dropped by the dialect,
 so locked reads count as plain SELECTs there, as the statements sent are.
 

@@ -1,4 +1,4 @@
-"""The core every operation goes through (spec §4): reads, commits, operational data, cache, events.
+"""The core every operation goes through (docs/studies/treestore.md §4): reads, commits, operational data, cache, events.
 
 One :class:`Core` per backend and process holds the module's version
 counter, its write lock and the subscriptions. A :class:`Connection` owns

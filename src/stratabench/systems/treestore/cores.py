@@ -1,6 +1,6 @@
 """The two ways a commit gets its working tree and checks it: the study's ``sysrepo`` core and ``incremental``.
 
-- ``sysrepo`` (the default; spec §4.2): a commit on a current cache works on
+- ``sysrepo`` (the default; docs/studies/treestore.md §4.2): a commit on a current cache works on
   a deep copy of the cached tree (O(N)), and every commit that changes data
   validates the whole tree (O(N)), as sysrepo does with libyang.
 - ``incremental``: a commit on a current cache forks the cached tree and
@@ -13,7 +13,7 @@
   this schema (a non-presence container goes with its last child; there are
   no mandatory nodes or min/max-elements). This is exact only on a valid
   base tree: the cache is what the last commit validated or what the
-  store holds (running data are trusted, spec §2.4).
+  store holds (running data are trusted, docs/studies/treestore.md §2.4).
 
 A change the incremental check rejects is named by the full pass, so a
 commit is refused with the same one-line message on both cores (the full

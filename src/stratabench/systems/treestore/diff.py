@@ -1,4 +1,4 @@
-"""Edits applied to a tree, and the diff the core builds while applying them (spec §3.4).
+"""Edits applied to a tree, and the diff the core builds while applying them (docs/studies/treestore.md §3.4).
 
 A diff mirrors the changed part of the module. Each :class:`DiffNode` has one
 operation: ``create`` (a new node; ``value`` is the live node or leaf value,
@@ -289,7 +289,7 @@ def apply_delete(root: Inner, selector: Selector, diff: Diff) -> None:
 
 
 def _drop_empty_ancestors(node: Inner, trail: Trail, diff: Diff) -> None:
-    # A non-presence container exists only while it has children (spec §2.4).
+    # A non-presence container exists only while it has children (docs/studies/treestore.md §2.4).
     while trail and node.schema.kind == CONTAINER and not node.schema.presence and not node.children:
         parent = node.parent
         assert isinstance(parent, Inner)
@@ -355,7 +355,7 @@ def _merge_child(parent: Inner, schema: SchemaNode, value: Any, trail: Trail, di
 
 
 def compare(module: SchemaNode, old: Inner | None, new: Inner | None) -> Diff:
-    """The diff from one tree to another (for operational views, spec §4.3 step 3)."""
+    """The diff from one tree to another (for operational views, docs/studies/treestore.md §4.3 step 3)."""
     diff = Diff(module)
     _compare_inner(diff.root, old or Inner(module, None), new or Inner(module, None))
     return diff

@@ -1,4 +1,4 @@
-"""Selectors: exact paths and the one filter form of the study (spec §2.3).
+"""Selectors: exact paths and the one filter form of the study (docs/studies/treestore.md §2.3).
 
 A *path* names nodes exactly: one step per level, the module prefix on the
 top step, and on a list step either no predicate (every instance) or one

@@ -1,4 +1,4 @@
-"""The per-node record of spec §5.1, shared by the MongoDB, Redis and SQLite backends.
+"""The per-node record of docs/studies/treestore.md §5.1, shared by the MongoDB, Redis and SQLite backends.
 
 Three pieces:
 
@@ -36,7 +36,7 @@ UO_GAP = 1024
 
 
 class NodeRecord(NamedTuple):
-    """One stored node (spec §5.1); ``uo_order`` is assigned by the backend."""
+    """One stored node (docs/studies/treestore.md §5.1); ``uo_order`` is assigned by the backend."""
 
     path: str
     sort_key: str
@@ -221,7 +221,7 @@ def load_scopes(selectors: Sequence[Selector]) -> list[Scope] | None:
 
 
 class TreeBuilder:
-    """Rebuild a module tree from records given in sort-key order (spec §5 ``finish()``)."""
+    """Rebuild a module tree from records given in sort-key order (docs/studies/treestore.md §5 ``finish()``)."""
 
     def __init__(self, module: SchemaNode) -> None:
         self.root = Inner(module, None)

@@ -59,7 +59,7 @@ class SchemaNode:
 
     @property
     def record_kind(self) -> str:
-        """The ``kind`` field of a per-node record (spec §5.1)."""
+        """The ``kind`` field of a per-node record (docs/studies/treestore.md §5.1)."""
         if self.kind in (LIST, LEAF_LIST) and self.user_ordered:
             return f"user-ordered {self.kind}"
         return self.kind
@@ -123,4 +123,4 @@ PERF: Final = module("perf", [
         keyed_list("usr-lst", ("k",), [leaf("k", UINT32), leaf("l", STRING)], user_ordered=True),
     ], presence=True),
 ])
-"""Module ``perf`` of the study (spec §2.1)."""
+"""Module ``perf`` of the study (docs/studies/treestore.md §2.1)."""

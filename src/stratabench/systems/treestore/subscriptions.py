@@ -1,4 +1,4 @@
-"""Change subscriptions and operational providers, each served by a handler thread (spec §4.6).
+"""Change subscriptions and operational providers, each served by a handler thread (docs/studies/treestore.md §4.6).
 
 Payloads cross as bytes: the sender serializes the diff (or the request)
 with the study's JSON codec, every handler parses it, and the sender blocks

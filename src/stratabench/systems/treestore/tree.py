@@ -13,9 +13,9 @@ is O(1), as libyang's hashes are. A system-ordered list is kept sorted by
 key: appending in order keeps it sorted, anything else marks it for one
 sort before its order is next needed.
 
-The canonical form (spec §2.2) is RFC 7951 JSON with the top-level members
+The canonical form (docs/studies/treestore.md §2.2) is RFC 7951 JSON with the top-level members
 qualified by the module name, children in schema order, lists in canonical
-order, written compactly; :func:`tree_hash` is its SHA-1 (spec §3.3).
+order, written compactly; :func:`tree_hash` is its SHA-1 (docs/studies/treestore.md §3.3).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def to_json(root: Inner | None) -> bytes:
 
 
 def tree_hash(root: Inner | None) -> str:
-    """SHA-1 of the compact canonical JSON (spec §3.3)."""
+    """SHA-1 of the compact canonical JSON (docs/studies/treestore.md §3.3)."""
     return hashlib.sha1(to_json(root)).hexdigest()
 
 

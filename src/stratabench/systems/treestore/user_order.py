@@ -1,4 +1,4 @@
-"""User-ordered positions, one instance at a time, as both sysrepo database plugins keep them (spec §5.1).
+"""User-ordered positions, one instance at a time, as both sysrepo database plugins keep them (docs/studies/treestore.md §5.1).
 
 Appending takes the list's stored maximum plus a gap of 1,024. Inserting
 between two neighbours takes the midpoint of their positions; if they are

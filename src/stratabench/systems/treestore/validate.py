@@ -1,4 +1,4 @@
-"""The validation pass that stands in for YANG (spec §2.4): a full walk of the tree.
+"""The validation pass that stands in for YANG (docs/studies/treestore.md §2.4): a full walk of the tree.
 
 It is deliberately a pass over every node, not a check of the changed ones:
 sysrepo validates the whole module on every running commit that changes

@@ -42,7 +42,7 @@ def test_the_terminal_shows_each_configuration_and_the_sweep_with_its_knee(resul
 
 
 def test_every_format_renders_and_html_has_the_knee_chart(results: ResultsFile) -> None:
-    for fmt in ("terminal", "markdown", "csv", "json", "html"):
+    for fmt in REPORTERS.names:
         for detail in ("summary", "tables", "full"):
             assert _rendered(results, fmt, detail)
     html = _rendered(results, "html")

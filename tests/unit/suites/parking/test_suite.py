@@ -67,7 +67,7 @@ def test_verdicts_on_known_results() -> None:
                _cell("go-sql", [60, 61, 59, 62, 60, 58])]  # fmt: skip
     tables = {t.title: t for t in parking_tables(results, RunOptions())}
     conclusions = tables["The study's conclusions, judged (mariadb)"].rows
-    assert conclusions[0]["verdict"] == "reproduced"  # the spec 11.4 counts
+    assert conclusions[0]["verdict"] == "reproduced"  # the docs/studies/parking.md §11.4 counts
     assert conclusions[1]["verdict"] == "not measured"  # no go-orm cell
     targets = {row["id"]: row["verdict"] for row in tables["Targets of this project"].rows}
     assert targets.pop("T4").startswith("too few to judge (6 runs per configuration, the target is 100 in a row")

@@ -1,4 +1,4 @@
-"""The lazy entity against the installed ndb, and its own contract (spec §6, §7)."""
+"""The lazy entity against the installed ndb, and its own contract (docs/studies/entities.md §6, §7)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 :meth:`ParkingService.handle` is the part every implementation shares: the
 version check (``bad_protocol`` before any transaction), the business
 answers raised as :class:`~stratabench.systems.parking.protocol.Answer`, and
-anything else turned into the function's default status (spec section 3),
+anything else turned into the function's default status (docs/studies/parking.md §3),
 logged with its traceback when logging is on. An implementation writes the
 ten functions; each opens its own transaction, commits when it returns and
 rolls back when it raises.
@@ -29,7 +29,7 @@ _log = logging.getLogger("parking.service")
 
 
 class ParkingService(ABC):
-    """The ten API functions of spec section 7 over one database."""
+    """The ten API functions of docs/studies/parking.md §7 over one database."""
 
     name: ClassVar[str]
 

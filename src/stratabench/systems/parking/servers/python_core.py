@@ -8,7 +8,7 @@ back exactly where ``python-orm``'s does, and locks the same rows, but it
 reads a payment with its order in one locked join, changes counters in SQL
 (``places_avail = places_avail - 1``) instead of re-reading the row, never
 loads a relation lazily, and reads a wallet's balance in the lot's query.
-Spec 11.4 asks to report such a server's counts beside the ORM's rather
+docs/studies/parking.md §11.4 asks to report such a server's counts beside the ORM's rather
 than force them to match.
 
 Needs SQLAlchemy 2 (``stratabench[parking]``) and the database's driver.
@@ -159,7 +159,7 @@ class PythonCoreService(ParkingService):
         return rows[0]
 
     def _quote(self, db: Connection, descr: ServiceDescr, lot: _Row, *, lock: bool) -> tuple[Quote, _Row | None]:
-        """The quote, and the ticket's order row when there is one (spec 7.1 step 4)."""
+        """The quote, and the ticket's order row when there is one (docs/studies/parking.md §7.1 step 4)."""
         if not descr.has_ticket:
             return prepaid_quote(descr, lot.price), None
         rows = db.execute(self._sql.ticket_locked if lock else self._sql.ticket, {"ticket": descr.ticket}).all()

@@ -1,10 +1,10 @@
 """``python-orm``: the parking service on SQLAlchemy 2's ORM, shaped as the study's server.
 
 Mapped classes (:mod:`..orm_model`), one session and one transaction per
-call, rows locked with ``SELECT … FOR UPDATE`` where spec section 8 says,
+call, rows locked with ``SELECT … FOR UPDATE`` where docs/studies/parking.md §8 says,
 related rows reached through lazy relationships, and changes written by the
 unit of work when it flushes (before a query, at an explicit flush, at
-commit). Written from the spec's steps in order, so that on MariaDB it sends
+commit). Written from the steps of docs/studies/parking.md §7 in order, so that on MariaDB it sends
 the statements of section 11.4: lazy loads included, as an ORM user would
 write it rather than as few statements as possible (that is ``python-core``).
 
@@ -65,7 +65,7 @@ class PythonOrmService(ParkingService):
         return lots[0]
 
     def _quote(self, session: Session, descr: ServiceDescr, lot: Product, *, lock: bool) -> tuple[Quote, Order | None]:
-        """The quote, and the ticket's order when there is one (spec 7.1 step 4)."""
+        """The quote, and the ticket's order when there is one (docs/studies/parking.md §7.1 step 4)."""
         if not descr.has_ticket:
             return prepaid_quote(descr, lot.price), None
         query = select(Order).filter_by(ticket_number=descr.ticket)
@@ -83,7 +83,7 @@ class PythonOrmService(ParkingService):
         return accounts[0].balance if len(accounts) == 1 else _ZERO
 
     def _account(self, session: Session, user_id: Any) -> Account:
-        """Lock the user's account, or create it and flush it at once (spec 7.11)."""
+        """Lock the user's account, or create it and flush it at once (docs/studies/parking.md §7.11)."""
         accounts = session.scalars(select(Account).filter_by(user_eid=user_id).with_for_update()).all()
         if len(accounts) > 1:
             raise Internal("two accounts for one user")

@@ -1,4 +1,4 @@
-"""The backend interface of spec §5, and what every backend shares.
+"""The backend interface of docs/studies/treestore.md §5, and what every backend shares.
 
 A backend stores one module's data per datastore inside the run's own
 namespace, opened from a URL (servers) or a directory (files). It never
@@ -147,7 +147,7 @@ class TreeBackend(ABC):
         except self._driver_errors() as exc:
             raise self.failure(what, exc) from exc
 
-    # -- the interface of spec §5 -------------------------------------------
+    # -- the interface of docs/studies/treestore.md §5 -------------------------------------------
 
     def _open(self) -> None:
         """Connect the backend's own admin client; raise :meth:`failure` errors here."""

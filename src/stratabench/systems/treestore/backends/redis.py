@@ -4,7 +4,7 @@ Keys live under ``sbts:<namespace>:<ds>:<module>`` (push data:
 ``...:<module>+<cid>+<sid>``), so one run's keys never share a prefix with
 another's or a user's; :meth:`cleanup` removes ``sbts:<namespace>:*`` and
 nothing else. Each node is a hash ``<ns>:data:<path>`` with one-letter
-fields (spec §6.3): ``d`` depth, ``n`` name, ``k`` kind, ``m`` module,
+fields (docs/studies/treestore.md §6.3): ``d`` depth, ``n`` name, ``k`` kind, ``m`` module,
 ``y`` keys, ``v`` value, ``f`` default flag, ``u`` user-ordered parent,
 ``o`` position, ``r`` predecessor, ``g`` origin, ``s`` sort key.
 

@@ -1,7 +1,7 @@
 """``redis+search``: the faithful sysrepo layout on Redis with RediSearch 2.x (reported unavailable here).
 
 sysrepo's Redis plugin keeps a search index over its node hashes and loads
-with aggregate queries sorted by sort key (spec §6.3). This backend checks
+with aggregate queries sorted by sort key (docs/studies/treestore.md §6.3). This backend checks
 the server's modules first: without a RediSearch that accepts the plugin's
 commands (``search`` / ``ft`` 2.x, as in Redis Stack), it is unavailable,
 with the reason; Debian's redis-server has none. The layout itself is not

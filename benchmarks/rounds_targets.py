@@ -1,0 +1,218 @@
+"""Measure issue 21's targets (numbers that hold on a noisy machine), side by side in one run.
+
+**Pairs of default runs.** ``--pairs`` times (default 3), two back-to-back
+default runs (``stratabench run``, warm build cache) of identical code, A
+then B; for each pair, printed side by side:
+
+- the wall time of each run (target: at most 3 minutes warm) and the load
+  average around it, since other work on the machine slows and shakes it;
+- study verdicts identical between A and B (every table column named
+  ``verdict``: reproduced, refuted, met, missed, too close to call...;
+  target: at least 98%), and answers whose winner is the same or inside
+  the other run's tie;
+- ``stratabench compare A B --fail-above 1.10``: its exit status (target 0)
+  and how many cells it calls slower or faster (target: at most 3 of about
+  360), unchanged, inconclusive;
+- cells whose median in B lies inside A's interval (target: at least 85%);
+- cells flagged unstable in each run (target: under 10%);
+- the reference workload's range in each run (how much the machine moved).
+
+**stratabench timeit beside pyperf timeit**, interleaved (A, B, A, B, so the
+machine's swings hit both): the median of each tool per statement, from
+about 3 ns to 10 ms, and their ratio (target: within ±3%); and the cost of
+an empty statement beside ``python -m timeit``'s.
+
+    .venv/bin/python benchmarks/rounds_targets.py [--pairs 3] [--keep DIR] [--skip-timeit] [--skip-runs]
+
+A benchmark, not a test: it prints what one run measured and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from engine_vs_pyperf import pyperf_median, stratabench_median  # noqa: E402 -- the sibling script's two timers
+
+from stratabench.report.provenance import reference_ratios  # noqa: E402
+from stratabench.results.format import ResultsFile, load  # noqa: E402
+from stratabench.units import format_ns  # noqa: E402
+
+STRATABENCH = [sys.executable, "-m", "stratabench.cli.main"]
+
+#: From about 3 ns to about 10 ms a loop.
+TIMEIT = [
+    ("pass", "pass"),
+    ("d.get('k')", "d = {'k': 1}"),
+    ("sorted(a)", "a = list(range(1000))[::-1]"),
+    ("sorted(b)", "b = list(range(200_000))[::-1]"),
+]
+
+
+def load_text() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def default_run(output: Path) -> tuple[float, str, str]:
+    before = load_text()
+    started = time.perf_counter()
+    subprocess.run([*STRATABENCH, "run", "-q", "--overwrite", "-o", str(output)], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started, before, load_text()
+
+
+def report_json(path: Path) -> dict[str, Any]:
+    out = subprocess.run([*STRATABENCH, "report", str(path), "--format", "json"], capture_output=True, text=True,
+                         check=True).stdout
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def verdicts(report: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    """(suite, table, row) → verdict, for every table column named ``verdict``."""
+    found = {}
+    for suite in report["suites"]:
+        for table in suite["tables"]:
+            keys = [column["key"] for column in table["columns"]]
+            if "verdict" not in keys:
+                continue
+            for row in table["rows"]:
+                found[(suite["suite"], table["title"], str(row.get(keys[0])))] = str(row["verdict"])
+    return found
+
+
+def winners(report: dict[str, Any]) -> dict[tuple[str, str], set[str]]:
+    """(suite, aspect label) → the names of its winners (several when tied)."""
+    found = {}
+    for suite in report["suites"]:
+        answer = suite.get("answer") or {}
+        for best in answer.get("bests", []):
+            found[(suite["suite"], str(best.get("label")))] = {str(w.get("name")) for w in best.get("winners", [])}
+    return found
+
+
+def compare(first: Path, second: Path) -> tuple[int, str]:
+    done = subprocess.run([*STRATABENCH, "compare", str(first), str(second), "--fail-above", "1.10"],
+                          capture_output=True, text=True, check=False)
+    summary = next((line for line in done.stderr.splitlines() if " cells compared: " in line), done.stderr.strip())
+    return done.returncode, summary
+
+
+def held(first: ResultsFile, second: ResultsFile) -> tuple[int, int]:
+    """Cells whose wall-time median in ``second`` lies inside ``first``'s interval, of cells measured in both."""
+    earlier = {(c.suite, c.cell): c.summary("wall_ns") for c in first.cells if c.ok}
+    inside = total = 0
+    for cell in second.cells:
+        before, after = earlier.get((cell.suite, cell.cell)), cell.summary("wall_ns") if cell.ok else None
+        if before is None or after is None:
+            continue
+        total += 1
+        inside += before.ci_low <= after.median <= before.ci_high
+    return inside, total
+
+
+def flagged(results: ResultsFile) -> str:
+    ok = [c for c in results.cells if c.ok and "wall_ns" in c.metrics]
+    count = sum(1 for c in ok if c.flags)
+    return f"{count} of {len(ok)} ({count / max(1, len(ok)):.0%})"
+
+
+def machine(results: ResultsFile) -> str:
+    ratios = [r for _, r in reference_ratios(results.header.get("environment") or {})]
+    if not ratios:
+        return "no rounds"
+    return f"{min(ratios):.2f}–{max(ratios):.2f}× over {len(ratios)} rounds"
+
+
+def pair(number: int, directory: Path) -> None:
+    first, second = directory / f"pair{number}-A.jsonl", directory / f"pair{number}-B.jsonl"
+    took_a, before_a, after_a = default_run(first)
+    took_b, before_b, after_b = default_run(second)
+    a, b = load(first), load(second)
+    report_a, report_b = report_json(first), report_json(second)
+    verdicts_a, verdicts_b = verdicts(report_a), verdicts(report_b)
+    common = set(verdicts_a) & set(verdicts_b)
+    same = sum(1 for key in common if verdicts_a[key] == verdicts_b[key])
+    winners_a, winners_b = winners(report_a), winners(report_b)
+    answers = set(winners_a) & set(winners_b)
+    agree = sum(1 for key in answers if winners_a[key] & winners_b[key])
+    code, summary = compare(first, second)
+    inside, total = held(a, b)
+    print(f"pair {number}")
+    print(f"  run time              A {took_a:6.0f} s ({before_a} → {after_a})")
+    print(f"                        B {took_b:6.0f} s ({before_b} → {after_b})   target ≤ 180 s warm")
+    print(f"  verdicts identical    {same} of {len(common)} ({same / max(1, len(common)):.1%})   target ≥ 98%")
+    for key in sorted(common):
+        if verdicts_a[key] != verdicts_b[key]:
+            print(f"    differs: {key[0]} | {key[1][:60]} | {key[2][:40]}: {verdicts_a[key]} → {verdicts_b[key]}")
+    print(f"  answers agreeing      {agree} of {len(answers)} (the same winner, or inside the other's tie)")
+    print(f"  compare --fail-above 1.10: exit {code}   target exit 0, ≤ 3 cells slower or faster")
+    print(f"    {summary}")
+    print(f"  B's median in A's interval: {inside} of {total} ({inside / max(1, total):.1%})   target ≥ 85%")
+    print(f"  flagged unstable      A {flagged(a)}, B {flagged(b)}   target < 10%")
+    print(f"  machine speed         A {machine(a)}; B {machine(b)}")
+    sys.stdout.flush()
+
+
+def python_timeit_ns(stmt: str) -> float:
+    out = subprocess.run([sys.executable, "-m", "timeit", stmt], capture_output=True, text=True, check=True).stdout
+    match = re.search(r"([\d.]+) (nsec|usec|msec|sec) per loop", out)
+    assert match, out
+    return float(match.group(1)) * {"nsec": 1, "usec": 1e3, "msec": 1e6, "sec": 1e9}[match.group(2)]
+
+
+def timeit_side_by_side(alternations: int) -> None:
+    print(f"stratabench timeit beside pyperf timeit, interleaved {alternations}× (A B A B...); {load_text()}")
+    print(f"  {'statement':<12} {'stratabench':>12} {'pyperf':>12} {'ratio':>7}   target within ±3%")
+    for stmt, setup in TIMEIT:
+        ours, theirs = [], []
+        for _ in range(alternations):
+            ours.append(stratabench_median(stmt, setup, 10))
+            theirs.append(pyperf_median(stmt, setup, True))
+        mine, other = statistics.median(ours), statistics.median(theirs)
+        print(f"  {stmt:<12} {format_ns(mine):>12} {format_ns(other):>12} {mine / other:>7.3f}")
+    ours_empty, python_empty = [], []
+    for _ in range(alternations):
+        ours_empty.append(stratabench_median("pass", "pass", 10))
+        python_empty.append(python_timeit_ns("pass"))
+    print(f"  empty statement: stratabench {format_ns(statistics.median(ours_empty))}, "
+          f"python -m timeit {format_ns(statistics.median(python_empty))}   target: at or below timeit's")
+    print(f"  ({load_text()} at the end)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=3, help="pairs of back-to-back default runs (default 3)")
+    parser.add_argument("--keep", type=Path, help="keep the results files in this directory")
+    parser.add_argument("--skip-runs", action="store_true", help="only the timeit comparison")
+    parser.add_argument("--skip-timeit", action="store_true", help="only the pairs of default runs")
+    parser.add_argument("--alternations", type=int, default=3, help="A B rounds of the timeit comparison")
+    parser.add_argument("--no-warm-up", action="store_true", help="skip the untimed first run (the build cache is warm)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="stratabench-rounds-") as tmp:
+        directory = args.keep or Path(tmp)
+        directory.mkdir(parents=True, exist_ok=True)
+        if not args.skip_runs:
+            if not args.no_warm_up:  # one untimed run first, so every timed run finds the build cache warm
+                default_run(directory / "warm-up.jsonl")
+            for number in range(1, args.pairs + 1):
+                pair(number, directory)
+        if not args.skip_timeit:
+            timeit_side_by_side(args.alternations)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

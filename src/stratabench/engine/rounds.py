@@ -1,0 +1,266 @@
+"""Rounds: the unit of repetition is a fresh worker later in the run, not a sample.
+
+A machine's speed swings over seconds and minutes. When every sample of a
+cell comes from one window of a fraction of a second, those swings are
+constant inside the cell, invisible to its interval, and land *between*
+cells, in every ratio of two of them. So a run measures in rounds
+(Kalibera & Jones, "Rigorous benchmarking in reasonable time"):
+
+1. In each round, every cell still sampling gets a fresh worker and takes
+   its share of samples (:class:`RoundPlan`): the first round calibrates
+   the loop count, traces memory and verifies; later ones reuse the loop
+   count and only time.
+2. The order of a round is shuffled, seeded and recorded
+   (:func:`round_order`), so no cell always follows the same neighbour.
+   Cells that a report compares share a group and run back to back, the
+   group's order reversed every other round (ABBA), so their ratio is
+   taken within one moment of the machine.
+3. After each round the stopping rule of :mod:`stratabench.engine.sampling`
+   judges each cell on its *per-round* values (each round's median), so its
+   interval includes the machine's drift over the run. A group drops out
+   of later rounds once every member has stopped; a failed cell at once.
+
+The scheduling here knows nothing of how a unit is measured: the run hands
+:func:`run_rounds` a function that measures one cell for one round (a
+forked worker in a run, an operation on a fake clock in a test), and
+:func:`round_order` takes any units, so ``stratabench ab`` can schedule the
+two sides of a comparison with it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.operation import CellSpec
+from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
+from stratabench.options import EngineOptions
+from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.stats import instability, round_values
+
+__all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "reference_ns", "round_order", "run_rounds"]
+
+#: Metrics every round measures; the others (memory, size, a suite's extras) come from the first round only.
+TIMED_METRICS = ("wall_ns", "cpu_ns", "thread_cpu_ns", "server_cpu_ns")
+
+Unit = TypeVar("Unit")
+
+
+def round_order(units: Sequence[Unit], number: int, seed: int,
+                group_of: Callable[[Unit], Hashable | None] = lambda unit: None) -> list[Unit]:
+    """The order of round ``number``: blocks shuffled by ``(seed, number)``, each group's units adjacent.
+
+    A group's units keep their given order in even rounds and reverse it in
+    odd ones (A B, then B A: ABBA over two rounds), so a slow or fast
+    stretch of the machine favours neither side on average. A unit whose
+    group is ``None`` is a block of its own.
+    """
+    blocks: dict[Hashable, list[Unit]] = {}
+    for index, unit in enumerate(units):
+        group = group_of(unit)
+        blocks.setdefault(("group", group) if group is not None else ("unit", index), []).append(unit)
+    ordered = list(blocks.values())
+    random.Random(f"{seed}:{number}").shuffle(ordered)
+    return [unit for block in ordered for unit in (reversed(block) if number % 2 else block)]
+
+
+#: The reference workload: a fixed pure-Python loop, the same on every machine and in every round.
+_REFERENCE_LOOPS = 20_000
+
+
+def reference_ns(clock: Clock = SYSTEM_CLOCK, repeats: int = 3) -> float:
+    """The time of the reference workload now (the fastest of ``repeats``, about 1 ms each): the machine's speed.
+
+    Measured in the parent between rounds; its spread over a run says how
+    much the machine itself moved while the cells were measured.
+    """
+    times = []
+    for _ in range(repeats):
+        start = clock.wall_ns()
+        total = 0
+        for value in range(_REFERENCE_LOOPS):
+            total += value * value % 7
+        times.append(clock.wall_ns() - start)
+    return float(min(times))
+
+
+@dataclass
+class CellRounds:
+    """One cell's rounds so far, merged into one result.
+
+    Parameters
+    ----------
+    spec
+        The cell.
+    options
+        The run's engine options: the stopping rule's, counted in rounds
+        (``min_samples`` rounds at least, ``max_samples`` at most, or
+        exactly ``samples`` with a fixed count).
+    """
+
+    spec: CellSpec
+    options: EngineOptions
+    first: CellResult | None = None
+    failure: CellResult | None = None
+    loops: int | None = None
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    rounds: dict[str, list[int]] = field(default_factory=dict)
+    sampled_ns: int = 0
+    spent_ns: int = 0
+    duration_s: float = 0.0
+    measured: int = 0
+
+    @property
+    def rule(self) -> StoppingRule:
+        return StoppingRule(self.options)
+
+    def plan(self, number: int) -> RoundPlan:
+        """The next round of this cell: calibrate first, then the calibrated loops; one sample a round with a fixed count."""
+        options = self.options
+        if options.samples is not None:
+            samples = 1
+        elif self.first is None or self.loops is None:
+            samples = options.round_samples
+        else:
+            # A slow operation takes one sample a round, so its floor of rounds fits the cell's budget.
+            per_sample = (self.sampled_ns / max(1, len(self.samples.get("wall_ns", ())))) or 0
+            floor_share = options.cell_budget_ns / max(1, options.min_samples)
+            samples = 1 if per_sample * options.round_samples > floor_share else options.round_samples
+        return RoundPlan(number, self.loops, samples, self.first is None)
+
+    def add(self, result: CellResult, plan: RoundPlan) -> None:
+        """Merge one round's result; a failed round ends the cell with its reason."""
+        self.measured += 1
+        self.duration_s += result.duration_s or 0.0
+        # The budget counts the worker's whole round (its start, preparation, warm-up and samples), not the
+        # samples alone: each round costs that, so a budget of samples would buy a fast cell dozens of rounds.
+        self.spent_ns += int((result.duration_s or 0.0) * 1e9)
+        if not result.ok:  # an error, or data that did not verify: no later round can make it good
+            self.failure = result
+            return
+        if self.first is None:
+            self.first = result
+            self.loops = result.loops
+        for name in TIMED_METRICS:
+            measured = result.metrics.get(name)
+            if measured is None:
+                continue
+            self.samples.setdefault(name, []).extend(measured.samples)
+            self.rounds.setdefault(name, []).extend([plan.number] * len(measured.samples))
+        wall = result.metrics.get("wall_ns")
+        if wall is not None and result.loops:
+            self.sampled_ns += int(sum(wall.samples) * result.loops)
+
+    def per_round(self) -> list[float]:
+        """The per-round values of the wall time so far, in round order."""
+        if "wall_ns" not in self.samples:
+            return []
+        return list(round_values(self.samples["wall_ns"], self.rounds["wall_ns"]).values())
+
+    def stop(self) -> Stop | None:
+        """Whether this cell has sampled enough (``None``: it wants another round); failed cells have."""
+        if self.failure is not None:
+            return Stop("fixed")
+        if self.first is None:
+            return None
+        values = self.per_round()
+        if not values:  # nothing timed (a cell measured once by construction)
+            return Stop("fixed")
+        return self.rule.stop(values, self.spent_ns, self.sampled_ns)
+
+    def result(self) -> CellResult:
+        """The merged record: timed metrics from every round (with their rounds), the rest from the first."""
+        if self.failure is not None or self.first is None:
+            failure = self.failure or CellResult.failure(self.spec, "failed", "interrupted before its first round ended")
+            return replace(failure, duration_s=self.duration_s, group=self.spec.group)
+        metrics = dict(self.first.metrics)
+        for name, values in self.samples.items():
+            metrics[name] = MetricResult.of(values, self.rounds[name])
+        stop = self.stop() or Stop("budget", self.options.target, self.options.cell_budget_ns / 1e9)
+        wall = metrics.get("wall_ns")
+        flags = self.first.flags if wall is None else tuple(instability(
+            wall.summary, target=stop.target, target_missed=stop.target_missed,
+            budget_s=stop.budget_s if stop.reason == "budget" else None, counted="rounds"))
+        return replace(self.first, metrics=metrics, flags=flags, duration_s=self.duration_s, group=self.spec.group)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One finished round: its number, the cells (``suite/cell``) in the order measured, the reference workload's time,
+    and when it ended (seconds since the first round began)."""
+
+    number: int
+    order: tuple[str, ...]
+    reference_ns: float | None
+    at_s: float
+
+
+def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
+               measure: Callable[[CellSpec, RoundPlan], CellResult], *, seed: int,
+               finished: Callable[[CellResult], None], round_ended: Callable[[Round], None] = lambda r: None,
+               started: Callable[[CellSpec], None] = lambda spec: None,
+               reference: Callable[[], float | None] = reference_ns,
+               now: Callable[[], float] = time.monotonic) -> list[CellResult]:
+    """Measure ``cells`` in rounds until each group has stopped; return the merged results in the cells' order.
+
+    Parameters
+    ----------
+    measure
+        Measures one cell for one round (a fresh worker in a run).
+    seed
+        Seeds every round's order (recorded in the round records).
+    finished
+        Called with each cell's merged result as soon as its group drops
+        out: the run streams it to the results file.
+    round_ended
+        Called after each round, with the reference workload's time then.
+
+    An interrupt ends the run after writing, through ``finished``, the
+    merged results of every cell that has finished a round.
+    """
+    states = {f"{spec.suite}/{spec.name}": CellRounds(spec, options) for spec in cells}
+    keys = {name: state.spec.group for name, state in states.items()}
+    active = list(states)
+    done: set[str] = set()
+    began = now()
+
+    def finish(name: str) -> None:
+        done.add(name)
+        finished(states[name].result())
+
+    number = 0
+    try:
+        while active:
+            order = round_order(active, number, seed, keys.__getitem__)
+            for name in order:
+                state = states[name]
+                started(state.spec)
+                plan = state.plan(number)
+                state.add(measure(state.spec, plan), plan)
+            round_ended(Round(number, tuple(order), reference(), now() - began))
+            groups: dict[Hashable, list[str]] = {}
+            for name in active:
+                groups.setdefault(keys[name] or ("cell", name), []).append(name)
+            still: list[str] = []
+            for members in groups.values():
+                failed = [name for name in members if states[name].failure is not None]
+                for name in failed:
+                    finish(name)
+                rest = [name for name in members if name not in failed]
+                if all(states[name].stop() is not None for name in rest):
+                    for name in rest:
+                        finish(name)
+                else:
+                    still.extend(rest)
+            active = [name for name in active if name in still]
+            number += 1
+    except BaseException:
+        for name in active:
+            if name not in done and states[name].measured:
+                finish(name)
+        raise
+    return [states[name].result() for name in states]

@@ -1,0 +1,145 @@
+"""Rounds: shuffled, seeded, groups back to back in ABBA order, cells dropping out; paired ratios cancel drift."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratabench.engine.clock import FakeClock
+from stratabench.engine.measure import measure_operation
+from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.rounds import Round, round_order, run_rounds
+from stratabench.engine.sampling import RoundPlan
+from stratabench.options import EngineOptions
+from stratabench.results.records import CellResult, paired_ratio_of
+
+OPTIONS = EngineOptions(min_samples=6, max_samples=10, target=0.02, cell_budget_ns=10**12, warmups=0,
+                        min_sample_ns=0, memory_samples=0)
+
+
+class Machine:
+    """A fake clock whose speed changes from round to round, and the operations that run on it."""
+
+    def __init__(self, speeds: dict[int, float] | None = None) -> None:
+        self.fake = FakeClock()
+        self.speeds = speeds or {}
+        self.round = 0
+        self.costs: dict[str, list[float]] = {}
+        self.calls: dict[str, int] = {}
+        self.plans: list[tuple[str, RoundPlan]] = []
+
+    def cost(self, name: str, *costs: float) -> CellSpec:
+        """A cell whose operation costs these nanoseconds in turn (times the machine's speed at the time)."""
+        self.costs[name] = list(costs)
+        return CellSpec("fake", name)
+
+    def measure(self, spec: CellSpec, plan: RoundPlan) -> CellResult:
+        self.round = plan.number
+        self.plans.append((spec.name, plan))
+
+        def call() -> None:
+            count = self.calls[spec.name] = self.calls.get(spec.name, 0) + 1
+            costs = self.costs[spec.name]
+            self.fake.advance(int(costs[count % len(costs)] * self.speeds.get(self.round, 1.0)))
+
+        return measure_operation(Operation(call=call, trace_memory=False), OPTIONS, self.fake.clock, plan).result(spec)
+
+
+def run(machine: Machine, cells: list[CellSpec], seed: int = 7) -> tuple[list[CellResult], list[Round], list[str]]:
+    rounds: list[Round] = []
+    finished: list[str] = []
+    results = run_rounds(cells, OPTIONS, machine.measure, seed=seed, finished=lambda r: finished.append(r.cell),
+                         round_ended=rounds.append, reference=lambda: 1.0)
+    return results, rounds, finished
+
+
+def test_round_order_is_seeded_shuffled_and_keeps_a_group_adjacent_reversing_it_every_other_round() -> None:
+    units = [("a", "x"), ("b", None), ("c", "x"), ("d", None), ("e", None), ("f", "y"), ("g", "y")]
+
+    def group(unit: tuple[str, str | None]) -> str | None:
+        return unit[1]
+
+    orders = [[name for name, _ in round_order(units, number, 42, group)] for number in range(6)]
+    assert orders == [[name for name, _ in round_order(units, number, 42, group)] for number in range(6)]  # seeded
+    assert len({tuple(order) for order in orders}) > 1  # shuffled
+    for number, order in enumerate(orders):
+        for first, second in (("a", "c"), ("f", "g")):
+            at = order.index(first)
+            assert order[at + (1 if number % 2 == 0 else -1)] == second  # adjacent: A B, then B A
+    assert [name for name, _ in round_order(units, 0, 43, group)] != orders[0] or orders[1] != orders[0]
+
+
+def test_a_stable_cell_drops_out_after_its_floor_of_rounds_and_a_noisy_one_samples_to_the_cap() -> None:
+    machine = Machine()
+    stable, noisy = machine.cost("stable", 100), machine.cost("noisy", 100, 100, 150, 60, 100, 190, 80)
+    results, rounds, finished = run(machine, [noisy, stable])
+    by_name = {r.cell: r for r in results}
+    assert len(rounds) == OPTIONS.max_samples
+    assert finished == ["stable", "noisy"]  # each written as soon as it stopped
+    assert by_name["stable"].metrics["wall_ns"].rounds == tuple(n for n in range(6) for _ in range(2))
+    assert by_name["noisy"].metrics["wall_ns"].summary.n == OPTIONS.max_samples
+    assert [r.order for r in rounds][6:] == [("fake/noisy",)] * 4  # the stable cell left the later rounds
+    assert not by_name["stable"].flags and by_name["noisy"].flags
+    plans = [plan for name, plan in machine.plans if name == "stable"]
+    assert plans[0].first and plans[0].loops is None and all(not p.first and p.loops == 1 for p in plans[1:])
+
+
+def test_a_paired_ratio_cancels_a_drift_that_two_unpaired_medians_carry() -> None:
+    # The machine's speed swings from round to round (0.7x to 1.5x), as a shared VM's does over minutes.
+    speeds = {0: 1.0, 1: 1.5, 2: 0.7, 3: 1.3, 4: 0.8, 5: 1.4, 6: 0.9, 7: 1.2}
+    machine = Machine(speeds)
+    a = CellSpec("fake", "a", group="fake/pair")
+    b = CellSpec("fake", "b", group="fake/pair")
+    machine.costs.update({"a": [130.0], "b": [100.0]})
+    results, _, _ = run(machine, [a, b])
+    paired = paired_ratio_of(*results)
+    assert paired is not None and paired.value == pytest.approx(1.3) and paired.clear()
+    assert paired.high - paired.low < 0.01  # the drift cancels within each round
+    # The same two cells measured the old way: each in its own window, at the machine's speed of that moment.
+    unpaired = []
+    for name, moment in (("a", 2), ("b", 1)):
+        machine.round = moment
+        spec = CellSpec("fake", name)
+
+        def call(name: str = name) -> None:
+            machine.fake.advance(int(machine.costs[name][0] * speeds[machine.round]))
+
+        unpaired.append(measure_operation(Operation(call=call, trace_memory=False), OPTIONS, machine.fake.clock)
+                        .result(spec).median("wall_ns"))
+    assert unpaired[0] / unpaired[1] == pytest.approx(1.3 * 0.7 / 1.5, rel=0.01)  # 0.61x: the drift, not the code
+
+
+def test_a_failed_round_ends_only_its_cell_and_an_interrupt_writes_what_was_measured() -> None:
+    machine = Machine()
+    good, bad = machine.cost("good", 100), CellSpec("fake", "bad")
+
+    def measure(spec: CellSpec, plan: RoundPlan) -> CellResult:
+        if spec.name == "bad" and plan.number == 1:
+            return CellResult.failure(spec, "failed", "broke in round 1")
+        if spec.name == "bad":
+            machine.costs["bad"] = [100.0]
+        if plan.number == 3:
+            raise KeyboardInterrupt
+        return machine.measure(spec, plan)
+
+    written: list[CellResult] = []
+    with pytest.raises(KeyboardInterrupt):
+        run_rounds([good, bad], OPTIONS, measure, seed=1, finished=written.append, reference=lambda: None)
+    assert [(r.cell, r.status) for r in written] == [("bad", "failed"), ("good", "ok")]
+    assert written[1].metrics["wall_ns"].summary.n == 3  # rounds 0-2, kept
+
+
+def test_the_budget_counts_each_round_s_whole_worker_so_a_fast_noisy_cell_stops_at_its_floor() -> None:
+    from dataclasses import replace
+
+    machine = Machine()
+    noisy = machine.cost("noisy", 100, 100, 150, 60, 100, 190, 80)
+    options = replace(OPTIONS, cell_budget_ns=1_000_000_000)  # 1 s; every round's worker takes 0.3 s
+
+    def measure(spec: CellSpec, plan: RoundPlan) -> CellResult:
+        return replace(machine.measure(spec, plan), duration_s=0.3)
+
+    results = run_rounds([noisy], options, measure, seed=3, finished=lambda r: None, reference=lambda: None)
+    wall = results[0].metrics["wall_ns"]
+    assert wall.summary.n == options.min_samples  # the floor, not the 10-round cap
+    assert results[0].flags[0].startswith("target not met") and "1 s budget spent" in results[0].flags[0]
+    assert results[0].duration_s == pytest.approx(0.3 * options.min_samples)
