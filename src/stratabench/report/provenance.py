@@ -38,10 +38,16 @@ def _load(value: Any) -> str | None:
     if isinstance(value, Mapping):
         value = [value[key] for key in ("1m", "5m", "15m", "1", "5", "15") if key in value] or list(value.values())
     if isinstance(value, (list, tuple)):
-        return " ".join(f"{float(v):.2f}" for v in value)
+        return " ".join(_number(v) for v in value)
+    return _number(value)
+
+
+def _number(value: Any) -> str:
+    # A header written by another tool (or damaged) may hold anything here: the provenance shows it as it is
+    # rather than failing the whole report over one line of context.
     try:
         return f"{float(value):.2f}"
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return str(value)
 
 
