@@ -311,6 +311,13 @@ class Service(ABC):
     def executable(self) -> str:
         """The server binary's path; :class:`UnavailableError` when it is missing."""
 
+    def running_executable(self, executable: str) -> str:
+        """The binary the started process runs: :meth:`executable`, unless :meth:`prepare` runs a copy of it.
+
+        :meth:`RunningService.alive` and ``stop`` recognise the process by it, so it must be what runs.
+        """
+        return executable
+
     def install(self) -> None:
         """Build or fetch the binary when that is the project's job (called by :meth:`start`)."""
 
@@ -509,7 +516,7 @@ class Service(ABC):
                 pids=(process.pid,),
                 port=self.port,
                 workdir=str(self.workdir),
-                executable=os.path.realpath(executable),
+                executable=os.path.realpath(self.running_executable(executable)),
                 create_times=(created,),
                 stop_signal=int(self.stop_signal),
                 started_s=time.monotonic() - began,

@@ -127,8 +127,11 @@ class MongodbService(Service):
             )
         return str(path)
 
+    def running_executable(self, executable: str) -> str:
+        return str(self.workdir / PROGRAM)
+
     def command(self) -> list[str]:
-        return [str(self.workdir / PROGRAM), "--listen", f"{LOOPBACK}:{self.port}",
+        return [self.running_executable(self.executable()), "--listen", f"{LOOPBACK}:{self.port}",
                 "--postgresql-url-file", str(self.workdir / "postgresql-url")]
 
     def url(self) -> str:
