@@ -27,6 +27,7 @@ A benchmark, not a test: it prints figures from one run and asserts nothing.
 
 from __future__ import annotations
 
+import io
 import argparse
 import os
 import subprocess
@@ -38,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
 sys.path.insert(0, str(HERE))
 
+from stratabench.cli.progress import QuietProgress  # noqa: E402
 from stratabench.engine.ab import AbCell, Side, forked_measure, run_ab  # noqa: E402
 from stratabench.engine.cell import run_cell  # noqa: E402
 from stratabench.engine.operation import CellSpec  # noqa: E402
@@ -58,14 +60,6 @@ def probe(name: str, work: float, extra: float = 0.0) -> CellSpec:
 
 class Sink:
     def write(self, result: CellResult) -> None: ...
-
-
-class Silent:
-    def start(self, total: int) -> None: ...
-    def cell_started(self, spec: CellSpec) -> None: ...
-    def cell_finished(self, result: CellResult) -> None: ...
-    def warn(self, message: str) -> None: ...
-    def finish(self) -> None: ...
 
 
 def counts() -> None:
@@ -102,7 +96,7 @@ def power(levels: list[float], rounds: int) -> None:
             injected = [AbCell({"A": probe(f"i{n}", w), "B": probe(f"i{n}", w, level)}) for n, w in enumerate(SIZES)]
             twins = [AbCell({"A": probe(f"t{n}", w), "B": probe(f"t{n}", w)}) for n, w in enumerate(SIZES)]
             started = time.perf_counter()
-            run_ab(injected + twins, sides, range(rounds), int(level * 1000), measure, Sink(), Silent())
+            run_ab(injected + twins, sides, range(rounds), int(level * 1000), measure, Sink(), QuietProgress(io.StringIO()))
             seconds = time.perf_counter() - started
             for name in ("wall_ns", "cpu_ns"):
                 verdicts = [judge("probe", c.spec.name, c.rounds["A"], c.rounds["B"], metric(name), 0.05)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from stratabench.cli.progress import QuietProgress
 from stratabench.engine.ab import AbCell, Side, ab_order, forked_measure, run_ab
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.zygote import Zygotes
@@ -25,14 +27,6 @@ class Sink:
 
     def write(self, result: CellResult) -> None:
         self.results.append(result)
-
-
-class Silent:
-    def start(self, total: int) -> None: ...
-    def cell_started(self, spec: CellSpec) -> None: ...
-    def cell_finished(self, result: CellResult) -> None: ...
-    def warn(self, message: str) -> None: ...
-    def finish(self) -> None: ...
 
 
 def cells(count: int) -> list[AbCell]:
@@ -74,7 +68,7 @@ def test_the_paired_ratio_cancels_a_drift_of_the_machine() -> None:
 
     planned = cells(8)
     sink = Sink()
-    run_ab(planned, SIDES, range(12), 1, measure, sink, Silent())
+    run_ab(planned, SIDES, range(12), 1, measure, sink, QuietProgress(io.StringIO()))
     assert len(sink.results) == 8 * 2 * 12
     assert {result.notes["ab_side"] for result in sink.results} == {"A", "B"}
     for cell in planned:
@@ -94,7 +88,7 @@ def test_identical_sides_are_unchanged_or_inconclusive_never_a_change() -> None:
                           metrics={"wall_ns": MetricResult.of([100.0 * next(noise)])})
 
     planned = cells(20)
-    run_ab(planned, SIDES, range(8), 3, measure, Sink(), Silent())
+    run_ab(planned, SIDES, range(8), 3, measure, Sink(), QuietProgress(io.StringIO()))
     words = {judge("s", c.spec.name, c.rounds["A"], c.rounds["B"], metric("wall_ns"), 0.05).verdict  # type: ignore[union-attr]
              for c in planned}
     assert words <= {"unchanged", "inconclusive"}
@@ -136,7 +130,7 @@ def test_each_environment_has_zygotes_of_its_own(tmp_path: Path, monkeypatch: py
     spec = CellSpec("probe", "p", {}, "python", {}, "ab_probe:Probe")
     planned = [AbCell({"A": spec, "B": spec})]
     with Zygotes(["ab_probe"], sys.executable) as mine, Zygotes(["ab_probe"], str(other)) as theirs:
-        run_ab(planned, sides, range(2), 0, forked_measure(sides, {"A": mine, "B": theirs}), Sink(), Silent())
+        run_ab(planned, sides, range(2), 0, forked_measure(sides, {"A": mine, "B": theirs}), Sink(), QuietProgress(io.StringIO()))
         a, b = ({result.notes["zygote"] for _, result in planned[0].rounds[label]} for label in ("A", "B"))
         assert a == {mine.for_env({}).pid} and b == {theirs.for_env({}).pid}
     assert {result.notes["executable"] for _, result in planned[0].rounds["B"]} == {str(other)}

@@ -6,6 +6,7 @@ imported is counted.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 from stratabench.suites.parking.process import server_command
 from stratabench.systems.parking.driver import SuiteDriver
 from stratabench.systems.parking.schema import create_parking_engine, recreate
+from tests.availability import unavailable
 
 #: The modules below every floor, which any system may use (pyproject.toml, "systems import only the base modules").
 BASE = {"stratabench", "stratabench.systems", "stratabench.errors", "stratabench.redact", "stratabench.registry",
@@ -61,7 +63,8 @@ def test_every_module_of_a_system_loads_none_of_the_harness(system: str) -> None
 @pytest.mark.parametrize("impl", ["python-core", "python-orm"])
 def test_a_python_parking_server_started_as_the_suite_starts_it_carries_none_of_the_harness(
         impl: str, tmp_path: Path) -> None:  # fmt: skip
-    pytest.importorskip("sqlalchemy")
+    if importlib.util.find_spec("sqlalchemy") is None:
+        unavailable("no sqlalchemy (install stratabench[parking])")
     url = f"sqlite:///{tmp_path / 'p.db'}"
     engine = create_parking_engine(url)
     recreate(engine)
