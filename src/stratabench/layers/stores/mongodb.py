@@ -44,6 +44,7 @@ class MongodbStore(Store):
 
     schemes = ("mongodb",)
     service = "mongodb"
+    default_port = 27017
     settings = (
         *timeout_settings("mongodb"),
         Setting("mongodb.server_selection_timeout", "5", "seconds an operation waits for a server that has gone away",
