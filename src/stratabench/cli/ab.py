@@ -42,11 +42,10 @@ from stratabench.cli.progress import make_progress
 from stratabench.cli.run import plugin_modules
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
-from stratabench.engine.ab import SIDES, AbCell, Side, forked_measure, run_ab
-from stratabench.engine.counting import require_valgrind
+from stratabench.engine.ab import SIDES, AbCell, ForkedMeasure, Side, run_ab
+from stratabench.engine.counting import require_valgrind, uncountable
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import ExternalRunner
-from stratabench.engine.zygote import Zygotes
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.layers.stores.base import check_store_url
 from stratabench.metrics import METRICS, metric
@@ -205,6 +204,8 @@ def handle(args: argparse.Namespace) -> int:
                       settings=settings, run_id=run_id, engine=engine_options(args))
     if base.engine.count is not None:
         require_valgrind()
+    # A count is exact: one round gives it (each further one would count the same instructions again).
+    rounds, until_sure = (1, 0) if base.engine.count is not None else (args.rounds, args.until_sure)
     # CPU time by default: descheduled time (a busy neighbour's) is in wall time and not in CPU time. On this
     # project's shared 2-core machine at a load of 10, 10% more work on 16 cells gave per-round ratios of
     # 0.81-1.22 in wall time and 1.10-1.12 in CPU time (benchmarks/ab_targets.py).
@@ -212,6 +213,9 @@ def handle(args: argparse.Namespace) -> int:
     if args.metric is not None and args.metric not in METRICS:
         raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
     sides = [_side(label, text, base) for label, text in zip(SIDES, (args.a, args.b))]
+    if not base.engine.isolate and any(side.python != sys.executable for side in sides):
+        raise UsageError("--in-process measures in this interpreter: a side that is another Python environment "
+                         "needs workers of its own; drop --in-process")
     order_seed = args.order_seed if args.order_seed is not None else int.from_bytes(os.urandom(4), "big")
     output = Path(args.output) if args.output else Path(f"results/{run_id}.jsonl")
     progress = make_progress(args.quiet)
@@ -220,27 +224,30 @@ def handle(args: argparse.Namespace) -> int:
         for side in sides:
             planned[side.label], environments[side.label] = _plan_in(side)
         cells, not_compared = _common(planned)
+        if base.engine.count is not None:
+            not_compared += [f"{cell.spec.suite} {cell.spec.name}: {uncountable(cell.spec)}" for cell in cells
+                             if uncountable(cell.spec)]
+            cells = [cell for cell in cells if not uncountable(cell.spec)]
         for line in not_compared:
             print(f"not compared: {line}", file=sys.stderr)
         if not cells:
             raise NoCellsError("the two sides have no cell in common; nothing to compare")
         header = header_record(run_id, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                                environments["A"], base.to_json(), {})
-        header["ab"] = {"order_seed": order_seed, "rounds": args.rounds, "until_sure": args.until_sure,
+        header["ab"] = {"order_seed": order_seed, "rounds": rounds, "until_sure": until_sure,
                         "sides": {side.label: {"description": side.description, "python": side.python,
                                                "environment": environments[side.label]} for side in sides}}
         writer = stack.enter_context(ResultsWriter(output, header, overwrite=args.overwrite))
         factories = [cell.factory.partition(":")[0] for cell in (c.spec for c in cells) if cell.factory]
-        zygotes = {side.label: stack.enter_context(Zygotes(dict.fromkeys(factories), side.python)) for side in sides}
-        measure = forked_measure(sides, zygotes)
-        progress.start(len(cells) * 2 * args.rounds)
-        run_ab(cells, sides, range(args.rounds), order_seed, measure, writer, progress)
-        number = args.rounds
-        while number < args.rounds + args.until_sure:
+        measure = stack.enter_context(ForkedMeasure(dict.fromkeys(factories)))
+        progress.start(len(cells) * 2 * rounds)
+        run_ab(cells, sides, range(rounds), order_seed, measure, writer, progress)
+        number = rounds
+        while number < rounds + until_sure:
             unsure = [cell for cell in cells if _inconclusive(cell, sides, measured, args.min_effect)]
             if not unsure:
                 break
-            extra = range(number, min(number + 2, args.rounds + args.until_sure))
+            extra = range(number, min(number + 2, rounds + until_sure))
             run_ab(unsure, sides, extra, order_seed, measure, writer, progress)
             number = extra.stop
         progress.finish()

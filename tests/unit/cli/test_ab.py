@@ -63,3 +63,22 @@ def test_two_environments_measured_in_one_run(tmp_path: Path, capsys: pytest.Cap
     assert {(record["notes"]["ab_side"], record["notes"]["ab_round"]) for record in measured} == \
         {("A", 0), ("B", 0), ("A", 1), ("B", 1)}
     assert step.read_text().startswith("## stratabench ab: this environment → python ")
+
+
+def test_counting_without_valgrind_says_what_to_install_and_measures_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    output = tmp_path / "ab.jsonl"
+    assert main(["ab", "bulkload", "--b", "sqlite.journal_mode=wal", "--count", "instructions", "-o", str(output)]) == 69
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "apt-get install -y valgrind" in err
+    assert not output.exists()
+
+
+def test_in_process_is_refused_for_a_side_that_is_another_environment(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = next(path for path in (Path(sys.executable).with_name(name) for name in ("python3", "python3.11"))
+                 if path.exists() and str(path) != sys.executable)
+    assert main(["ab", "bulkload", "--b", str(other), "--in-process", "-o", str(tmp_path / "ab.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "drop --in-process" in err
