@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.progress import QuietProgress
-from stratabench.engine.ab import AbCell, Side, ab_order, forked_measure, run_ab
+from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab, run_until_sure
 from stratabench.engine.operation import CellSpec
-from stratabench.engine.zygote import Zygotes
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.report.ab import judge
+from stratabench.report.ab import AbVerdict, judge
 from stratabench.results.records import CellResult, MetricResult
 
 
@@ -37,32 +36,47 @@ def cells(count: int) -> list[AbCell]:
 SIDES = [Side("A", "a", RunOptions(), sys.executable), Side("B", "b", RunOptions(), sys.executable)]
 
 
+def visits(planned: list[AbCell], rounds: int, seed: int) -> list[list[tuple[str, str]]]:
+    """The (cell, side) visits of each round, as run_ab made them."""
+    made: list[list[tuple[str, str]]] = [[] for _ in range(rounds)]
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        made[number].append((spec.name, side.label))
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1, metrics={"wall_ns": MetricResult.of([1.0])})
+
+    run_ab(planned, SIDES, range(rounds), seed, measure, Sink(), QuietProgress(io.StringIO()))
+    return made
+
+
 def test_each_cells_sides_run_back_to_back_a_first_in_even_rounds_b_first_in_odd() -> None:
-    planned = cells(10)
-    for number in range(4):
-        order = ab_order(planned, number, seed=7)
+    for number, order in enumerate(visits(cells(10), 4, seed=7)):
         assert len(order) == 20
         for (first, first_side), (second, second_side) in zip(order[::2], order[1::2]):
-            assert first is second
+            assert first == second
             assert (first_side, second_side) == (("A", "B") if number % 2 == 0 else ("B", "A"))
 
 
 def test_the_cells_order_is_shuffled_each_round_and_repeats_with_its_seed() -> None:
-    planned = cells(10)
-    names = [[cell.spec.name for cell, _ in ab_order(planned, number, seed=7)[::2]] for number in range(4)]
+    names = [[name for name, _ in order[::2]] for order in visits(cells(10), 4, seed=7)]
     assert len({tuple(order) for order in names}) == 4  # a new order every round
-    assert names[0] == [cell.spec.name for cell, _ in ab_order(planned, 0, seed=7)[::2]]
-    assert names[0] != [cell.spec.name for cell, _ in ab_order(planned, 0, seed=8)[::2]]
+    assert names == [[name for name, _ in order[::2]] for order in visits(cells(10), 4, seed=7)]
+    assert names != [[name for name, _ in order[::2]] for order in visits(cells(10), 4, seed=8)]
+
+
+def verdict(cell: AbCell, name: str, min_effect: float = 0.05) -> AbVerdict:
+    found = judge(cell.result("A", RunOptions()), cell.result("B", RunOptions()), metric(name), min_effect)
+    assert found is not None
+    return found
 
 
 def test_the_paired_ratio_cancels_a_drift_of_the_machine() -> None:
     # The machine slows by 3% at every visit: over 12 rounds of 8 cells it ends 6x slower than it began.
     # B costs 10% more than A in every cell.
-    visits = itertools.count()
+    moment = itertools.count()
     cost = {"A": 100.0, "B": 110.0}
 
     def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
-        value = cost[side.label] * 1.03 ** next(visits)
+        value = cost[side.label] * 1.03 ** next(moment)
         return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1,
                           metrics={"wall_ns": MetricResult.of([value])})
 
@@ -72,12 +86,12 @@ def test_the_paired_ratio_cancels_a_drift_of_the_machine() -> None:
     assert len(sink.results) == 8 * 2 * 12
     assert {result.notes["ab_side"] for result in sink.results} == {"A", "B"}
     for cell in planned:
-        verdict = judge("s", cell.spec.name, cell.rounds["A"], cell.rounds["B"], metric("wall_ns"), 0.05)
-        assert verdict is not None and verdict.pairs == 12
-        assert verdict.low <= 1.10 <= verdict.high and abs(verdict.ratio / 1.10 - 1) < 0.031
-        assert verdict.verdict == "slower" and verdict.worse
+        judged = verdict(cell, "wall_ns")
+        assert judged.pairs == 12
+        assert judged.low <= 1.10 <= judged.high and abs(judged.ratio / 1.10 - 1) < 0.031
+        assert judged.verdict == "slower" and judged.worse
         # Unpaired, the two sides' medians are minutes apart: their ratio carries the drift.
-        assert abs(verdict.b / verdict.a / 1.10 - 1) < 0.5
+        assert abs(judged.b / judged.a / 1.10 - 1) < 0.5
 
 
 def test_identical_sides_are_unchanged_or_inconclusive_never_a_change() -> None:
@@ -89,19 +103,36 @@ def test_identical_sides_are_unchanged_or_inconclusive_never_a_change() -> None:
 
     planned = cells(20)
     run_ab(planned, SIDES, range(8), 3, measure, Sink(), QuietProgress(io.StringIO()))
-    words = {judge("s", c.spec.name, c.rounds["A"], c.rounds["B"], metric("wall_ns"), 0.05).verdict  # type: ignore[union-attr]
-             for c in planned}
+    words = {verdict(cell, "wall_ns").verdict for cell in planned}
     assert words <= {"unchanged", "inconclusive"}
 
 
 def test_counts_are_judged_by_their_tolerance() -> None:
-    def result(value: float) -> list[tuple[int, CellResult]]:
-        return [(0, CellResult("s", "c", {}, "python", "ok", loops=1,
-                               metrics={"instructions": MetricResult.of([value])}))]
+    def result(value: float) -> CellResult:
+        return CellResult("s", "c", {}, "python", "ok", loops=1, metrics={"instructions": MetricResult.of([value])})
 
-    assert judge("s", "c", result(1000), result(1005), metric("instructions"), 0.05).verdict == "unchanged"  # type: ignore[union-attr]
-    moved = judge("s", "c", result(1000), result(1020), metric("instructions"), 0.05)
+    assert judge(result(1000), result(1005), metric("instructions"), 0.05).verdict == "unchanged"  # type: ignore[union-attr]
+    moved = judge(result(1000), result(1020), metric("instructions"), 0.05)
     assert moved is not None and moved.verdict == "more" and moved.worse and moved.level == 1.0
+
+
+def test_until_sure_measures_only_inconclusive_cells_again_two_rounds_at_a_time_and_stops_at_its_bound() -> None:
+    # B/A per cell: clearly slower, clearly the same, and a spread that never settles (0.97-1.12).
+    spread = {"slower": itertools.cycle([1.20, 1.21]), "same": itertools.cycle([1.00, 1.005]),
+              "noisy": itertools.cycle([0.97, 1.12, 1.02, 1.08])}
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        value = 100.0 * (next(spread[spec.name]) if side.label == "B" else 1.0)
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1, metrics={"wall_ns": MetricResult.of([value])})
+
+    def unsure(cell: AbCell) -> bool:
+        return verdict(cell, "wall_ns").inconclusive
+
+    planned = [AbCell({"A": CellSpec("s", name), "B": CellSpec("s", name)}) for name in spread]
+    run_until_sure(planned, SIDES, 6, 5, 1, measure, Sink(), QuietProgress(io.StringIO()), unsure)
+    rounds = {cell.spec.name: [number for number, _ in cell.rounds["B"]] for cell in planned}
+    assert rounds == {"slower": list(range(6)), "same": list(range(6)), "noisy": list(range(11))}
+    assert [verdict(cell, "wall_ns").verdict for cell in planned] == ["slower", "unchanged", "inconclusive"]
 
 
 PROBE = '''
@@ -119,7 +150,7 @@ class Probe:
 '''
 
 
-def test_each_environment_has_zygotes_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_environment_has_zygotes_of_its_own_new_every_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "ab_probe.py").write_text(textwrap.dedent(PROBE))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
     # Another path to this environment's interpreter (a venv's bin/python3): B's environment, started on its own.
@@ -129,8 +160,14 @@ def test_each_environment_has_zygotes_of_its_own(tmp_path: Path, monkeypatch: py
     sides = [Side("A", "a", options, sys.executable), Side("B", "b", options, str(other))]
     spec = CellSpec("probe", "p", {}, "python", {}, "ab_probe:Probe")
     planned = [AbCell({"A": spec, "B": spec})]
-    with Zygotes(["ab_probe"], sys.executable) as mine, Zygotes(["ab_probe"], str(other)) as theirs:
-        run_ab(planned, sides, range(2), 0, forked_measure(sides, {"A": mine, "B": theirs}), Sink(), QuietProgress(io.StringIO()))
-        a, b = ({result.notes["zygote"] for _, result in planned[0].rounds[label]} for label in ("A", "B"))
-        assert a == {mine.for_env({}).pid} and b == {theirs.for_env({}).pid}
+    with ForkedMeasure(["ab_probe"]) as measure:
+        run_ab(planned, sides, range(3), 0, measure, Sink(), QuietProgress(io.StringIO()))
+        # The last round's zygotes, each running its side's interpreter.
+        assert {label: zygotes.python for label, zygotes in measure.zygotes.items()} == \
+            {"A": sys.executable, "B": str(other)}
+    zygote = {label: [result.notes["zygote"] for _, result in planned[0].rounds[label]] for label in ("A", "B")}
+    # Six zygotes: one per side and round (each with its own layout and hash seed), none shared.
+    assert len(set(zygote["A"] + zygote["B"])) == 6
     assert {result.notes["executable"] for _, result in planned[0].rounds["B"]} == {str(other)}
+    assert {result.notes["executable"] for _, result in planned[0].rounds["A"]} == {sys.executable}
+    assert measure.zygotes == {}  # closed with the run
