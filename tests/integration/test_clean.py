@@ -17,7 +17,8 @@ from stratabench.cli.main import main
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Sweepable, open_store, store_for_scheme
+from stratabench.layers.stores import open_store, store_for_scheme
+from stratabench.layers.stores.base import Sweepable
 from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, RUN_NAMESPACE_PATTERN, SWEEP_NAMESPACE, namespace_identifier
 from stratabench.options import RunOptions
 from stratabench.redact import password_of

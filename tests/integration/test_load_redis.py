@@ -233,7 +233,8 @@ def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
 
 def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
         server_url: Callable[[str], str], tmp_path: Path) -> None:
-    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores import open_store
+    from stratabench.layers.stores.base import Sweepable
     from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
     url = server_url("redis")
@@ -282,7 +283,8 @@ def test_a_stopped_load_command_deletes_its_keys_itself(server_url: Callable[[st
                                                        signum: int) -> None:
     # Issue 27, item 6: SIGINT, SIGTERM and SIGHUP left the configuration's keys in the user's store;
     # the signal goes to the whole process group, as a terminal's Ctrl-C or hang-up does.
-    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores import open_store
+    from stratabench.layers.stores.base import Sweepable
     from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
     url = server_url("redis")

@@ -48,7 +48,7 @@ from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import ExternalRunner
 from stratabench.engine.zygote import Zygotes
 from stratabench.errors import NoCellsError, UsageError
-from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores import check_store_url
 from stratabench.metrics import METRICS, metric
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings

@@ -19,7 +19,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from stratabench.layers.stores.base import Sweepable, check_store_url, open_store
+from stratabench.layers.stores import check_store_url, open_store
+from stratabench.layers.stores.base import Sweepable
 from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
 __all__ = ["add_parser", "clean", "handle"]
