@@ -141,7 +141,9 @@ class Sweepable(Protocol):
     a store opened for sweeping creates nothing of its own. Names are what
     the store holds: key namespaces for key/value servers (matching
     :data:`RUN_NAMESPACE_PATTERN`), table, collection or database names for
-    the others (matching :data:`RUN_IDENTIFIER_PATTERN`).
+    the others (matching :data:`RUN_IDENTIFIER_PATTERN`); Redis and MongoDB
+    also hold the treestore study's keys and databases
+    (:data:`TREESTORE_KEY_PATTERN`, :data:`TREESTORE_DATABASE_PATTERN`).
     """
 
     def list_namespaces(self) -> list[str]:
