@@ -99,7 +99,7 @@ def power(levels: list[float], rounds: int) -> None:
             run_ab(injected + twins, sides, range(rounds), int(level * 1000), measure, Sink(), QuietProgress(io.StringIO()))
             seconds = time.perf_counter() - started
             for name in ("wall_ns", "cpu_ns"):
-                verdicts = [judge("probe", c.spec.name, c.rounds["A"], c.rounds["B"], metric(name), 0.05)
+                verdicts = [judge(c.result("A", options), c.result("B", options), metric(name), 0.05)
                             for c in injected + twins]
                 hits = [v for v in verdicts[:16] if v is not None and v.verdict == "slower"]
                 covered = [v for v in verdicts[:16] if v is not None and v.low <= 1 + level <= v.high]

@@ -41,8 +41,7 @@ from stratabench.results.format import cell_to_json, header_record
 from stratabench.results.records import CellResult, MetricResult
 
 DOCUMENTED = set(exit_statuses())
-FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-                derandomize=False)
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
 @pytest.fixture(autouse=True, scope="module")

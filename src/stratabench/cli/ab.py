@@ -53,7 +53,7 @@ from stratabench.metrics import METRICS, metric
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.redact import redact
-from stratabench.report.ab import ab_summary, ab_table, judge
+from stratabench.report.ab import AbVerdict, ab_summary, ab_table, judge
 from stratabench.report.comparison import DEFAULT_MIN_EFFECT
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
@@ -237,7 +237,7 @@ def handle(args: argparse.Namespace) -> int:
         run_ab(cells, sides, range(args.rounds), order_seed, measure, writer, progress)
         number = args.rounds
         while number < args.rounds + args.until_sure:
-            unsure = [cell for cell in cells if _inconclusive(cell, measured, args.min_effect)]
+            unsure = [cell for cell in cells if _inconclusive(cell, sides, measured, args.min_effect)]
             if not unsure:
                 break
             extra = range(number, min(number + 2, args.rounds + args.until_sure))
@@ -248,8 +248,13 @@ def handle(args: argparse.Namespace) -> int:
     return _report(args, cells, not_compared, sides, measured, reporter, output)
 
 
-def _inconclusive(cell: AbCell, measured: Any, min_effect: float) -> bool:
-    verdict = judge(cell.spec.suite, cell.spec.name, cell.rounds["A"], cell.rounds["B"], measured, min_effect)
+def _judge(cell: AbCell, sides: list[Side], measured: Any, min_effect: float) -> AbVerdict | None:
+    a, b = (cell.result(side.label, side.options) for side in sides)
+    return judge(a, b, measured, min_effect)
+
+
+def _inconclusive(cell: AbCell, sides: list[Side], measured: Any, min_effect: float) -> bool:
+    verdict = _judge(cell, sides, measured, min_effect)
     return verdict is not None and verdict.inconclusive
 
 
@@ -258,7 +263,7 @@ def _report(args: argparse.Namespace, cells: list[AbCell], not_compared: list[st
     verdicts = []
     for cell in cells:
         failed = cell.failed
-        verdict = judge(cell.spec.suite, cell.spec.name, cell.rounds["A"], cell.rounds["B"], measured, args.min_effect)
+        verdict = _judge(cell, sides, measured, args.min_effect)
         if failed is not None:
             not_compared.append(f"{cell.spec.suite} {cell.spec.name}: {failed.status}: {failed.error}")
         elif verdict is None:

@@ -11,7 +11,7 @@ from stratabench.options import EngineOptions
 
 __all__ = [
     "MAX_SAMPLES", "add_detail_argument", "add_engine_arguments", "add_format_argument", "add_output_arguments",
-    "engine_options", "fraction", "names", "number_in", "parse_settings", "positive_int", "whole_in",
+    "engine_options", "file_name", "fraction", "names", "number_in", "parse_settings", "positive_int", "whole_in",
 ]
 
 
@@ -24,6 +24,13 @@ def names(values: list[str] | None, flag: str = "the list") -> tuple[str, ...]:
     if values and not any(found):
         raise UsageError(f"{flag} is empty; name at least one (stratabench list shows them), or leave {flag} out")
     return tuple(dict.fromkeys(name for name in found if name))
+
+
+def file_name(text: str) -> str:
+    """An argparse type for a file to write: an empty name is refused (``Path('')`` would be ``.``, the directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is empty; give the name of a file, or leave the option out")
+    return text
 
 
 #: The most timed samples, warm-ups or traced operations one cell may take:
@@ -108,7 +115,7 @@ def add_format_argument(parser: argparse._ActionsContainer) -> None:
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """The output group of a measuring command: ``-o/--output``, ``--overwrite``, ``--format``, ``-q``."""
     output = parser.add_argument_group("output")
-    output.add_argument("-o", "--output", metavar="FILE",
+    output.add_argument("-o", "--output", metavar="FILE", type=file_name,
                         help="results file (default: results/RUN_ID.jsonl); an existing file is refused; "
                         "a name ending in / is a directory, and the file RUN_ID.jsonl is written in it")
     output.add_argument("--overwrite", action="store_true", help="replace an existing results file")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from stratabench.cli.arguments import add_detail_argument, add_format_argument
+from stratabench.cli.arguments import add_detail_argument, add_format_argument, file_name
 from stratabench.errors import NoCellsError, OutputError, OutputExistsError, UsageError
 from stratabench.report.formats import REPORTERS
 from stratabench.results.format import ResultsFile, load
@@ -26,7 +26,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("file", help="a results file (JSON Lines)")
     add_format_argument(parser)
     add_detail_argument(parser)
-    parser.add_argument("-o", "--output", metavar="FILE",
+    parser.add_argument("-o", "--output", metavar="FILE", type=file_name,
                         help="write here instead of standard output; an existing file is refused (the results "
                         "file read, always), and so is a directory: name the file to write")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")

@@ -9,13 +9,16 @@ falls on both sides of a pair and cancels in their ratio:
 1. Both sides have the same plan of cells (:class:`Side` carries what
    differs: an interpreter, with zygotes of its own, or run options such as
    a setting or a store URL).
-2. Each round visits every cell still measured, in an order shuffled by
-   ``(seed, round)``; a cell's two sides run back to back, A then B in even
-   rounds and B then A in odd ones (ABBA), so neither side always runs
-   first, on a warmer or a cooler machine.
+2. Each round visits every cell still measured in the run's round order
+   (:func:`stratabench.engine.rounds.round_order`): cells shuffled by
+   ``(seed, round)``, a cell's two sides a group run back to back, A then B
+   in even rounds and B then A in odd ones (ABBA), so neither side always
+   runs first, on a warmer or a cooler machine.
 3. Each visit is a fresh worker, forked from its side's zygote, taking the
-   round's samples; a cell's value in a round is their median, and the
-   report pairs the two sides round by round (:mod:`stratabench.report.ab`).
+   round's samples. Each side's rounds merge into one result as a run's
+   cell does (:class:`stratabench.engine.rounds.CellRounds`: every timed
+   sample with its round), and the report pairs the two sides round by
+   round (:mod:`stratabench.report.ab`).
 
 Go cells run through their suite's adapter, once per side and round, in the
 same ABBA order. The scheduling knows nothing of how a cell is measured
@@ -24,7 +27,6 @@ same ABBA order. The scheduling knows nothing of how a cell is measured
 
 from __future__ import annotations
 
-import random
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,13 +34,15 @@ from pathlib import Path
 
 from stratabench.engine.cell import run_cell, status_of
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.rounds import CellRounds, round_order
 from stratabench.engine.runner import ExternalRunner, Progress, ResultSink
+from stratabench.engine.sampling import RoundPlan
 from stratabench.engine.zygote import Zygotes
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 
-__all__ = ["SIDES", "AbCell", "Measure", "Side", "ab_order", "forked_measure", "run_ab"]
+__all__ = ["SIDES", "AbCell", "Measure", "Side", "forked_measure", "run_ab"]
 
 #: The two sides' labels, in their even rounds' order.
 SIDES = ("A", "B")
@@ -95,13 +99,14 @@ class AbCell:
         """The first failed result of either side: a cell that failed once is measured no more."""
         return next((result for results in self.rounds.values() for _, result in results if not result.ok), None)
 
-
-def ab_order(cells: Sequence[AbCell], number: int, seed: int) -> list[tuple[AbCell, str]]:
-    """The visits of round ``number``: cells shuffled by ``(seed, number)``, each cell's sides back to back, ABBA."""
-    shuffled = list(cells)
-    random.Random(f"{seed}:{number}").shuffle(shuffled)
-    sides = SIDES if number % 2 == 0 else SIDES[::-1]
-    return [(cell, label) for cell in shuffled for label in sides]
+    def result(self, label: str, options: RunOptions) -> CellResult:
+        """Side ``label``'s rounds merged into one result, as a run merges a cell's: each timed sample keeps its
+        round, so :func:`stratabench.results.records.paired_ratio_of` pairs the two sides round by round."""
+        merged = CellRounds(self.specs[label], options.engine)
+        for number, result in self.rounds[label]:
+            wall = result.metrics.get("wall_ns")
+            merged.add(result, RoundPlan(number, result.loops, len(wall.samples) if wall else 0, merged.first is None))
+        return merged.result()
 
 
 #: Measures one cell for one side in one round (a forked worker in a run; a fake in tests).
@@ -146,7 +151,9 @@ def run_ab(cells: Sequence[AbCell], sides: Sequence[Side], rounds: Iterable[int]
     by_label = {side.label: side for side in sides}
     for number in rounds:
         live = [cell for cell in cells if cell.failed is None]
-        for cell, label in ab_order(live, number, seed):
+        visits = [(index, label) for index, _ in enumerate(live) for label in SIDES]
+        for index, label in round_order(visits, number, seed, lambda visit: visit[0]):
+            cell = live[index]
             if cell.failed is not None:
                 continue
             progress.cell_started(cell.spec)

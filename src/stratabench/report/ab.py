@@ -3,8 +3,9 @@
 Each round measured both sides of a cell back to back, so each round gives
 one ratio B/A in which the machine's speed at that moment cancels. The
 cell's ratio is the median of those per-round ratios, with the
-distribution-free confidence interval of a median
-(:func:`stratabench.results.stats.summarize`), and its verdict is:
+distribution-free confidence interval of a median: the paired ratio of
+:func:`stratabench.results.records.paired_ratio_of`, as every report pairs
+two cells. Its verdict is:
 
 - **slower** / **faster** (the metric's words): the interval excludes 1 and
   the ratio is beyond the minimum effect;
@@ -12,7 +13,8 @@ distribution-free confidence interval of a median
 - **inconclusive**: neither; the report says how large a change the
   interval still allows, and ``--until-sure`` measures such cells again.
 
-Fewer than five pairs reach no interval of 90%: such a cell is
+Fewer than five pairs reach no interval of 90%
+(:data:`~stratabench.results.stats.CLEAR_LEVEL`): such a cell is
 inconclusive whatever its ratio. An exact metric (``--count
 instructions``) needs no pairs: its two counts are compared by the metric's
 tolerance, as ``compare`` does.
@@ -21,23 +23,18 @@ tolerance, as ``compare`` does.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stratabench.metrics import Metric
 from stratabench.report.table import Column, Table
-from stratabench.results.records import CellResult
-from stratabench.results.stats import summarize
+from stratabench.results.records import CellResult, paired_ratio_of
+from stratabench.results.stats import CLEAR_LEVEL
 
-__all__ = ["INCONCLUSIVE", "MIN_LEVEL", "AbVerdict", "ab_summary", "ab_table", "judge"]
+__all__ = ["INCONCLUSIVE", "AbVerdict", "ab_summary", "ab_table", "judge"]
 
 #: The verdict of a cell whose interval neither clears 1 nor rules the minimum effect out.
 INCONCLUSIVE = "inconclusive"
-
-#: The lowest interval level a verdict is drawn at: five pairs (93.75%) or more.
-MIN_LEVEL = 0.9
-
 
 @dataclass(frozen=True)
 class AbVerdict:
@@ -77,46 +74,37 @@ class AbVerdict:
         return self.verdict == INCONCLUSIVE
 
 
-def _per_round(results: Sequence[tuple[int, CellResult]], metric_name: str) -> dict[int, float]:
-    values: dict[int, float] = {}
-    for number, result in results:
-        measured = result.metrics.get(metric_name)
-        if result.ok and measured is not None and measured.samples:
-            values[number] = float(statistics.median(measured.samples))
-    return values
+def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float) -> AbVerdict | None:
+    """The verdict on one cell from each side's result, its rounds merged; ``None`` when no round measured both.
 
-
-def judge(suite: str, cell: str, a: Sequence[tuple[int, CellResult]], b: Sequence[tuple[int, CellResult]],
-          measured: Metric, min_effect: float) -> AbVerdict | None:
-    """The verdict on one cell from each side's (round, result) pairs; ``None`` when no round measured both."""
-    first, second = _per_round(a, measured.name), _per_round(b, measured.name)
-    common = [number for number in first if number in second and first[number] != 0]
-    if not common:
-        return None
+    The ratio and its interval are :func:`~stratabench.results.records.paired_ratio_of`'s, the one paired
+    ratio every report uses; an exact metric is judged by its tolerance instead.
+    """
     up, down = measured.change_words
-    a_value = statistics.median(first[n] for n in common)
-    b_value = statistics.median(second[n] for n in common)
+    a_value, b_value = a.median(measured.name), b.median(measured.name)
+    if not (a.ok and b.ok) or a_value is None or b_value is None or a_value == 0:
+        return None
     if measured.exact:
         ratio = b_value / a_value
         moved = measured.beyond_tolerance(a_value, b_value)
         word = "unchanged" if not moved else up if ratio > 1 else down
-        return AbVerdict(suite, cell, a_value, b_value, ratio, ratio, ratio, 1.0, len(common), word,
+        return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, ratio, ratio, 1.0, 1, word,
                          moved and (ratio > 1) == (measured.better == "lower"))
-    summary = summarize([second[n] / first[n] for n in common])
-    ratio, low, high, level = summary.median, summary.ci_low, summary.ci_high, summary.ci_level
+    paired = paired_ratio_of(b, a, measured.name)
+    if paired is None:
+        return None
     bound = 1 + min_effect
-    if level < MIN_LEVEL:
-        word = INCONCLUSIVE
-    elif low > 1 and ratio > bound:
+    if paired.clear() and paired.low > 1 and paired.value > bound:
         word = up
-    elif high < 1 and ratio < 1 / bound:
+    elif paired.clear() and paired.high < 1 and paired.value < 1 / bound:
         word = down
-    elif low >= 1 / bound and high <= bound:
+    elif paired.level >= CLEAR_LEVEL and paired.low >= 1 / bound and paired.high <= bound:
         word = "unchanged"
     else:
         word = INCONCLUSIVE
     worse = word == (up if measured.better == "lower" else down)
-    return AbVerdict(suite, cell, a_value, b_value, ratio, low, high, level, len(common), word, worse)
+    return AbVerdict(a.suite, a.cell, a_value, b_value, paired.value, paired.low, paired.high, paired.level,
+                     paired.pairs, word, worse)
 
 
 def ab_summary(verdicts: Sequence[AbVerdict], measured: Metric, min_effect: float, not_compared: int) -> str:

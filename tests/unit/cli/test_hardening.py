@@ -237,6 +237,52 @@ def test_messages_name_what_to_fix(capsys: pytest.CaptureFixture[str], argv: lis
     assert code in (2, 65) and message in one_error(err)
 
 
+@pytest.mark.parametrize(("argv", "code", "said", "unsaid"), [
+    # Issue 27, item 8, every example of "messages that do not name what to fix", through the command line.
+    (["load", "--store", "redis://127.0.0.1:1/0?bogus=1"], 2,
+     "is not one redis can use: ", "services up"),  # malformed, not "unreachable"
+    (["load", "--store", "redis://nosuch.invalid/0"], 69,
+     "cannot connect to redis at nosuch.invalid:6379: ", "redis at nosuch.invalid: "),  # the port tried is named
+    (["compare", "a.jsonl", "b.jsonl", "--fail-above", "-1e308"], 2,
+     "argument --fail-above: '-1e308' is out of range: use a number from 1 to 1000", "expected one argument"),
+    (["run", "timeit", "-o", ""], 2, "argument -o/--output: '' is empty; give the name of a file", "results to ."),
+    (["report", "", "-o", "r.txt"], 65, "a results file name is empty; give the path of a results file", "'.'"),
+    (["run", "--data", ""], 2, "--data is empty; give the name of a JSON Lines or CSV file", "'.'"),
+    (["run", "matrix", "--dry-run", "--data", "{big}"], 65,
+     "an integer of more than 4,300 digits; write it as a string", "set_int_max_str_digits"),
+    (["load", "--store", "memory://", "--client-lang", ""], 2,
+     "--client-lang '' names no language; choose python or go", "--workload"),
+    (["timeit", "import time; time.sleep(30)", "--cell-timeout", "0.3", "--samples", "1", "--warmups", "0"], 1,
+     "timed out after 0.3 s; raise --cell-timeout", "after 0 s"),
+])
+def test_every_message_of_item_8_names_what_to_fix(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch, argv: list[str], code: int,
+                                                   said: str, unsaid: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "big.jsonl").write_text(f'{{"a": {"1" * 5000}}}\n')
+    argv = [arg.replace("{big}", str(tmp_path / "big.jsonl")) for arg in argv]
+    got, _, err = run(capsys, *argv)
+    assert got == code, err
+    assert said in err and unsaid not in err, err
+    assert [line for line in err.splitlines() if line.startswith("error: ")] == [err.splitlines()[-1]], err
+
+
+def test_target_is_read_as_its_metavar_percent_says(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 27, item 8: `--target 5%` was refused though the metavar is PERCENT.
+    for target in ("5%", "5", "0.05"):
+        code, out, err = run(capsys, "run", "timeit", "--dry-run", "--target", target)
+        assert code == 0 and "timeit: 1 cells" in out, err
+
+
+@pytest.mark.parametrize("command", ["timeit", "compare"])
+def test_help_says_95_percent_once(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    # Issue 27, item 8: the help printed "95%%".
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "95%" in out and "%%" not in out
+
+
 def test_a_huge_integer_in_data_is_named_without_an_interpreter_hint(capsys: pytest.CaptureFixture[str],
                                                                     tmp_path: Path) -> None:
     digits = "1" * 5000

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.progress import QuietProgress
-from stratabench.engine.ab import AbCell, Side, ab_order, forked_measure, run_ab
+from stratabench.engine.ab import AbCell, Side, forked_measure, run_ab
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.zygote import Zygotes
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.report.ab import judge
+from stratabench.report.ab import AbVerdict, judge
 from stratabench.results.records import CellResult, MetricResult
 
 
@@ -37,32 +37,47 @@ def cells(count: int) -> list[AbCell]:
 SIDES = [Side("A", "a", RunOptions(), sys.executable), Side("B", "b", RunOptions(), sys.executable)]
 
 
+def visits(planned: list[AbCell], rounds: int, seed: int) -> list[list[tuple[str, str]]]:
+    """The (cell, side) visits of each round, as run_ab made them."""
+    made: list[list[tuple[str, str]]] = [[] for _ in range(rounds)]
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        made[number].append((spec.name, side.label))
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1, metrics={"wall_ns": MetricResult.of([1.0])})
+
+    run_ab(planned, SIDES, range(rounds), seed, measure, Sink(), QuietProgress(io.StringIO()))
+    return made
+
+
 def test_each_cells_sides_run_back_to_back_a_first_in_even_rounds_b_first_in_odd() -> None:
-    planned = cells(10)
-    for number in range(4):
-        order = ab_order(planned, number, seed=7)
+    for number, order in enumerate(visits(cells(10), 4, seed=7)):
         assert len(order) == 20
         for (first, first_side), (second, second_side) in zip(order[::2], order[1::2]):
-            assert first is second
+            assert first == second
             assert (first_side, second_side) == (("A", "B") if number % 2 == 0 else ("B", "A"))
 
 
 def test_the_cells_order_is_shuffled_each_round_and_repeats_with_its_seed() -> None:
-    planned = cells(10)
-    names = [[cell.spec.name for cell, _ in ab_order(planned, number, seed=7)[::2]] for number in range(4)]
+    names = [[name for name, _ in order[::2]] for order in visits(cells(10), 4, seed=7)]
     assert len({tuple(order) for order in names}) == 4  # a new order every round
-    assert names[0] == [cell.spec.name for cell, _ in ab_order(planned, 0, seed=7)[::2]]
-    assert names[0] != [cell.spec.name for cell, _ in ab_order(planned, 0, seed=8)[::2]]
+    assert names == [[name for name, _ in order[::2]] for order in visits(cells(10), 4, seed=7)]
+    assert names != [[name for name, _ in order[::2]] for order in visits(cells(10), 4, seed=8)]
+
+
+def verdict(cell: AbCell, name: str, min_effect: float = 0.05) -> AbVerdict:
+    found = judge(cell.result("A", RunOptions()), cell.result("B", RunOptions()), metric(name), min_effect)
+    assert found is not None
+    return found
 
 
 def test_the_paired_ratio_cancels_a_drift_of_the_machine() -> None:
     # The machine slows by 3% at every visit: over 12 rounds of 8 cells it ends 6x slower than it began.
     # B costs 10% more than A in every cell.
-    visits = itertools.count()
+    moment = itertools.count()
     cost = {"A": 100.0, "B": 110.0}
 
     def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
-        value = cost[side.label] * 1.03 ** next(visits)
+        value = cost[side.label] * 1.03 ** next(moment)
         return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1,
                           metrics={"wall_ns": MetricResult.of([value])})
 
@@ -72,12 +87,12 @@ def test_the_paired_ratio_cancels_a_drift_of_the_machine() -> None:
     assert len(sink.results) == 8 * 2 * 12
     assert {result.notes["ab_side"] for result in sink.results} == {"A", "B"}
     for cell in planned:
-        verdict = judge("s", cell.spec.name, cell.rounds["A"], cell.rounds["B"], metric("wall_ns"), 0.05)
-        assert verdict is not None and verdict.pairs == 12
-        assert verdict.low <= 1.10 <= verdict.high and abs(verdict.ratio / 1.10 - 1) < 0.031
-        assert verdict.verdict == "slower" and verdict.worse
+        judged = verdict(cell, "wall_ns")
+        assert judged.pairs == 12
+        assert judged.low <= 1.10 <= judged.high and abs(judged.ratio / 1.10 - 1) < 0.031
+        assert judged.verdict == "slower" and judged.worse
         # Unpaired, the two sides' medians are minutes apart: their ratio carries the drift.
-        assert abs(verdict.b / verdict.a / 1.10 - 1) < 0.5
+        assert abs(judged.b / judged.a / 1.10 - 1) < 0.5
 
 
 def test_identical_sides_are_unchanged_or_inconclusive_never_a_change() -> None:
@@ -89,18 +104,16 @@ def test_identical_sides_are_unchanged_or_inconclusive_never_a_change() -> None:
 
     planned = cells(20)
     run_ab(planned, SIDES, range(8), 3, measure, Sink(), QuietProgress(io.StringIO()))
-    words = {judge("s", c.spec.name, c.rounds["A"], c.rounds["B"], metric("wall_ns"), 0.05).verdict  # type: ignore[union-attr]
-             for c in planned}
+    words = {verdict(cell, "wall_ns").verdict for cell in planned}
     assert words <= {"unchanged", "inconclusive"}
 
 
 def test_counts_are_judged_by_their_tolerance() -> None:
-    def result(value: float) -> list[tuple[int, CellResult]]:
-        return [(0, CellResult("s", "c", {}, "python", "ok", loops=1,
-                               metrics={"instructions": MetricResult.of([value])}))]
+    def result(value: float) -> CellResult:
+        return CellResult("s", "c", {}, "python", "ok", loops=1, metrics={"instructions": MetricResult.of([value])})
 
-    assert judge("s", "c", result(1000), result(1005), metric("instructions"), 0.05).verdict == "unchanged"  # type: ignore[union-attr]
-    moved = judge("s", "c", result(1000), result(1020), metric("instructions"), 0.05)
+    assert judge(result(1000), result(1005), metric("instructions"), 0.05).verdict == "unchanged"  # type: ignore[union-attr]
+    moved = judge(result(1000), result(1020), metric("instructions"), 0.05)
     assert moved is not None and moved.verdict == "more" and moved.worse and moved.level == 1.0
 
 

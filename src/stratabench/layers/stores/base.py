@@ -231,6 +231,8 @@ class StoreConnection:
     name: ClassVar[str]
     service: ClassVar[str | None] = None
     """The ``stratabench services`` name that starts such a server locally."""
+    default_port: ClassVar[int | None] = None
+    """The port the driver tries when the URL names none: messages name it, so that they say what was tried."""
 
     _url: str
     _parts: SplitResult
@@ -252,7 +254,8 @@ class StoreConnection:
         parts = self._parts
         if parts.hostname:
             host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-            return f"{host}:{parts.port}" if parts.port else host
+            port = parts.port or self.default_port
+            return f"{host}:{port}" if port else host
         if self.service:
             return f"{self.redacted_url} (no host in the URL: the driver's default)"
         return self.path or self.name

@@ -118,6 +118,7 @@ class MemcachedStore(Store):
 
     schemes = ("memcached", "memcache")
     service = "memcached"
+    default_port = 11211
     settings = (*timeout_settings("memcached"), key_ttl_setting("memcached", help_suffix=" (at most 2592000)"))
     unswept_note = (
         "memcached cannot list its keys; the items of a killed run expire by themselves "

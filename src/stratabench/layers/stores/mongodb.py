@@ -9,7 +9,8 @@ in the URL (for a user allowed only there), the namespace is the collection
 collection. ``stratabench clean`` finds the databases (or, with a database
 in the URL, the collections) of runs by the shape of their names
 (:class:`~stratabench.layers.stores.base.Sweepable`). Each entry is a document ``{_id: key, v: value}`` (both BSON
-binary); batches are one ``$in`` query and one unordered bulk write.
+binary); a batch read is one ``$in`` query, a batch write one ``$in`` delete and one
+unordered insert.
 
 A document is at most the server's ``maxBsonObjectSize`` (16 MiB), so a
 larger value raises :class:`~stratabench.errors.ValueTooLargeError`.
@@ -48,6 +49,7 @@ class MongodbStore(Store):
 
     schemes = ("mongodb",)
     service = "mongodb"
+    default_port = 27017
     settings = (
         *timeout_settings("mongodb"),
         Setting("mongodb.server_selection_timeout", "5", "seconds an operation waits for a server that has gone away",
@@ -127,15 +129,19 @@ class MongodbStore(Store):
         return [found.get(key) for key in keys]
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
-        from pymongo import ReplaceOne
-
-        requests = []
+        # One delete of the batch's keys, then one insert, not a bulk of upserts: FerretDB 1.24 holds a
+        # pooled PostgreSQL connection for every document one command updates until the command ends, so
+        # a batch overwriting as many stored documents as its pool has connections (20 on the project's
+        # server) never returned, and every matrix cell's second round (the records written again) timed out.
+        values: dict[bytes, bytes] = {}
         for key, value in items:
             self._check(key, value)
-            requests.append(ReplaceOne({"_id": key}, {"_id": key, "v": value}, upsert=True))
-        if requests:
+            values[key] = value  # the last value of a repeated key wins, as with one put after another
+        if values:
             with self._guard("put_many"):
-                self._collection.bulk_write(requests, ordered=False)
+                self._collection.delete_many({"_id": {"$in": list(values)}})
+                self._collection.insert_many([{"_id": key, "v": value} for key, value in values.items()],
+                                             ordered=False)
 
     def cleanup(self) -> None:
         with self._guard("cleanup"):

@@ -87,6 +87,7 @@ class MysqlStore(Store):
 
     schemes = ("mysql", "mariadb")
     service = "mariadb"
+    default_port = 3306
     settings = timeout_settings("mysql")
 
     def _open(self) -> None:

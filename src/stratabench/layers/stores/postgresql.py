@@ -50,6 +50,7 @@ class PostgresqlStore(Store):
 
     schemes = ("postgresql", "postgres")
     service = "postgresql"
+    default_port = 5432
     settings = timeout_settings("postgresql", socket=False)
 
     def _open(self) -> None:

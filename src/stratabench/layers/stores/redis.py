@@ -42,6 +42,7 @@ class RedisStore(Store):
 
     schemes = ("redis", "rediss")
     service = "redis"
+    default_port = 6379
     settings = (
         *timeout_settings("redis"),
         Setting("redis.retries", "0", "retries of a failed command", "whole", minimum=0, maximum=100),

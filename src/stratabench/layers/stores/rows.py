@@ -291,6 +291,7 @@ class PostgresqlRows(RowTable):
     name = "postgresql"
     store = PostgresqlStore
     service = "postgresql"
+    default_port = PostgresqlStore.default_port
     types = {"str": "text", "int": "bigint", "bool": "boolean", "float": "double precision",
              "time_us": "timestamptz", "list_str": "text[]", "list_int": "bigint[]"}
     text_key = "text"
@@ -325,6 +326,7 @@ class MariadbRows(RowTable):
     name = "mariadb"
     store = MysqlStore
     service = "mariadb"
+    default_port = MysqlStore.default_port
     types = {"str": "LONGTEXT", "int": "BIGINT", "bool": "BOOLEAN", "float": "DOUBLE", "time_us": "DATETIME(6)",
              "list_str": "LONGTEXT", "list_int": "LONGTEXT"}
     text_key = "VARCHAR(255)"
