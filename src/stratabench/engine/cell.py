@@ -176,8 +176,8 @@ def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan:
         return _worker_result(spec, result_path, forked.exit_code, diagnostics, started)
 
 
-def run_cell_counted(spec: CellSpec, options: RunOptions) -> CellResult:
-    """Count one cell's instructions per operation in a fresh interpreter under callgrind (:mod:`.counting`).
+def run_cell_counted(spec: CellSpec, options: RunOptions, python: str = sys.executable) -> CellResult:
+    """Count one cell's instructions per operation in a fresh ``python`` under callgrind (:mod:`.counting`).
 
     A cell that cannot be counted is returned ``unsupported`` with the
     reason; a missing valgrind raises :class:`UnavailableError`.
@@ -187,7 +187,7 @@ def run_cell_counted(spec: CellSpec, options: RunOptions) -> CellResult:
         return CellResult.failure(spec, "unsupported", refusal)
     with tempfile.TemporaryDirectory(prefix="stratabench-count-") as tmp:
         out_file = Path(tmp) / "callgrind.out"
-        return run_cell_in_worker(spec, options, command=counted_worker(out_file, Path(tmp) / "valgrind.log"),
+        return run_cell_in_worker(spec, options, command=counted_worker(out_file, Path(tmp) / "valgrind.log", python),
                                   env=counting_environment(spec.env, out_file))
 
 
@@ -197,13 +197,16 @@ def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None
     forked from ``zygotes`` if given.
 
     With ``--count instructions`` the cell is counted under callgrind instead (always a fresh interpreter).
+    A worker, forked or started, or a count runs the zygotes' interpreter (``stratabench ab``'s side may be
+    another environment's).
     """
+    python = zygotes.python if zygotes is not None else sys.executable
     if options.engine.count is not None:
-        return run_cell_counted(spec, options)
+        return run_cell_counted(spec, options, python)
     if options.engine.isolate:
         if zygotes is not None and options.engine.fork:
             return run_cell_forked(spec, options, zygotes, plan)
-        return run_cell_in_worker(spec, options, plan=plan)
+        return run_cell_in_worker(spec, options, command=(python, "-m", "stratabench.engine.worker"), plan=plan)
     if spec.env:
         return CellResult.failure(
             spec, "unavailable", f"needs its own process (environment {', '.join(spec.env)}); run without --in-process"

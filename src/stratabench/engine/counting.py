@@ -95,8 +95,10 @@ def counting_environment(cell_env: Mapping[str, str], out_file: Path) -> dict[st
             "PYTHONDONTWRITEBYTECODE": "1", OUT_VARIABLE: str(out_file), **cell_env}
 
 
-def counted_worker(out_file: Path, log_file: Path) -> list[str]:
+def counted_worker(out_file: Path, log_file: Path, python: str = sys.executable) -> list[str]:
     """The command that runs the counting worker (:mod:`stratabench.engine.count_worker`) under callgrind.
+
+    The worker is ``python`` (``stratabench ab``'s side may be another environment's interpreter).
 
     Callgrind writes its dumps to ``out_file`` (the worker reads them back)
     and its own messages to ``log_file``. The parent runs it as any worker
@@ -108,4 +110,4 @@ def counted_worker(out_file: Path, log_file: Path) -> list[str]:
         When valgrind or setarch is missing (exit 69), naming the package to install.
     """
     return [*require_valgrind(), f"--callgrind-out-file={out_file}", f"--log-file={log_file}",
-            sys.executable, "-m", "stratabench.engine.count_worker"]
+            python, "-m", "stratabench.engine.count_worker"]
