@@ -43,7 +43,7 @@ from stratabench.cli.progress import make_progress
 from stratabench.cli.run import plugin_modules
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
-from stratabench.engine.ab import SIDES, AbCell, ForkedMeasure, Side, run_ab
+from stratabench.engine.ab import SIDES, AbCell, ForkedMeasure, Side, run_until_sure
 from stratabench.engine.counting import require_valgrind, uncountable
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import ExternalRunner
@@ -321,15 +321,8 @@ def handle(args: argparse.Namespace) -> int:
         factories = [cell.factory.partition(":")[0] for cell in (c.spec for c in cells) if cell.factory]
         measure = stack.enter_context(ForkedMeasure(dict.fromkeys(factories)))
         progress.start(len(cells) * 2 * rounds)
-        run_ab(cells, sides, range(rounds), order_seed, measure, writer, progress)
-        number = rounds
-        while number < rounds + until_sure:
-            unsure = [cell for cell in cells if _inconclusive(cell, sides, measured, args.min_effect)]
-            if not unsure:
-                break
-            extra = range(number, min(number + 2, rounds + until_sure))
-            run_ab(unsure, sides, extra, order_seed, measure, writer, progress)
-            number = extra.stop
+        run_until_sure(cells, sides, rounds, until_sure, order_seed, measure, writer, progress,
+                       lambda cell: _inconclusive(cell, sides, measured, args.min_effect))
         progress.finish()
         writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), {})
     return _report(args, cells, not_compared, sides, measured, reporter, output)

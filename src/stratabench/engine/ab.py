@@ -43,7 +43,7 @@ from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 
-__all__ = ["SIDES", "AbCell", "ForkedMeasure", "Measure", "Side", "run_ab"]
+__all__ = ["SIDES", "AbCell", "ForkedMeasure", "Measure", "Side", "run_ab", "run_until_sure"]
 
 #: The two sides' labels, in their even rounds' order.
 SIDES = ("A", "B")
@@ -201,3 +201,24 @@ def run_ab(cells: Sequence[AbCell], sides: Sequence[Side], rounds: Iterable[int]
             sink.write(result)
             cell.rounds[label].append((number, result))
             progress.cell_finished(result)
+
+
+def run_until_sure(cells: Sequence[AbCell], sides: Sequence[Side], rounds: int, more: int, seed: int,
+                   measure: Measure, sink: ResultSink, progress: Progress, unsure: Callable[[AbCell], bool]) -> None:
+    """``rounds`` rounds of every cell, then up to ``more`` rounds of the cells ``unsure`` still calls inconclusive.
+
+    The extra rounds come two at a time (a pair keeps the ABBA balance:
+    each side first once), re-judged after each pair, and stop when no cell
+    is unsure or ``more`` is spent: a cell that stays inconclusive is
+    measured ``rounds + more`` times at most, never until it happens to
+    clear (which, tried often enough, any cell would).
+    """
+    run_ab(cells, sides, range(rounds), seed, measure, sink, progress)
+    number = rounds
+    while number < rounds + more:
+        again = [cell for cell in cells if unsure(cell)]
+        if not again:
+            break
+        extra = range(number, min(number + 2, rounds + more))
+        run_ab(again, sides, extra, seed, measure, sink, progress)
+        number = extra.stop

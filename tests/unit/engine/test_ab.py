@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.progress import QuietProgress
-from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab
+from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab, run_until_sure
 from stratabench.engine.operation import CellSpec
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
@@ -114,6 +114,25 @@ def test_counts_are_judged_by_their_tolerance() -> None:
     assert judge(result(1000), result(1005), metric("instructions"), 0.05).verdict == "unchanged"  # type: ignore[union-attr]
     moved = judge(result(1000), result(1020), metric("instructions"), 0.05)
     assert moved is not None and moved.verdict == "more" and moved.worse and moved.level == 1.0
+
+
+def test_until_sure_measures_only_inconclusive_cells_again_two_rounds_at_a_time_and_stops_at_its_bound() -> None:
+    # B/A per cell: clearly slower, clearly the same, and a spread that never settles (0.97-1.12).
+    spread = {"slower": itertools.cycle([1.20, 1.21]), "same": itertools.cycle([1.00, 1.005]),
+              "noisy": itertools.cycle([0.97, 1.12, 1.02, 1.08])}
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        value = 100.0 * (next(spread[spec.name]) if side.label == "B" else 1.0)
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1, metrics={"wall_ns": MetricResult.of([value])})
+
+    def unsure(cell: AbCell) -> bool:
+        return verdict(cell, "wall_ns").inconclusive
+
+    planned = [AbCell({"A": CellSpec("s", name), "B": CellSpec("s", name)}) for name in spread]
+    run_until_sure(planned, SIDES, 6, 5, 1, measure, Sink(), QuietProgress(io.StringIO()), unsure)
+    rounds = {cell.spec.name: [number for number, _ in cell.rounds["B"]] for cell in planned}
+    assert rounds == {"slower": list(range(6)), "same": list(range(6)), "noisy": list(range(11))}
+    assert [verdict(cell, "wall_ns").verdict for cell in planned] == ["slower", "unchanged", "inconclusive"]
 
 
 PROBE = '''
