@@ -12,7 +12,10 @@ work, and 16 twins with none, measured by ``ab``'s own rounds (forked
 workers, ABBA, this machine's clock): how many injected cells are called
 slower (target: at 10% and above, 15 of 16 at least), how many twins are
 called changed (target 0), and how many intervals contain the true ratio
-(target 90%).
+(target 90%): the stated one (1 + X), and, after the counts, the counted one
+(an operation's fixed cost, its call and loop, is not scaled by the added
+work, so the true ratio is 1 + X times the share of the count that is).
+Every figure is printed with the load average: the machine is shared.
 
 **False alarms and cost.** ``stratabench run SUITES`` once, timed, then
 ``stratabench ab SUITES --b <this venv's python3>`` (this environment against
@@ -40,10 +43,9 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.g
 sys.path.insert(0, str(HERE))
 
 from stratabench.cli.progress import QuietProgress  # noqa: E402
-from stratabench.engine.ab import AbCell, Side, forked_measure, run_ab  # noqa: E402
+from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab  # noqa: E402
 from stratabench.engine.cell import run_cell  # noqa: E402
 from stratabench.engine.operation import CellSpec  # noqa: E402
-from stratabench.engine.zygote import Zygotes  # noqa: E402
 from stratabench.metrics import metric  # noqa: E402
 from stratabench.options import EngineOptions, RunOptions  # noqa: E402
 from stratabench.report.ab import judge  # noqa: E402
@@ -54,6 +56,11 @@ FACTORY = "ab_probe:WorkProbe"
 SIZES = [2_000 * (i + 1) ** 1.5 for i in range(16)]
 
 
+def load() -> str:
+    """The machine's load average now (1, 5, 15 minutes), printed with each figure: the machine is shared."""
+    return "load " + "/".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def probe(name: str, work: float, extra: float = 0.0) -> CellSpec:
     return CellSpec("probe", name, {"work": int(work), "extra": extra}, "python", {}, FACTORY)
 
@@ -62,7 +69,8 @@ class Sink:
     def write(self, result: CellResult) -> None: ...
 
 
-def counts() -> None:
+def counts() -> list[float]:
+    """Print the counting targets; return each of the 16 cells' share of its count that the added work scales."""
     options = RunOptions(engine=EngineOptions(count="instructions"))
     started = time.perf_counter()
     three = [run_cell(probe("c", SIZES[4]), options).median("instructions") or 0.0 for _ in range(3)]
@@ -73,25 +81,31 @@ def counts() -> None:
     per_timing = time.perf_counter() - timed_started
     print(f"counts: three counts of one cell {[f'{c:,.1f}' for c in three]}: spread {spread:.5%} (target < 0.1%)")
     print(f"counts: one count took {per_count:.1f} s, timing the same cell {per_timing:.1f} s "
-          f"({per_count / per_timing:.1f}x)")
+          f"({per_count / per_timing:.1f}x; {load()})")
     measured = metric("instructions")
     caught = unmoved = 0
+    shares = []
     for index, work in enumerate(SIZES):
         base = run_cell(probe(f"w{index}", work), options).median("instructions") or 0.0
         more = run_cell(probe(f"w{index}", work, 0.02), options).median("instructions") or 0.0
         twin = run_cell(probe(f"w{index}", work), options).median("instructions") or 0.0
         caught += measured.beyond_tolerance(base, more)
         unmoved += not measured.beyond_tolerance(base, twin)
+        shares.append((more / base - 1) / 0.02)
         print(f"  cell {index:2}: {base:12,.0f} -> +2% work {more:12,.0f} ({more / base:.4f}x); twin {twin / base:.5f}x")
     print(f"counts: 2% added work caught in {caught} of 16 (target 16); unchanged twins called unchanged "
-          f"{unmoved} of 16 (target 16)")
+          f"{unmoved} of 16 (target 16); {load()}")
+    print(f"counts: the added work's share of each cell's instructions {min(shares):.4f}-{max(shares):.4f} (an "
+          "operation's fixed cost is the rest): the true ratio of +X% work is 1 + X times that share")
+    return shares
 
 
-def power(levels: list[float], rounds: int) -> None:
+def power(levels: list[float], rounds: int, shares: list[float] | None) -> None:
+    """Print the power targets; an interval is judged against the stated ratio and, given the counted
+    ``shares`` of work that the added work scales, against the counted one."""
     options = RunOptions(engine=EngineOptions(samples=3, min_sample_ns=20_000_000, memory_samples=0))
     sides = [Side("A", "as is", options, sys.executable), Side("B", "more work", options, sys.executable)]
-    with Zygotes(["ab_probe"]) as a_zygotes, Zygotes(["ab_probe"]) as b_zygotes:
-        measure = forked_measure(sides, {"A": a_zygotes, "B": b_zygotes})
+    with ForkedMeasure(["ab_probe"]) as measure:
         for level in levels:
             injected = [AbCell({"A": probe(f"i{n}", w), "B": probe(f"i{n}", w, level)}) for n, w in enumerate(SIZES)]
             twins = [AbCell({"A": probe(f"t{n}", w), "B": probe(f"t{n}", w)}) for n, w in enumerate(SIZES)]
@@ -103,12 +117,17 @@ def power(levels: list[float], rounds: int) -> None:
                             for c in injected + twins]
                 hits = [v for v in verdicts[:16] if v is not None and v.verdict == "slower"]
                 covered = [v for v in verdicts[:16] if v is not None and v.low <= 1 + level <= v.high]
+                truths = [1 + level * share for share in shares] if shares else []
+                counted = [v for v, truth in zip(verdicts[:16], truths) if v is not None and v.low <= truth <= v.high]
                 false = [v for v in verdicts[16:] if v is not None and v.verdict not in ("unchanged", "inconclusive")]
+                twins_covered = sum(1 for v in verdicts[16:] if v is not None and v.low <= 1 <= v.high)
                 inconclusive = sum(1 for v in verdicts if v is not None and v.inconclusive)
                 print(f"power {level:.0%} ({name}): injected called slower {len(hits)} of 16 (target >= 15 at 10% "
-                      f"and above); intervals holding {1 + level:.2f} {len(covered)} of 16 (target >= 90%); twins "
-                      f"called changed {len(false)} of 16 (target 0); inconclusive {inconclusive} of 32; {rounds} "
-                      f"rounds, {seconds:.0f} s")
+                      f"and above); intervals holding {1 + level:.2f} {len(covered)} of 16"
+                      + (f", the counted true ratio ({min(truths):.4f}-{max(truths):.4f}) {len(counted)} of 16"
+                         if truths else "") + f" (target >= 90%); twins "
+                      f"called changed {len(false)} of 16 (target 0), their intervals holding 1 {twins_covered} of 16; "
+                      f"inconclusive {inconclusive} of 32; {rounds} rounds, {seconds:.0f} s; {load()}")
                 print("  ratios:", " ".join(f"{v.ratio:.3f}" for v in verdicts[:16] if v is not None))
 
 
@@ -120,7 +139,7 @@ def false_alarms(suites: list[str], repeats: int, extra: list[str]) -> None:
     subprocess.run([*cli, "run", *suites, "-q", "-o", "/tmp/ab-targets-run.jsonl", "--overwrite", *extra],
                    capture_output=True, check=False)
     run_s = time.perf_counter() - started
-    print(f"cost: one run of {' '.join(suites) or 'the default suites'}: {run_s:.0f} s")
+    print(f"cost: one run of {' '.join(suites) or 'the default suites'}: {run_s:.0f} s; {load()}")
     for repeat in range(repeats):
         started = time.perf_counter()
         done = subprocess.run([*cli, "ab", *suites, "--b", python, "-q", "-o", f"/tmp/ab-targets-{repeat}.jsonl",
@@ -128,7 +147,7 @@ def false_alarms(suites: list[str], repeats: int, extra: list[str]) -> None:
         ab_s = time.perf_counter() - started
         summary = next((line for line in done.stderr.splitlines() if "cells compared" in line), done.stderr[-300:])
         print(f"false alarms, ab {repeat + 1}: exit {done.returncode}; {summary}")
-        print(f"cost, ab {repeat + 1}: {ab_s:.0f} s, {ab_s / run_s:.2f}x one run (target 2.5x)")
+        print(f"cost, ab {repeat + 1}: {ab_s:.0f} s, {ab_s / run_s:.2f}x one run (target 2.5x); {load()}")
 
 
 def main() -> None:
@@ -140,10 +159,9 @@ def main() -> None:
     parser.add_argument("--skip", action="append", default=[], choices=["counts", "power", "false-alarms"])
     parser.add_argument("extra", nargs="*", help="more options for the run and ab (after --)")
     args = parser.parse_args()
-    if "counts" not in args.skip:
-        counts()
+    shares = counts() if "counts" not in args.skip else None
     if "power" not in args.skip:
-        power([float(level) for level in args.levels.split(",")], args.rounds)
+        power([float(level) for level in args.levels.split(",")], args.rounds, shares)
     if "false-alarms" not in args.skip:
         false_alarms([s for s in args.suites.split(",") if s], args.repeats, args.extra)
 

@@ -13,6 +13,19 @@ and JSON files) get the same treatment: a second root,
 ``$STRATABENCH_RAM_DIR``, owned, removed and swept alike. Before it, a
 killed run left its files in ``/dev/shm``, holding RAM until a reboot.
 
+multiprocessing (the load clients) leaves two more kinds of things behind
+after ``kill -9``: its temporary directory (``$TMPDIR/pymp-*``, the fork
+server's socket) and its named semaphores (``/dev/shm/sem.*``, one per
+lock, barrier and queue; when the whole process group is killed, the
+resource tracker that would unlink them dies too). Neither can live in a
+run's root: the fork server outlives a run inside one process. So a
+process that starts clients claims them (:func:`claim_multiprocessing`):
+its semaphores get names of its own, ``stratabench-mp.<token>-*``, and a
+lock file ``mp-<token>.owner`` in the RAM base names its temporary
+directory. A run's start sweeps the semaphores and the directory of every
+claim whose lock is free; semaphores and directories of other programs
+are never touched.
+
 "Gone" is decided by a lock, not by the pid (which the system reuses): the
 owner holds an exclusive ``flock`` on ``<root>/.owner`` for its whole life,
 and the kernel releases it when the process ends, however it ends. A root
@@ -27,10 +40,12 @@ directory is always a leftover, and is swept whatever its age.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import os
 import re
+import secrets
 import shutil
 import stat
 import tempfile
@@ -40,7 +55,8 @@ from pathlib import Path
 
 from stratabench.errors import OutputError
 
-__all__ = ["BASE_NAME", "RAM_DIR_ENV", "run_scratch", "scratch_base", "sweep"]
+__all__ = ["BASE_NAME", "RAM_DIR_ENV", "claim_multiprocessing", "run_scratch", "scratch_base", "sweep",
+           "sweep_multiprocessing"]
 
 BASE_NAME = "stratabench"
 _OWNER_FILE = ".owner"
@@ -60,6 +76,14 @@ def _private_mode() -> int:
 
 # The base of the run in progress: inside it, tempfile points at the run's root.
 _active_base: Path | None = None
+# The temporary directory outside the run in progress: where multiprocessing's own goes.
+_outer_tempdir: str | None = None
+
+#: A claim of multiprocessing's leftovers: ``mp-<pid>.<hex>.owner`` (``.mp-...claim`` while being made).
+_CLAIM = re.compile(r"^(\.?)mp-(\d+\.[0-9a-f]{8})\.(owner|claim)$")
+_SEMAPHORE_PREFIX = "stratabench-mp."
+# This process's claim: (pid, token, lock fd); a forked child is not its owner.
+_claim: tuple[int, str, int] | None = None
 
 
 def scratch_base() -> Path:
@@ -143,6 +167,98 @@ def _remove(root: Path) -> bool:
     return not doomed.exists()
 
 
+def claim_multiprocessing() -> None:
+    """Name this process's multiprocessing semaphores and temporary directory as its own (see the module docstring).
+
+    Call it before the first lock, barrier or queue is made; later calls do
+    nothing. Where there is no RAM directory (no ``/dev/shm``), it does
+    nothing either, and multiprocessing keeps its own names.
+    """
+    global _claim
+    if _claim is not None and _claim[0] == os.getpid():
+        return
+    base = _ram_base()
+    if base is None:
+        return
+    import multiprocessing
+    import multiprocessing.util
+
+    saved = tempfile.tempdir
+    tempfile.tempdir = _outer_tempdir if _outer_tempdir is not None else saved
+    try:
+        # Outside a run's root: multiprocessing removes it at exit, after the root is gone.
+        directory = multiprocessing.util.get_temp_dir()
+    finally:
+        tempfile.tempdir = saved
+    token = f"{os.getpid()}.{secrets.token_hex(4)}"
+    try:
+        _make_private_dir(base)
+        making = base / f".mp-{token}.claim"
+        lock = os.open(making, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        os.write(lock, os.fsencode(directory))
+        # Renamed once locked and written: a sweep never sees a claim that is not whole.
+        os.rename(making, base / f"mp-{token}.owner")
+    except OSError:
+        return  # unclaimed, multiprocessing works as ever; only a kill -9 would leave its things
+    # multiprocessing names a semaphore `<semprefix>-<random>` and has no public setting for the prefix.
+    getattr(multiprocessing.current_process(), "_config")["semprefix"] = f"/{_SEMAPHORE_PREFIX}{token}"
+    _claim = (os.getpid(), token, lock)
+    atexit.register(_release_claim, base / f"mp-{token}.owner")
+
+
+def _release_claim(owner: Path) -> None:
+    # multiprocessing removes its directory and semaphores itself at a normal exit; the claim goes with them.
+    if _claim is not None and _claim[0] == os.getpid():
+        owner.unlink(missing_ok=True)
+
+
+def sweep_multiprocessing(base: Path | None = None) -> list[Path]:
+    """Remove the semaphores and temporary directories of claims under ``base`` whose owner has ended; return them.
+
+    ``base`` defaults to the RAM base. Only this user's claims are read,
+    only semaphores named after a claim and a ``pymp-*`` directory of this
+    user are removed.
+    """
+    base = _ram_base() if base is None else base
+    removed: list[Path] = []
+    try:
+        entries = list(base.iterdir()) if base is not None else []
+    except OSError:
+        return removed
+    for claim in entries:
+        match = _CLAIM.match(claim.name)
+        if match is None or claim.is_symlink() or not claim.is_file() or claim.stat().st_uid != os.geteuid():
+            continue
+        if match[1] and time.time() - claim.stat().st_mtime <= _UNOWNED_GRACE_S:
+            continue  # a claim being made right now
+        try:
+            lock = os.open(claim, os.O_RDWR | os.O_NOFOLLOW)
+        except OSError:
+            continue  # another run's sweep took it
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock)
+            continue
+        try:
+            directory = Path(os.fsdecode(claim.read_bytes()))
+            for semaphore in _SHM.glob(f"sem.{_SEMAPHORE_PREFIX}{match[2]}-*"):
+                if semaphore.lstat().st_uid == os.geteuid():
+                    semaphore.unlink(missing_ok=True)
+                    removed.append(semaphore)
+            if (directory.is_absolute() and directory.name.startswith("pymp-") and not directory.is_symlink()
+                    and directory.is_dir() and directory.stat().st_uid == os.geteuid()):
+                shutil.rmtree(directory, ignore_errors=True)
+                removed.append(directory)
+            claim.unlink(missing_ok=True)
+        except OSError:
+            pass  # left for the next sweep
+        finally:
+            os.close(lock)
+    return removed
+
+
 def _ram_base() -> Path | None:
     """``/dev/shm/stratabench-UID`` when the system has a writable ``/dev/shm`` and that name is ours."""
     if not (_SHM.is_dir() and os.access(_SHM, os.W_OK | os.X_OK)):
@@ -193,20 +309,21 @@ def run_scratch(run_id: str) -> Iterator[Path]:
     ram: tuple[Path, int] | None = None
     if ram_base is not None:
         sweep(ram_base)
+        sweep_multiprocessing(ram_base)
         try:
             ram = _owned_root(ram_base, name)
         except OSError:
             ram = None  # studies fall back to the temporary root, which is swept too
-    global _active_base
-    saved = tempfile.tempdir, os.environ.get("TMPDIR"), os.environ.get(RAM_DIR_ENV), _active_base
-    _active_base = base
+    global _active_base, _outer_tempdir
+    saved = tempfile.tempdir, os.environ.get("TMPDIR"), os.environ.get(RAM_DIR_ENV), _active_base, _outer_tempdir
+    _active_base, _outer_tempdir = base, _outer_tempdir or tempfile.gettempdir()
     tempfile.tempdir = str(root)
     os.environ["TMPDIR"] = str(root)
     os.environ[RAM_DIR_ENV] = str(ram[0] if ram is not None else root)
     try:
         yield root
     finally:
-        tempfile.tempdir, _active_base = saved[0], saved[3]
+        tempfile.tempdir, _active_base, _outer_tempdir = saved[0], saved[3], saved[4]
         for variable, value in (("TMPDIR", saved[1]), (RAM_DIR_ENV, saved[2])):
             if value is None:
                 os.environ.pop(variable, None)

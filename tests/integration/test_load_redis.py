@@ -231,38 +231,99 @@ def test_the_load_command_reports_a_server_killed_under_load_in_one_line(
     assert decode(cell.notes["histogram"]).get_total_count() == cell.notes["ops"]
 
 
-def test_kill_9_of_the_load_command_leaves_no_client_and_clean_sweeps_its_keys(
-        server_url: Callable[[str], str], tmp_path: Path) -> None:
+def semaphore_inodes(pid: int) -> set[int]:
+    """The inodes of the named semaphores ``pid`` has open: its mappings of ``/dev/shm/sem.*`` files.
+
+    glibc maps a semaphore under a temporary name and links it to its real one, so the mapping's name says
+    nothing; its inode is the file's, whatever the name.
+    """
+    with open(f"/proc/{pid}/maps", encoding="utf-8") as maps:
+        return {int(line.split()[4]) for line in maps if "/dev/shm/sem." in line}
+
+
+def semaphores_left(inodes: set[int]) -> list[Path]:
+    left = []
+    for path in Path("/dev/shm").glob("sem.*"):
+        try:
+            if path.stat().st_ino in inodes:
+                left.append(path)
+        except FileNotFoundError:
+            pass
+    return left
+
+
+def multiprocessing_dirs(pid: int) -> set[Path]:
+    """multiprocessing's temporary directories of ``pid``'s family: where its fork server listens."""
+    found = set()
+    for child in psutil.Process(pid).children(recursive=True):
+        for connection in child.net_connections(kind="unix"):
+            if isinstance(connection.laddr, str) and os.path.basename(os.path.dirname(connection.laddr)).startswith(
+                    "pymp-"):
+                found.add(Path(connection.laddr).parent)
+    return found
+
+
+def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.Popen[str]:
+    """A `stratabench load` of two clients in a session of its own, returned once its clients are under load."""
+    command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
+               "--duration", f"{duration_s:g}", "--warmup", "0", "-o", str(output)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(psutil.Process(process.pid).children(recursive=True)) < 4:  # tracker, fork server, two clients
+        if time.monotonic() > deadline or process.poll() is not None:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise AssertionError(f"the clients never started: {process.communicate()[1]}")
+        time.sleep(0.1)
+    time.sleep(2)  # under load
+    return process
+
+
+def load_namespaces(url: str) -> list[str]:
     from stratabench.layers.stores.base import Sweepable, open_store
     from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
+    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
+        assert isinstance(store, Sweepable)
+        return [name for name in store.list_namespaces() if ".load." in name]
+
+
+@pytest.mark.parametrize("killed", ["process", "group"])
+def test_kill_9_of_the_load_command_leaves_nothing_that_clean_and_the_next_run_do_not_sweep(
+        server_url: Callable[[str], str], tmp_path: Path, killed: str) -> None:
+    # Issue 27, item 6: each kill -9 left the configuration's keys (clean sweeps them), 7 semaphores in /dev/shm
+    # (the whole group killed: the resource tracker too) and a pymp-* directory that nothing swept.
     url = server_url("redis")
-    command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
-               "--duration", "60", "--warmup", "0", "-o", str(tmp_path / "load.jsonl")]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+    process = start_load(url, tmp_path / "load.jsonl")
     try:
-        deadline = time.monotonic() + 120
-        while len(psutil.Process(process.pid).children(recursive=True)) < 3:  # the fork server and two clients
-            assert time.monotonic() < deadline and process.poll() is None, "the clients never started"
-            time.sleep(0.1)
-        time.sleep(2)  # under load
         family = {process.pid, *(child.pid for child in psutil.Process(process.pid).children(recursive=True))}
-        process.kill()
-        process.wait()
-        time.sleep(2)
-        alive = [p for p in family if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        semaphores = semaphore_inodes(process.pid)
+        directories = multiprocessing_dirs(process.pid)
+        assert len(semaphores) >= 3 and len(directories) == 1, (semaphores, directories)
+        if killed == "group":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+        process.communicate()
+        deadline = time.monotonic() + 30
+        while (alive := [p for p in family if psutil.pid_exists(p)
+                         and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]) and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert alive == [], "processes of the killed run are still running"
     finally:
         if process.poll() is None:
-            process.kill()
-    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
-        assert isinstance(store, Sweepable)
-        left = [name for name in store.list_namespaces() if ".load." in name]
-    assert left, "the killed run left its keys (clean finds them by their namespace)"
+            os.killpg(process.pid, signal.SIGKILL)
+    assert load_namespaces(url), "the killed run left its keys (clean finds them by their namespace)"
+    assert all(d.is_dir() for d in directories), "the kill left multiprocessing's directory (the test's premise)"
+    if killed == "group":
+        assert semaphores_left(semaphores), "the kill left the semaphores (the test's premise)"
     assert main(["clean", "--store", url]) == 0
-    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
-        assert not [name for name in store.list_namespaces() if ".load." in name]  # type: ignore[attr-defined]
+    assert not load_namespaces(url)
+    # The next run sweeps what the killed one's multiprocessing left, and only that.
+    assert main(["load", "--store", url, "--duration", "0.2", "--warmup", "0", "-o", str(tmp_path / "next.jsonl"),
+                 "-q"]) == 0
+    assert semaphores_left(semaphores) == []
+    assert [d for d in directories if d.exists()] == []
 
 
 def test_rediss_against_a_plain_text_server_fails_within_seconds(server_url: Callable[[str], str], tmp_path: Path,
@@ -280,26 +341,15 @@ def test_rediss_against_a_plain_text_server_fails_within_seconds(server_url: Cal
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_stopped_load_command_deletes_its_keys_itself(server_url: Callable[[str], str], tmp_path: Path,
                                                        signum: int) -> None:
-    # Issue 27, item 6: SIGINT, SIGTERM and SIGHUP left the configuration's keys in the user's store;
-    # the signal goes to the whole process group, as a terminal's Ctrl-C or hang-up does.
-    from stratabench.layers.stores.base import Sweepable, open_store
-    from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
-
+    # Issue 27, item 6: SIGINT, SIGTERM and SIGHUP left the configuration's keys in the user's store, SIGHUP
+    # printed a KeyError traceback per semaphore; the signal goes to the whole process group, as a terminal's
+    # Ctrl-C or hang-up does.
     url = server_url("redis")
-    semaphores = set(Path("/dev/shm").glob("sem.mp-*"))
-    command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
-               "--duration", "60", "--warmup", "0", "-o", str(tmp_path / "load.jsonl")]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+    process = start_load(url, tmp_path / "load.jsonl")
     try:
-        deadline = time.monotonic() + 120
-        while len(psutil.Process(process.pid).children(recursive=True)) < 3:  # the fork server and two clients
-            assert time.monotonic() < deadline and process.poll() is None, "the clients never started"
-            time.sleep(0.1)
-        time.sleep(2)  # under load
-        with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
-            assert isinstance(store, Sweepable)
-            assert [name for name in store.list_namespaces() if ".load." in name], "the clients wrote keys"
+        semaphores = semaphore_inodes(process.pid)
+        directories = multiprocessing_dirs(process.pid)
+        assert semaphores and directories and load_namespaces(url), "the clients are under load"
         os.killpg(process.pid, signum)
         _, err = process.communicate(timeout=60)
     finally:
@@ -307,7 +357,9 @@ def test_a_stopped_load_command_deletes_its_keys_itself(server_url: Callable[[st
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 128 + signum, err
     assert "Traceback" not in err and "KeyError" not in err, err
-    with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
-        assert not [name for name in store.list_namespaces() if ".load." in name]  # type: ignore[attr-defined]
-    time.sleep(1)  # the resource tracker unlinks what is left once the command's pipe closes
-    assert set(Path("/dev/shm").glob("sem.mp-*")) <= semaphores, "semaphores left behind"
+    assert not load_namespaces(url)
+    deadline = time.monotonic() + 30  # the resource tracker unlinks what is left once the command's pipe closes
+    while semaphores_left(semaphores) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert semaphores_left(semaphores) == [], "semaphores left behind"
+    assert [d for d in directories if d.exists()] == [], "multiprocessing's directory left behind"

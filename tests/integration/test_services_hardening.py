@@ -101,6 +101,36 @@ def test_memcached_asks_for_its_password_and_the_store_gives_it() -> None:
         assert password not in running.redacted_url and password not in str(running.describe())
 
 
+def test_mongodb_refuses_a_client_without_its_password_and_the_store_gives_it() -> None:
+    # Issue 27, item 7: the MongoDB-wire server served any local client; the other private servers have passwords.
+    import pymongo
+    from pymongo.errors import OperationFailure
+
+    from stratabench.layers.stores.base import open_store
+
+    for running in started("mongodb"):
+        password = password_of(running.url)
+        assert password and len(password) >= 16
+        assert all(password not in " ".join(psutil.Process(pid).cmdline()) for part in running.each()
+                   for pid in part.pids)
+        for url in (f"mongodb://{LOOPBACK}:{running.port}/",
+                    running.url.replace(password, "not-the-password")):
+            with pymongo.MongoClient(url, serverSelectionTimeoutMS=5000) as client:
+                client.admin.command("hello")  # answered to anyone, as MongoDB does
+                with pytest.raises(OperationFailure, match="password authentication failed"):
+                    client["stolen"]["kv"].insert_one({"_id": 1})
+                with pytest.raises(OperationFailure, match="password authentication failed"):
+                    client.list_database_names()
+            with pytest.raises(StoreError, match="authentication refused") as caught:
+                open_store(url, namespace="auth-test")
+            assert password not in str(caught.value) and "not-the-password" not in str(caught.value)
+        with open_store(running.url, namespace="auth-test") as store:
+            store.put(b"k", b"v")
+            assert store.get(b"k") == b"v" and list(store.keys()) == [b"k"]
+            store.cleanup()
+        assert password not in running.redacted_url and password not in str(running.describe())
+
+
 def test_the_state_directory_is_made_private_even_if_it_existed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     parent = tmp_path / "cache" / "stratabench"
     parent.mkdir(parents=True, mode=0o755)

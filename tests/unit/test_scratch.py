@@ -158,3 +158,40 @@ def test_a_run_has_a_root_in_ram_that_the_next_run_sweeps(own_tmp: Path, monkeyp
         assert not leftover.exists(), "the next run did not sweep the killed run's RAM root"
         assert ram.parent == leftover.parent and ram.name == root.name
     assert not ram.exists() and scratch.RAM_DIR_ENV not in os.environ
+
+
+def test_the_next_run_sweeps_the_semaphores_and_directory_of_a_killed_runs_clients(own_tmp: Path) -> None:
+    # Issue 27, item 6: a load killed with its process group (the resource tracker too) left its semaphores in
+    # /dev/shm and its pymp-* directory; a claim names them, and the next run's sweep removes them once the
+    # claim's owner has ended, never before.
+    import stratabench.scratch as scratch
+
+    if scratch._ram_base() is None:
+        pytest.skip("no writable /dev/shm: multiprocessing keeps its own names")
+    script = textwrap.dedent("""
+        import multiprocessing, multiprocessing.util, time
+        from stratabench.scratch import claim_multiprocessing
+        claim_multiprocessing()
+        lock = multiprocessing.get_context("forkserver").Lock()
+        print(multiprocessing.util.get_temp_dir(), flush=True)
+        time.sleep(60)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        assert child.stdout is not None
+        directory = Path(child.stdout.readline().strip())
+        semaphores = list(Path("/dev/shm").glob(f"sem.stratabench-mp.{child.pid}.*"))
+        assert len(semaphores) == 1 and directory.parent == own_tmp and directory.name.startswith("pymp-")
+        assert not {directory, *semaphores} & set(scratch.sweep_multiprocessing()), "swept while its owner runs"
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        assert directory.is_dir() and semaphores[0].exists()  # kill -9 of the group ran no clean-up
+        assert {directory, *semaphores} <= set(scratch.sweep_multiprocessing())
+        assert not directory.exists() and not semaphores[0].exists()
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        if child.stdout is not None:
+            child.stdout.close()

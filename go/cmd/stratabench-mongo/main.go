@@ -14,6 +14,12 @@
 // PostgreSQL URL on its first line: a file, not a flag, so that the password
 // in the URL never shows in the process list. --dir selects SQLite instead.
 //
+// On PostgreSQL, every client authenticates: FerretDB is given the URL
+// without its password, so it serves only a client that authenticated
+// (authMechanism=PLAIN) with a PostgreSQL user name and password that
+// PostgreSQL accepts; one that gave none is refused by PostgreSQL
+// (withoutPassword in postgresql.go). The SQLite backend has no accounts.
+//
 // When it accepts connections it prints exactly one line on stdout,
 // "ready mongodb://127.0.0.1:PORT/" (PORT 0 picks a free port, and the line
 // shows the one chosen). SIGTERM or SIGINT shuts it down cleanly: it stops
@@ -120,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		config.Handler, config.PostgreSQLURL = "postgresql", pgURL
+		config.Handler, config.PostgreSQLURL = "postgresql", withoutPassword(pgURL)
 	} else {
 		if err := os.MkdirAll(o.dir, 0o755); err != nil {
 			return fmt.Errorf("create --dir: %w", err)

@@ -61,3 +61,15 @@ func TestPostgreSQLURLFromFile(t *testing.T) {
 		t.Errorf("empty URL file: want a usage error, got %v", err)
 	}
 }
+
+func TestFerretDBGetsTheURLWithoutItsPassword(t *testing.T) {
+	for raw, want := range map[string]string{
+		"postgresql://u:s%2Fcret@127.0.0.1:5/db?plan_cache_mode=force_custom_plan": "postgresql://u@127.0.0.1:5/db?plan_cache_mode=force_custom_plan",
+		"postgresql://u@127.0.0.1:5/db":                                            "postgresql://u@127.0.0.1:5/db",
+		"postgresql://127.0.0.1:5/db":                                              "postgresql://127.0.0.1:5/db",
+	} {
+		if got := withoutPassword(raw); got != want {
+			t.Errorf("withoutPassword(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

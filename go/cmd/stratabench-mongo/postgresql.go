@@ -92,3 +92,18 @@ func preparePostgreSQL(ctx context.Context, rawURL string) (string, error) {
 	}
 	return u.String(), nil
 }
+
+// withoutPassword is rawURL with its user name kept and its password left
+// out: the URL FerretDB serves clients with. FerretDB 1.24 connects to
+// PostgreSQL with the user name and password a client authenticated with
+// (PLAIN), and one that gave none with the credentials of this URL; without
+// a password in it, PostgreSQL (SCRAM) refuses that client, so the server
+// serves only clients that know the PostgreSQL account's password.
+func withoutPassword(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
+}

@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -42,13 +43,13 @@ from stratabench.cli.progress import make_progress
 from stratabench.cli.run import plugin_modules
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
-from stratabench.engine.ab import SIDES, AbCell, Side, forked_measure, run_ab
-from stratabench.engine.counting import require_valgrind
+from stratabench.engine.ab import SIDES, AbCell, ForkedMeasure, Side, run_until_sure
+from stratabench.engine.counting import require_valgrind, uncountable
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import ExternalRunner
-from stratabench.engine.zygote import Zygotes
-from stratabench.errors import NoCellsError, UsageError
+from stratabench.errors import NoCellsError, StratabenchError, UsageError
 from stratabench.layers.stores.base import check_store_url
+from stratabench.lifeline import popen_tied
 from stratabench.metrics import METRICS, metric
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
@@ -58,7 +59,8 @@ from stratabench.report.comparison import DEFAULT_MIN_EFFECT
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.results.environment import environment
-from stratabench.results.format import header_record
+from stratabench.results.format import cell_from_json, header_record
+from stratabench.results.records import CellResult
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
 from stratabench.suites.kit.plan import plan_run
@@ -150,8 +152,87 @@ print(json.dumps({"cells": [cell.to_json() for _, cells in plan.suites for cell 
 """
 
 
-def _plan_in(side: Side) -> tuple[list[tuple[CellSpec, ExternalRunner | None]], dict[str, Any]]:
-    """The side's cells (with their adapter when planned here) and its environment record."""
+#: Run in another environment's interpreter for the run: its external (Go) cells through its own stratabench and
+#: its own Go build. One JSON line in (the options), then per cell one line in (cell, workdir) and one line out.
+_RUN_THERE = """
+import json, sys
+from pathlib import Path
+from stratabench.engine.cell import status_of
+from stratabench.engine.operation import CellSpec
+from stratabench.errors import StratabenchError
+from stratabench.options import RunOptions
+from stratabench.results.format import cell_to_json
+from stratabench.suites.kit.plan import plan_run
+answers, sys.stdout = sys.stdout, sys.stderr  # whatever else prints must not enter the answers
+class Quiet:
+    def warn(self, message): print(message, file=sys.stderr)
+plan = plan_run(RunOptions.from_json(json.loads(sys.stdin.readline())), Quiet())
+runners = {(cell.suite, cell.name): runner for runner, cells in plan.suites for cell in cells}
+for line in sys.stdin:
+    request = json.loads(line)
+    cell = CellSpec.from_json(request["cell"])
+    try:
+        answer = {"results": [cell_to_json(result) for result in
+                              runners[(cell.suite, cell.name)].run_external([cell], Path(request["workdir"]))]}
+    except StratabenchError as error:
+        answer = {"status": status_of(error), "error": error.message}
+    print(json.dumps(answer), file=answers, flush=True)
+"""
+
+
+class _EnvironmentRunner:
+    """A side's external (Go) cells, run by that environment's own stratabench: two checkouts, two Go builds.
+
+    One process for the run (started at the first cell, so a plan without Go
+    cells costs nothing); it plans once with the side's options and then runs
+    one cell per request, in ``ab``'s order like any other visit.
+    """
+
+    def __init__(self, side: Side) -> None:
+        self.side = side
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        if self.process is None:
+            self.process = popen_tied([self.side.python, "-c", _RUN_THERE], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._send(self.side.options.to_json())
+        for cell in cells:
+            self._send({"cell": cell.to_json(), "workdir": str(workdir)})
+            assert self.process.stdout is not None
+            line = self.process.stdout.readline()
+            if not line:
+                raise StratabenchError(f"side {self.side.label}'s environment ({self.side.python}) stopped running "
+                                       f"its Go cells (exit {self.process.wait()})")
+            answer = json.loads(line)
+            if "results" in answer:
+                yield from (cell_from_json(record) for record in answer["results"])
+            else:
+                yield CellResult.failure(cell, answer["status"], answer["error"])
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode())
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            pass  # the process ended: the answer's read says so
+
+    def close(self) -> None:
+        if self.process is not None:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+
+
+def _plan_in(side: Side, stack: ExitStack) -> tuple[list[tuple[CellSpec, ExternalRunner | None]], dict[str, Any]]:
+    """The side's cells (an external cell with the adapter that runs it there) and its environment record."""
     if side.python == sys.executable:
         plan = plan_run(side.options, make_progress(True))
         return [(cell, suite) for suite, cells in plan.suites for cell in cells], environment(plugin_modules())
@@ -162,8 +243,10 @@ def _plan_in(side: Side) -> tuple[list[tuple[CellSpec, ExternalRunner | None]], 
         raise UsageError(f"--{side.label.lower()} {side.python}: not a Python with stratabench importable "
                          f"({lines[-1].strip() if lines else f'exit {process.returncode}'})")
     answer = json.loads(process.stdout.strip().splitlines()[-1])
-    # An external (Go) cell runs through this process's adapter: the same program on both Python sides.
-    return [(CellSpec.from_json(cell), None) for cell in answer["cells"]], answer["environment"]
+    runner = _EnvironmentRunner(side)
+    stack.callback(runner.close)
+    cells = [CellSpec.from_json(cell) for cell in answer["cells"]]
+    return [(cell, runner if cell.language != "python" else None) for cell in cells], answer["environment"]
 
 
 def _identity(cell: CellSpec) -> tuple[str, str, str]:
@@ -171,7 +254,7 @@ def _identity(cell: CellSpec) -> tuple[str, str, str]:
 
 
 def _common(planned: dict[str, list[tuple[CellSpec, ExternalRunner | None]]]) -> tuple[list[AbCell], list[str]]:
-    """The cells both sides planned, and one line for each cell only one side planned or cannot measure alike."""
+    """The cells both sides planned, and one line for each cell only one side planned."""
     a, b = ({_identity(cell): (cell, runner) for cell, runner in planned[label]} for label in SIDES)
     cells: list[AbCell] = []
     not_compared = [f"{key[0]} {key[1]}: only on side {label}" for label, mine, theirs in
@@ -180,11 +263,7 @@ def _common(planned: dict[str, list[tuple[CellSpec, ExternalRunner | None]]]) ->
         if key not in b:
             continue
         other, other_runner = b[key]
-        if cell.language != "python":
-            if runner is None or other_runner is None:
-                not_compared.append(f"{key[0]} {key[1]}: a {cell.language} cell is the same program on both "
-                                    "Python environments; compare it with a setting or a store")
-                continue
+        if runner is not None and other_runner is not None:
             cells.append(AbCell({"A": cell, "B": other}, {"A": runner, "B": other_runner}))
         else:
             cells.append(AbCell({"A": cell, "B": other}))
@@ -205,6 +284,8 @@ def handle(args: argparse.Namespace) -> int:
                       settings=settings, run_id=run_id, engine=engine_options(args))
     if base.engine.count is not None:
         require_valgrind()
+    # A count is exact: one round gives it (each further one would count the same instructions again).
+    rounds, until_sure = (1, 0) if base.engine.count is not None else (args.rounds, args.until_sure)
     # CPU time by default: descheduled time (a busy neighbour's) is in wall time and not in CPU time. On this
     # project's shared 2-core machine at a load of 10, 10% more work on 16 cells gave per-round ratios of
     # 0.81-1.22 in wall time and 1.10-1.12 in CPU time (benchmarks/ab_targets.py).
@@ -212,37 +293,36 @@ def handle(args: argparse.Namespace) -> int:
     if args.metric is not None and args.metric not in METRICS:
         raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
     sides = [_side(label, text, base) for label, text in zip(SIDES, (args.a, args.b))]
+    if not base.engine.isolate and any(side.python != sys.executable for side in sides):
+        raise UsageError("--in-process measures in this interpreter: a side that is another Python environment "
+                         "needs workers of its own; drop --in-process")
     order_seed = args.order_seed if args.order_seed is not None else int.from_bytes(os.urandom(4), "big")
     output = Path(args.output) if args.output else Path(f"results/{run_id}.jsonl")
     progress = make_progress(args.quiet)
     with run_scratch(run_id), ExitStack() as stack:
         planned, environments = {}, {}
         for side in sides:
-            planned[side.label], environments[side.label] = _plan_in(side)
+            planned[side.label], environments[side.label] = _plan_in(side, stack)
         cells, not_compared = _common(planned)
+        if base.engine.count is not None:
+            not_compared += [f"{cell.spec.suite} {cell.spec.name}: {uncountable(cell.spec)}" for cell in cells
+                             if uncountable(cell.spec)]
+            cells = [cell for cell in cells if not uncountable(cell.spec)]
         for line in not_compared:
             print(f"not compared: {line}", file=sys.stderr)
         if not cells:
             raise NoCellsError("the two sides have no cell in common; nothing to compare")
         header = header_record(run_id, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                                environments["A"], base.to_json(), {})
-        header["ab"] = {"order_seed": order_seed, "rounds": args.rounds, "until_sure": args.until_sure,
+        header["ab"] = {"order_seed": order_seed, "rounds": rounds, "until_sure": until_sure,
                         "sides": {side.label: {"description": side.description, "python": side.python,
                                                "environment": environments[side.label]} for side in sides}}
         writer = stack.enter_context(ResultsWriter(output, header, overwrite=args.overwrite))
         factories = [cell.factory.partition(":")[0] for cell in (c.spec for c in cells) if cell.factory]
-        zygotes = {side.label: stack.enter_context(Zygotes(dict.fromkeys(factories), side.python)) for side in sides}
-        measure = forked_measure(sides, zygotes)
-        progress.start(len(cells) * 2 * args.rounds)
-        run_ab(cells, sides, range(args.rounds), order_seed, measure, writer, progress)
-        number = args.rounds
-        while number < args.rounds + args.until_sure:
-            unsure = [cell for cell in cells if _inconclusive(cell, sides, measured, args.min_effect)]
-            if not unsure:
-                break
-            extra = range(number, min(number + 2, args.rounds + args.until_sure))
-            run_ab(unsure, sides, extra, order_seed, measure, writer, progress)
-            number = extra.stop
+        measure = stack.enter_context(ForkedMeasure(dict.fromkeys(factories)))
+        progress.start(len(cells) * 2 * rounds)
+        run_until_sure(cells, sides, rounds, until_sure, order_seed, measure, writer, progress,
+                       lambda cell: _inconclusive(cell, sides, measured, args.min_effect))
         progress.finish()
         writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), {})
     return _report(args, cells, not_compared, sides, measured, reporter, output)

@@ -38,6 +38,7 @@ from stratabench.suites.kit.reports import run_report
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
+from stratabench.scratch import run_scratch
 from stratabench.suites.parking.process import IMPLEMENTATIONS
 from stratabench.units import format_bytes, format_ns
 
@@ -366,6 +367,8 @@ def load(options: LoadOptions) -> int:
                            options.run_options().to_json())  # fmt: skip
     try:
         with ExitStack() as stack:
+            # Sweeps what killed runs left (their clients' semaphores too) and holds this run's temporary files.
+            stack.enter_context(run_scratch(options.run_id))
             writer = stack.enter_context(ResultsWriter(options.output, header, overwrite=options.overwrite))
             session = _Session(options, runners, writer)
             if options.database is not None:

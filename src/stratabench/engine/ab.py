@@ -14,7 +14,8 @@ falls on both sides of a pair and cancels in their ratio:
    ``(seed, round)``, a cell's two sides a group run back to back, A then B
    in even rounds and B then A in odd ones (ABBA), so neither side always
    runs first, on a warmer or a cooler machine.
-3. Each visit is a fresh worker, forked from its side's zygote, taking the
+3. Each visit is a fresh worker, forked from its side's zygote (new
+   zygotes every round: :class:`ForkedMeasure` says why), taking the
    round's samples. Each side's rounds merge into one result as a run's
    cell does (:class:`stratabench.engine.rounds.CellRounds`: every timed
    sample with its round), and the report pairs the two sides round by
@@ -42,7 +43,7 @@ from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 
-__all__ = ["SIDES", "AbCell", "Measure", "Side", "forked_measure", "run_ab"]
+__all__ = ["SIDES", "AbCell", "ForkedMeasure", "Measure", "Side", "run_ab", "run_until_sure"]
 
 #: The two sides' labels, in their even rounds' order.
 SIDES = ("A", "B")
@@ -113,17 +114,53 @@ class AbCell:
 Measure = Callable[[CellSpec, Side, int], CellResult]
 
 
-def forked_measure(sides: Sequence[Side], zygotes: dict[str, Zygotes]) -> Measure:
-    """Measure a Python cell in a fresh worker forked from its side's zygote, with the round's options."""
-    by_label = {side.label: side for side in sides}
+class ForkedMeasure:
+    """Measures a Python cell in a fresh worker forked from its side's zygote, with new zygotes every round.
 
-    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
-        options = by_label[side.label].options
+    A zygote's address-space layout (ASLR) and hash seed are drawn when it
+    starts, and every worker it forks inherits them. Measured on this
+    project's machine, two zygotes of one environment ran the same loop 3%
+    to 9% apart in CPU time, the same in every round; with one zygote per
+    side for the whole run, that offset was in every pair of a cell, where
+    the interval (the spread between rounds) could not see it: 5 of 16
+    intervals held the true ratio, and a side against itself came out 3-9%
+    slower or faster. Starting each side's zygotes afresh every round makes
+    the layout one more thing that varies between rounds, so the paired
+    ratio's interval includes it, as Stabilizer (Curtsinger & Berger)
+    re-randomizes layout for the same reason. With ASLR off and a fixed seed
+    both sides of one environment would share one layout, but two
+    environments (the comparison ``ab`` is for) would still differ by a
+    fixed, unseen one. The cost: two zygote starts a round.
+    """
+
+    def __init__(self, preload: Iterable[str]) -> None:
+        self.preload = tuple(preload)
+        self.number: int | None = None
+        self.zygotes: dict[str, Zygotes] = {}
+
+    def __call__(self, spec: CellSpec, side: Side, number: int) -> CellResult:
+        if number != self.number:
+            self.close()
+            self.number = number
+        zygotes = self.zygotes.get(side.label)
+        if zygotes is None:
+            zygotes = self.zygotes[side.label] = Zygotes(self.preload, side.python)
+        options = side.options
         if number > 0:  # memory and integrity once, in the first round: later rounds only time
             options = options.with_engine(memory_samples=0)
-        return run_cell(spec, options, zygotes[side.label])
+        return run_cell(spec, options, zygotes)
 
-    return measure
+    def close(self) -> None:
+        """End the round's zygotes."""
+        for zygotes in self.zygotes.values():
+            zygotes.close()
+        self.zygotes.clear()
+
+    def __enter__(self) -> ForkedMeasure:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def _external(cell: AbCell, side: Side, number: int) -> CellResult:
@@ -164,3 +201,24 @@ def run_ab(cells: Sequence[AbCell], sides: Sequence[Side], rounds: Iterable[int]
             sink.write(result)
             cell.rounds[label].append((number, result))
             progress.cell_finished(result)
+
+
+def run_until_sure(cells: Sequence[AbCell], sides: Sequence[Side], rounds: int, more: int, seed: int,
+                   measure: Measure, sink: ResultSink, progress: Progress, unsure: Callable[[AbCell], bool]) -> None:
+    """``rounds`` rounds of every cell, then up to ``more`` rounds of the cells ``unsure`` still calls inconclusive.
+
+    The extra rounds come two at a time (a pair keeps the ABBA balance:
+    each side first once), re-judged after each pair, and stop when no cell
+    is unsure or ``more`` is spent: a cell that stays inconclusive is
+    measured ``rounds + more`` times at most, never until it happens to
+    clear (which, tried often enough, any cell would).
+    """
+    run_ab(cells, sides, range(rounds), seed, measure, sink, progress)
+    number = rounds
+    while number < rounds + more:
+        again = [cell for cell in cells if unsure(cell)]
+        if not again:
+            break
+        extra = range(number, min(number + 2, rounds + more))
+        run_ab(again, sides, extra, seed, measure, sink, progress)
+        number = extra.stop

@@ -181,15 +181,18 @@ def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None
     forked from ``zygotes`` if given.
 
     With ``--count instructions`` the cell is counted under callgrind instead (always a fresh interpreter).
+    A worker, forked or started, or a count runs the zygotes' interpreter (``stratabench ab``'s side may be
+    another environment's).
     """
+    python = zygotes.python if zygotes is not None else sys.executable
     if options.engine.count is not None:
         from stratabench.engine.counting import count_cell  # imports the cell runner: only here, when counting
 
-        return count_cell(spec, options)
+        return count_cell(spec, options, python)
     if options.engine.isolate:
         if zygotes is not None and options.engine.fork:
             return run_cell_forked(spec, options, zygotes, plan)
-        return run_cell_in_worker(spec, options, plan=plan)
+        return run_cell_in_worker(spec, options, command=(python, "-m", "stratabench.engine.worker"), plan=plan)
     if spec.env:
         return CellResult.failure(
             spec, "unavailable", f"needs its own process (environment {', '.join(spec.env)}); run without --in-process"

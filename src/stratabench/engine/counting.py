@@ -99,8 +99,8 @@ def counting_environment(cell_env: Mapping[str, str], out_file: Path) -> dict[st
             "PYTHONDONTWRITEBYTECODE": "1", OUT_VARIABLE: str(out_file), **cell_env}
 
 
-def count_cell(spec: CellSpec, options: RunOptions) -> CellResult:
-    """Count one cell's instructions per operation in a fresh interpreter under callgrind.
+def count_cell(spec: CellSpec, options: RunOptions, python: str = sys.executable) -> CellResult:
+    """Count one cell's instructions per operation in a fresh interpreter (``python``) under callgrind.
 
     A cell that cannot be counted is returned ``unsupported`` with the
     reason; a missing valgrind raises :class:`UnavailableError`.
@@ -112,5 +112,5 @@ def count_cell(spec: CellSpec, options: RunOptions) -> CellResult:
     with tempfile.TemporaryDirectory(prefix="stratabench-count-") as tmp:
         out_file = Path(tmp) / "callgrind.out"
         command = [*prefix, f"--callgrind-out-file={out_file}", f"--log-file={Path(tmp) / 'valgrind.log'}",
-                   sys.executable, "-m", "stratabench.engine.count_worker"]
+                   python, "-m", "stratabench.engine.count_worker"]
         return run_cell_in_worker(spec, options, command=command, env=counting_environment(spec.env, out_file))

@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from stratabench.load.client import ClientReport, ClientSpec, run_client
+from stratabench.scratch import claim_multiprocessing
 
 __all__ = ["BarrierGate", "LocalProcesses"]
 
@@ -89,6 +90,8 @@ def _end_with_parent() -> None:
 
 def _context(preload: tuple[str, ...]) -> BaseContext:
     """``forkserver`` where there is one; the fork server is started once per process, with the first preload."""
+    # Before the first semaphore: after a kill -9, the next run's start removes them and the fork server's directory.
+    claim_multiprocessing()
     context: BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
         forking = multiprocessing.get_context("forkserver")

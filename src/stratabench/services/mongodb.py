@@ -3,10 +3,9 @@
 Needs ``.build/go/stratabench-mongo`` (or ``$STRATABENCH_GO_BIN_DIR``), built
 from ``go/cmd/stratabench-mongo`` on embeddable FerretDB; when it is
 missing and the Go toolchain is here, starting the service builds it. It
-speaks MongoDB's wire protocol on 127.0.0.1, has no password and prints
-``ready mongodb://...`` once it accepts connections. Its URL is
-``mongodb://127.0.0.1:PORT/``. It is not a real MongoDB: the timings are
-FerretDB's.
+speaks MongoDB's wire protocol on 127.0.0.1 and prints
+``ready mongodb://...`` once it accepts connections. It is not a real
+MongoDB: the timings are FerretDB's.
 
 FerretDB keeps the data in a private PostgreSQL (the ``postgresql``
 service's server, started first with the same owner and stopped after it:
@@ -19,16 +18,18 @@ top-level field down. So this service needs PostgreSQL's server binaries
 as the ``postgresql`` service does. The PostgreSQL URL, password
 included, reaches FerretDB in a 0600 file, never on its command line.
 
-It has no password because it cannot take one: FerretDB 1.24's embeddable
-package (``ferretdb.Config``) has no setting for authentication, its
-SCRAM accounts (``--test-enable-new-auth``, ``--setup-username``) are
-reachable only through its internal packages, which another Go module
-cannot import. On PostgreSQL it hands a client's user name and password to
-PostgreSQL, which checks them, but a client that gives none is served on
-the account of the URL it was started with (its pool's ``Get``): here the
-private PostgreSQL's superuser. It listens on 127.0.0.1 only, in a 0700
-directory. Giving it a password
-means moving to FerretDB 2, which needs PostgreSQL with DocumentDB.
+Its password is the private PostgreSQL's. FerretDB 1.24's embeddable
+package has no setting for authentication of its own (its SCRAM accounts,
+``--test-enable-new-auth``, are reachable only through internal packages,
+which another Go module cannot import), but on PostgreSQL it hands the user
+name and password a client authenticated with (``authMechanism=PLAIN``) to
+PostgreSQL, which checks them (SCRAM), and serves a client that gave none
+with the account of the URL it was started with. The Go program starts it
+with that URL's password left out, so PostgreSQL refuses such a client: the
+server answers ``hello`` to anyone, as MongoDB does, and anything else only
+to a client that knows the password. The URL is
+``mongodb://USER:PASSWORD@127.0.0.1:PORT/?authMechanism=PLAIN``; PLAIN sends
+the password in the clear, over loopback only.
 
 Under root it runs as ``nobody``, as the other servers do: its binary
 lives in the work tree, which that account may not be able to read, so a
@@ -40,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+from urllib.parse import quote, unquote, urlsplit
 
 from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.registry import Availability
@@ -135,7 +137,9 @@ class MongodbService(Service):
                 "--postgresql-url-file", str(self.workdir / "postgresql-url")]
 
     def url(self) -> str:
-        return f"mongodb://{LOOPBACK}:{self.port}/"
+        backing = urlsplit(self.backing_url)
+        credentials = f"{quote(unquote(backing.username or ''), safe='')}:{quote(unquote(backing.password or ''), safe='')}"
+        return f"mongodb://{credentials}@{LOOPBACK}:{self.port}/?authMechanism=PLAIN"
 
     def ready(self) -> bool:
         try:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from stratabench.adapters import golang
 from stratabench.cli.ab import _common
 from stratabench.cli.main import main
 from stratabench.engine.operation import CellSpec
+from tests.availability import unavailable
 
 
 def test_a_side_that_is_no_python_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -42,6 +44,8 @@ def test_cells_on_one_side_only_are_listed_not_compared() -> None:
 
 def test_two_environments_measured_in_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    if not golang.go_available()[0]:
+        unavailable(golang.go_available()[1])
     other = next(path for path in (Path(sys.executable).with_name(name) for name in ("python3", "python3.11"))
                  if path.exists() and str(path) != sys.executable)
     step = tmp_path / "step.md"
@@ -53,7 +57,8 @@ def test_two_environments_measured_in_one_run(tmp_path: Path, capsys: pytest.Cap
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "json/raw" in out and "B/A" in out
-    assert "cells compared:" in err and "go json/warm: a go cell is the same program" in err
+    assert "cells compared:" in err and "not compared: bulkload go" not in err, err
+    assert "go json/warm" in out  # a Go cell on both sides: B's through B's own stratabench and Go build
     records = [json.loads(line) for line in output.read_text().splitlines()]
     sides = records[0]["ab"]["sides"]
     assert sides["B"]["python"] == str(other) and sides["A"]["python"] == sys.executable
@@ -62,4 +67,26 @@ def test_two_environments_measured_in_one_run(tmp_path: Path, capsys: pytest.Cap
     measured = [record for record in records if record.get("type") == "cell"]
     assert {(record["notes"]["ab_side"], record["notes"]["ab_round"]) for record in measured} == \
         {("A", 0), ("B", 0), ("A", 1), ("B", 1)}
+    go = [record for record in measured if record["cell"] == "go json/warm"]
+    assert sorted(record["notes"]["ab_side"] for record in go) == ["A", "A", "B", "B"]
+    assert all(record["status"] == "ok" for record in go), go
     assert step.read_text().startswith("## stratabench ab: this environment → python ")
+
+
+def test_counting_without_valgrind_says_what_to_install_and_measures_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    output = tmp_path / "ab.jsonl"
+    assert main(["ab", "bulkload", "--b", "sqlite.journal_mode=wal", "--count", "instructions", "-o", str(output)]) == 69
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "apt-get install -y valgrind" in err
+    assert not output.exists()
+
+
+def test_in_process_is_refused_for_a_side_that_is_another_environment(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = next(path for path in (Path(sys.executable).with_name(name) for name in ("python3", "python3.11"))
+                 if path.exists() and str(path) != sys.executable)
+    assert main(["ab", "bulkload", "--b", str(other), "--in-process", "-o", str(tmp_path / "ab.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "drop --in-process" in err

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.progress import QuietProgress
-from stratabench.engine.ab import AbCell, Side, forked_measure, run_ab
+from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab, run_until_sure
 from stratabench.engine.operation import CellSpec
-from stratabench.engine.zygote import Zygotes
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.report.ab import AbVerdict, judge
@@ -117,6 +116,25 @@ def test_counts_are_judged_by_their_tolerance() -> None:
     assert moved is not None and moved.verdict == "more" and moved.worse and moved.level == 1.0
 
 
+def test_until_sure_measures_only_inconclusive_cells_again_two_rounds_at_a_time_and_stops_at_its_bound() -> None:
+    # B/A per cell: clearly slower, clearly the same, and a spread that never settles (0.97-1.12).
+    spread = {"slower": itertools.cycle([1.20, 1.21]), "same": itertools.cycle([1.00, 1.005]),
+              "noisy": itertools.cycle([0.97, 1.12, 1.02, 1.08])}
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        value = 100.0 * (next(spread[spec.name]) if side.label == "B" else 1.0)
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1, metrics={"wall_ns": MetricResult.of([value])})
+
+    def unsure(cell: AbCell) -> bool:
+        return verdict(cell, "wall_ns").inconclusive
+
+    planned = [AbCell({"A": CellSpec("s", name), "B": CellSpec("s", name)}) for name in spread]
+    run_until_sure(planned, SIDES, 6, 5, 1, measure, Sink(), QuietProgress(io.StringIO()), unsure)
+    rounds = {cell.spec.name: [number for number, _ in cell.rounds["B"]] for cell in planned}
+    assert rounds == {"slower": list(range(6)), "same": list(range(6)), "noisy": list(range(11))}
+    assert [verdict(cell, "wall_ns").verdict for cell in planned] == ["slower", "unchanged", "inconclusive"]
+
+
 PROBE = '''
 import os, sys
 from stratabench.engine.operation import Operation
@@ -132,7 +150,7 @@ class Probe:
 '''
 
 
-def test_each_environment_has_zygotes_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_environment_has_zygotes_of_its_own_new_every_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "ab_probe.py").write_text(textwrap.dedent(PROBE))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
     # Another path to this environment's interpreter (a venv's bin/python3): B's environment, started on its own.
@@ -142,8 +160,14 @@ def test_each_environment_has_zygotes_of_its_own(tmp_path: Path, monkeypatch: py
     sides = [Side("A", "a", options, sys.executable), Side("B", "b", options, str(other))]
     spec = CellSpec("probe", "p", {}, "python", {}, "ab_probe:Probe")
     planned = [AbCell({"A": spec, "B": spec})]
-    with Zygotes(["ab_probe"], sys.executable) as mine, Zygotes(["ab_probe"], str(other)) as theirs:
-        run_ab(planned, sides, range(2), 0, forked_measure(sides, {"A": mine, "B": theirs}), Sink(), QuietProgress(io.StringIO()))
-        a, b = ({result.notes["zygote"] for _, result in planned[0].rounds[label]} for label in ("A", "B"))
-        assert a == {mine.for_env({}).pid} and b == {theirs.for_env({}).pid}
+    with ForkedMeasure(["ab_probe"]) as measure:
+        run_ab(planned, sides, range(3), 0, measure, Sink(), QuietProgress(io.StringIO()))
+        # The last round's zygotes, each running its side's interpreter.
+        assert {label: zygotes.python for label, zygotes in measure.zygotes.items()} == \
+            {"A": sys.executable, "B": str(other)}
+    zygote = {label: [result.notes["zygote"] for _, result in planned[0].rounds[label]] for label in ("A", "B")}
+    # Six zygotes: one per side and round (each with its own layout and hash seed), none shared.
+    assert len(set(zygote["A"] + zygote["B"])) == 6
     assert {result.notes["executable"] for _, result in planned[0].rounds["B"]} == {str(other)}
+    assert {result.notes["executable"] for _, result in planned[0].rounds["A"]} == {sys.executable}
+    assert measure.zygotes == {}  # closed with the run

@@ -116,3 +116,23 @@ def test_missing_valgrind_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
     assert main(["run", "bulkload", "--count", "instructions", "--dry-run"]) == 69
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "apt-get install -y valgrind" in err
+
+
+def test_a_count_runs_the_given_interpreter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # ab's side B may be another environment: its cells are counted in its interpreter, not in this one.
+    from stratabench.engine import counting
+    from stratabench.engine.zygote import Zygotes
+
+    if shutil.which("valgrind") is None:
+        unavailable("no valgrind (apt-get install -y valgrind)")
+    commands: list[list[str]] = []
+
+    def worker(spec: CellSpec, options: RunOptions, **kwargs: object) -> object:
+        commands.append(list(kwargs["command"]))  # type: ignore[call-overload]
+        return None
+
+    monkeypatch.setattr(counting, "run_cell_in_worker", worker)
+    other = str(tmp_path / "bin" / "python")
+    run_cell(CellSpec("probe", "p"), COUNTING, Zygotes(python=other))
+    assert commands[0][-3:] == [other, "-m", "stratabench.engine.count_worker"]
+    assert "valgrind" in commands[0][commands[0].index("-R") + 1]

@@ -37,6 +37,7 @@ __all__ = ["MongodbStore"]
 # Room in a document for _id, the field name and BSON framing besides the value.
 _DOCUMENT_OVERHEAD = 1024
 _DEFAULT_MAX_BSON = 16 * 1024 * 1024
+_AUTHENTICATION_FAILED = 18  # MongoDB's error code
 
 
 @STORES.register("mongodb", requires=("pymongo",), extra="stores")
@@ -69,13 +70,20 @@ class MongodbStore(Store):
                 retryReads=False,
             )
             hello = self._client.admin.command("hello")
+            self._database = self._client[named or own]
+            # `hello` needs no credentials; this does, so a refused client is one line now, not at every request.
+            self._database.list_collection_names()
         except (PyMongoError, OSError) as exc:
             raise self._unreachable(exc) from exc
         self._max_bson = int(hello.get("maxBsonObjectSize", _DEFAULT_MAX_BSON))
-        self._database = self._client[named or own]
         self._collection = self._database["kv" if self._own_database else own]
 
     def _reason(self, exc: BaseException) -> str:
+        text = str(exc)
+        if "authentication failed" in text or getattr(exc, "code", None) == _AUTHENTICATION_FAILED:
+            # FerretDB's refusal is PostgreSQL's, on the last of several lines of its call stack.
+            return ("authentication refused: give the server's user name and password in the URL "
+                    "(mongodb://USER:PASSWORD@HOST:PORT/; for stratabench's own server, as `services up` shows it)")
         # pymongo appends its timeouts and a whole topology description: keep the cause.
         reason = super()._reason(exc)
         for tail in (" (configured timeouts", ", Timeout:"):

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from stratabench.errors import StratabenchError, UsageError
+from stratabench.errors import DataError, StratabenchError, UsageError
 from stratabench.systems.treestore.paths import Selector
-from stratabench.systems.treestore.schema import CONTAINER, LEAF, LEAF_LIST, SchemaNode
+from stratabench.systems.treestore.schema import CONTAINER, LEAF, LEAF_LIST, UINT32, SchemaNode
 from stratabench.systems.treestore.tree import (
     Inner, Instances, Key, Value, build_child, build_inner, inner_document, predicate, top_level,
 )
@@ -323,21 +323,30 @@ def _merge_child(parent: Inner, schema: SchemaNode, value: Any, trail: Trail, di
                 prev = key
         return
     if schema.kind == CONTAINER:
+        if not isinstance(value, dict):
+            raise DataError(f"merge: {name}: expected an object, got {type(value).__name__}")
         for child_name, child_value in value.items():
             child_schema = schema.children.get(child_name)
             if child_schema is None:
                 raise UsageError(f"merge: {name} has no child {child_name!r}")
             _merge_child(existing, child_schema, child_value, [*trail, (child_schema, None)], diff)
         return
+    if not isinstance(value, list):
+        raise DataError(f"merge: {name}: expected an array, got {type(value).__name__}")
     base = trail[:-1]
     for item in value:
         if schema.kind == LEAF_LIST:
+            _check_key_value(schema, name, item)
             if (item,) not in existing.entries:
                 prev = existing.last_key()
                 existing.add((item,), item)
                 diff.record([*base, (schema, (item,))], CREATE, item, prev=prev if schema.user_ordered else None)
             continue
+        if not isinstance(item, dict):
+            raise DataError(f"merge: {name}: an entry is {item!r}, not an object")
         key = tuple([item.get(k) for k in schema.keys])
+        for key_name, part in zip(schema.keys, key):
+            _check_key_value(schema.children[key_name], name, part)
         entry = existing.entries.get(key)
         if entry is None:
             prev = existing.last_key()
@@ -352,6 +361,15 @@ def _merge_child(parent: Inner, schema: SchemaNode, value: Any, trail: Trail, di
                 if child_name in schema.keys:
                     continue
                 _merge_child(entry, child_schema, child_value, [*base, (schema, key), (child_schema, None)], diff)
+
+
+def _check_key_value(leaf: SchemaNode, list_name: str, value: Any) -> None:
+    """A merged key (or leaf-list value) has its leaf's type: it is compared with the list's other keys at once."""
+    wanted = int if leaf.type == UINT32 else str
+    if value is None:
+        raise DataError(f"merge: {list_name}: an entry lacks its key {leaf.name}")
+    if not isinstance(value, wanted) or isinstance(value, bool):
+        raise DataError(f"merge: {list_name}: {leaf.name} is {value!r}, not a {leaf.type}")
 
 
 def compare(module: SchemaNode, old: Inner | None, new: Inner | None) -> Diff:

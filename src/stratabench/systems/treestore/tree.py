@@ -200,6 +200,17 @@ def build_child(schema: SchemaNode, parent: Inner, value: Any) -> Any:
         return build_inner(schema, parent, value)
     if not isinstance(value, list):
         raise DataError(f"{schema.name}: expected an array, got {type(value).__name__}")
+    try:
+        return build_instances(schema, parent, value)
+    except TypeError:
+        # A key that is an array or an object cannot be hashed, and keys of two types
+        # cannot be sorted; the leaf types are checked later, by validation, so that
+        # the well-formed path pays for no check per entry here.
+        raise DataError(f"{schema.name}: a key ({', '.join(schema.keys) or 'the value'}) is not a "
+                        "number or a string, or keys of one list mix the two") from None
+
+
+def build_instances(schema: SchemaNode, parent: Inner, value: list[Any]) -> Instances:
     instances = Instances(schema, parent)
     add = instances.add
     if schema.kind == LEAF_LIST:

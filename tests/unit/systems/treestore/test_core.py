@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from stratabench.errors import UsageError
+from stratabench.errors import DataError, UsageError
 from stratabench.systems.treestore.backends.json_file import JsonFileBackend
 from stratabench.systems.treestore.backends.sqlite import SqliteBackend
 from stratabench.systems.treestore.core import Core, installed, stored_tree
@@ -159,6 +159,34 @@ def core(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     backend_class = {"json-file": JsonFileBackend, "sqlite": SqliteBackend}[request.param]
     with installed(backend_class("unit", directory=tmp_path)) as core:
         yield core
+
+
+@pytest.mark.parametrize(("merged", "message"), [
+    ({"lst": [{"k1": [1], "k2": "a", "l": "x"}]}, "k1 is \\[1\\], not a uint32"),
+    ({"lst": [{"k1": "z", "k2": "a", "l": "x"}]}, "k1 is 'z', not a uint32"),  # was a TypeError sorting 'z' after 1
+    ({"lst": [{"k2": "a", "l": "x"}]}, "lacks its key k1"),
+    ({"lst": [{"k1": 2, "k2": 3, "l": "x"}]}, "k2 is 3, not a string"),
+    ({"lst": 5}, "expected an array, got int"),
+    ({"lst": [5]}, "an entry is 5, not an object"),
+])
+def test_a_merge_of_a_malformed_document_is_a_data_error_and_stores_nothing(core: Core, merged: dict[str, Any],
+                                                                           message: str) -> None:
+    session = core.connect().session()
+    session.merge({"perf:cont": {"lst": entries(1)}})
+    session.commit()
+    before = tree_hash(stored_tree(core))
+    session.merge({"perf:cont": merged})
+    with pytest.raises(DataError, match=message):
+        session.commit()
+    assert tree_hash(stored_tree(core)) == before
+
+
+@pytest.mark.parametrize("document", [{"perf:cont": {"lst": [{"k1": [1], "k2": "a", "l": "x"}]}},
+                                      {"perf:cont": {"lst": [{"k1": 1, "k2": "a", "l": "x"},
+                                                             {"k1": "z", "k2": "a", "l": "x"}]}}])
+def test_a_document_with_keys_that_cannot_be_compared_is_a_data_error(document: dict[str, Any]) -> None:
+    with pytest.raises(DataError, match="lst: a key"):
+        from_document(PERF, document)
 
 
 def test_a_failed_validation_stores_nothing(core: Core) -> None:
