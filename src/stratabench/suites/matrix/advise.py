@@ -50,7 +50,8 @@ from stratabench.suites.matrix.suite import MatrixSuite, Records, default_layers
 from stratabench.units import format_bytes, format_ns, format_ratio
 
 __all__ = ["ADVISE_ENGINE", "CLOSE", "Advice", "AdviseOptions", "Option", "advice_answer", "advice_chart", "advise",
-           "advice_report", "candidates_table", "check_stores", "choose", "cost_ratio", "round_costs", "shortlist"]
+           "advice_report", "candidates_table", "check_stores", "choose", "cost_ratio", "round_costs", "shortlist",
+           "too_close"]
 
 ADVISE_ENGINE = EngineOptions(min_samples=6, max_samples=20, target=0.05, cell_budget_ns=250_000_000,
                               min_sample_ns=10_000_000, warmups=1, memory_samples=1)
@@ -257,9 +258,30 @@ def _cost(read: CellResult, records: int, prices: Prices, end: str = "median") -
                             value_bytes=value, stored_bytes=value * records, prices=prices)
 
 
+def _meeting(options: Sequence[Option], goal: Goal) -> list[Option]:
+    """The candidates that meet every limit (and, to be the fastest, were loaded)."""
+    return [o for o in options if o.meets(goal) and (goal.objective != "fastest" or o.p99_ns is not None)]
+
+
+def too_close(advice: Advice) -> list[Option]:
+    """The candidates meeting the goal that the recommended one is not sure to beat by :data:`CLOSE`."""
+    chosen = advice.chosen
+    if chosen is None:
+        return []
+    return [o for o in _meeting(advice.options, advice.goal) if o is not chosen
+            and _sure(chosen, o, advice.goal) != "clear"]
+
+
+def _shared(options: Sequence[Option]) -> list[str]:
+    """What every one of ``options`` has in common: its store, codec or compressor."""
+    parts = {"store": {o.store for o in options}, "codec": {o.codec for o in options},
+             "compressor": {o.compression for o in options}}
+    return [f"the {what} {values.pop()}" for what, values in parts.items() if len(values) == 1]
+
+
 def choose(options: Sequence[Option], goal: Goal) -> tuple[Option | None, Option | None, str, Option | None]:
     """(recommended, runner-up, how sure, closest when refused) among ``options`` for ``goal``."""
-    meeting = [o for o in options if o.meets(goal) and (goal.objective != "fastest" or o.p99_ns is not None)]
+    meeting = _meeting(options, goal)
     if not meeting:
         closest = min(options, key=lambda o: (max((o.gap(limit) for limit in goal.limits), default=math.inf),
                                               o.cost.per_million)) if options else None
@@ -614,6 +636,12 @@ def advice_answer(advice: Advice) -> Answer:
             else f"Use ({advice.sure.split(':')[0]})")
     found.summary.append(f"{verb} {chosen.name}: " + _evidence(chosen) + "."
                          + ("" if runner is None else f" Runner-up: {runner.name} ({_evidence(runner)})."))
+    tied = too_close(advice)
+    if tied:
+        shared = _shared([chosen, *tied])
+        found.summary.append(f"Too close to call between {chosen.name} and " + ", ".join(o.name for o in tied) + (
+            ": any of them will do" if not shared else f"; all of them have {' and '.join(shared)}: that much "
+            f"is sure") + ".")
     found.summary += [f"What would change the choice: {line}." for line in advice.changes]
     found.lines.append(f"Prices: {advice.prices.describe()} (defaults unless set with --price).")
     if advice.sampled < advice.records:
