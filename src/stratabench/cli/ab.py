@@ -48,7 +48,7 @@ from stratabench.engine.counting import require_valgrind, uncountable
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import ExternalRunner
 from stratabench.errors import NoCellsError, StratabenchError, UsageError
-from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores import check_store_url
 from stratabench.lifeline import popen_tied
 from stratabench.metrics import METRICS, metric
 from stratabench.options import RunOptions
