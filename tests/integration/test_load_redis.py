@@ -288,7 +288,8 @@ def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.
 
 
 def load_namespaces(url: str) -> list[str]:
-    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores import open_store
+    from stratabench.layers.stores.base import Sweepable
     from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
     with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:

@@ -24,7 +24,7 @@ from stratabench.cli.arguments import add_output_arguments, fraction, number_in,
 from stratabench.cli.signals import interrupt_description
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import StratabenchError, UsageError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.records import generated_payloads, payloads_from_rows

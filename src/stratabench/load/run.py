@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from stratabench.errors import StoreError, UsageError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.load.client import ClientReport, ClientSpec, RequestPlan
 from stratabench.load.histogram import LatencySummary, decode, encode, merge, summarize_histogram
 from stratabench.load.store_requests import StoreRequestPlan

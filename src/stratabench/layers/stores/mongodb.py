@@ -28,7 +28,12 @@ from urllib.parse import unquote
 
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores.base import TIMEOUT_RANGE, Store, timeout_settings
-from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, namespace_identifier, swept_name
+from stratabench.layers.stores.namespaces import (
+    RUN_IDENTIFIER_PATTERN,
+    TREESTORE_DATABASE_PATTERN,
+    namespace_identifier,
+    swept_name,
+)
 from stratabench.settings import Setting
 
 __all__ = ["MongodbStore"]
@@ -154,14 +159,26 @@ class MongodbStore(Store):
                 self._collection.drop()
 
     def list_namespaces(self) -> list[str]:
+        """The databases (or, with a database in the URL, the collections) of runs.
+
+        Without a database in the URL, also the treestore study's databases
+        (``sbts_{namespace}_running``, :mod:`~stratabench.layers.stores.namespaces`).
+        A URL that names a database is for a user allowed only there, who
+        may not list databases: only that database's collections are looked at.
+        """
         with self._guard("list namespaces"):
             if self._own_database:
-                names = self._client.list_database_names()
-            else:
-                names = self._database.list_collection_names()
-        return sorted(str(name) for name in names if RUN_IDENTIFIER_PATTERN.match(str(name)))
+                names = [str(name) for name in self._client.list_database_names()]
+                return sorted(name for name in names
+                              if RUN_IDENTIFIER_PATTERN.match(name) or TREESTORE_DATABASE_PATTERN.match(name))
+            names = [str(name) for name in self._database.list_collection_names()]
+        return sorted(name for name in names if RUN_IDENTIFIER_PATTERN.match(name))
 
     def drop_namespace(self, name: str) -> None:
+        if self._own_database and TREESTORE_DATABASE_PATTERN.match(name):
+            with self._guard("drop namespace"):
+                self._client.drop_database(name)
+            return
         name = swept_name(name, RUN_IDENTIFIER_PATTERN)
         with self._guard("drop namespace"):
             if self._own_database:

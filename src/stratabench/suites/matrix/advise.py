@@ -35,7 +35,7 @@ from typing import Any
 
 from stratabench.engine.runner import Plan, Progress, ResultSink, execute
 from stratabench.errors import StoreError, UsageError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.redact import redact
 from stratabench.report.answer import Answer, Pick
