@@ -69,6 +69,8 @@ def test_a_small_run_recommends_with_evidence_and_a_page(records: Path, tmp_path
     recommended = answer["picks"][0]
     assert recommended["setting"] == "recommended for 'p99<1.000 s, cheapest'"
     assert " on " in recommended["choice"] and "p99" in recommended["measured"]
+    # The candidates' single reads were measured in the same rounds: their costs pair up round by round.
+    assert recommended["ratio"]["paired"] and recommended["ratio"]["n"] >= 2
     assert any(line.startswith("Use ") for line in answer["summary"])
     assert any("Prices: $0.04 per vCPU-hour" in line for line in answer["lines"])
     loads = [json.loads(line) for line in output.read_text().splitlines() if '"suite":"advise"' in line]
