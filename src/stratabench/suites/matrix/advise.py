@@ -554,8 +554,9 @@ def _load(option: Option, records: Records, options: AdviseOptions, run: RunOpti
     spec = LoadSpec(store_url=url, payloads=payloads, workload="get", run_id=options.run_id,
                     clients=min(options.clients, len(payloads)), warmup_s=1.0, duration_s=options.load_seconds,
                     options=run)
-    result = load_cell(run_load(spec), suite="advise", params={
-        "codec": option.codec, "compression": option.compression, "store": option.store})
+    # A load run's record, as ``stratabench load`` writes it: ``report`` shows it in the load table, by candidate.
+    result = load_cell(run_load(spec), params={"codec": option.codec, "compression": option.compression},
+                       notes={"subject": ["candidate", option.name]})
     sink.write(result)
     return result
 
