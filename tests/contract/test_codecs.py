@@ -22,7 +22,8 @@ from stratabench.datasets.schema import Field, Row, Schema
 from stratabench.datasets.verify import first_difference, verify_rows
 from stratabench.errors import DataError, UnavailableError, UsageError
 from stratabench.layers.codecs import CODECS
-from stratabench.layers.codecs.base import Codec, Format, make_format
+from stratabench.layers.codecs import make_format
+from stratabench.layers.codecs.base import Codec, Format
 
 CASES = [(info.name, mode) for info in CODECS for mode in info.cls.modes]
 

@@ -26,7 +26,8 @@ import pytest
 
 from stratabench.errors import StoreError, UsageError, ValueTooLargeError
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import BatchStore, ItemLimit, Store, batch_getter, batch_putter, open_store
+from stratabench.layers.stores import open_store
+from stratabench.layers.stores.base import BatchStore, ItemLimit, Store, batch_getter, batch_putter
 from stratabench.options import RunOptions
 from stratabench.redact import password_of
 from stratabench.services.session import LocalServices

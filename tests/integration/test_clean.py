@@ -7,21 +7,33 @@ the user's own data.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from stratabench.cli.main import main
-from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import UsageError
-from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Sweepable, open_store, store_for_scheme
-from stratabench.layers.stores.namespaces import RUN_IDENTIFIER_PATTERN, RUN_NAMESPACE_PATTERN, SWEEP_NAMESPACE, namespace_identifier
+from stratabench.layers.stores import STORES, open_store, store_for_scheme
+from stratabench.layers.stores.base import Sweepable
+from stratabench.layers.stores.namespaces import (
+    RUN_IDENTIFIER_PATTERN,
+    RUN_NAMESPACE_PATTERN,
+    SWEEP_NAMESPACE,
+    TREESTORE_DATABASE_PATTERN,
+    TREESTORE_KEY_PATTERN,
+    TREESTORE_NAMESPACE_PATTERN,
+    cell_namespace,
+    namespace_identifier,
+    new_run_id,
+    treestore_namespace,
+)
 from stratabench.options import RunOptions
 from stratabench.redact import password_of
-from stratabench.layers.stores.namespaces import cell_namespace
 from tests.availability import unavailable
 from tests.sentinels import SENTINELS, close_sentinel_clients  # noqa: F401 -- a fixture
 
@@ -93,7 +105,8 @@ def test_drop_refuses_a_name_that_is_not_a_run_namespace(store_url: str) -> None
     SENTINELS[store_for_scheme(urlsplit(store_url).scheme)](store_url)  # the file or directory must exist
     with open_store(store_url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
         assert isinstance(store, Sweepable)
-        for name in ("theirs", "stratabench_someone_else", 'x"; DROP TABLE theirs; --', "sb:*"):
+        for name in ("theirs", "stratabench_someone_else", 'x"; DROP TABLE theirs; --', "sb:*", "sbts:*",
+                     "sbts:someone_else", "sbts_someone_else_running"):
             with pytest.raises(UsageError, match="not a namespace of a stratabench run"):
                 store.drop_namespace(name)
 
@@ -145,6 +158,64 @@ def test_patterns_match_what_runs_write() -> None:
         assert not RUN_NAMESPACE_PATTERN.match(other)
         assert not RUN_IDENTIFIER_PATTERN.match(namespace_identifier(other))
     assert not RUN_NAMESPACE_PATTERN.match("20261122-101010-abcd.matrix")  # a table name cannot tell this one apart
+
+
+def test_treestore_patterns_match_the_namespaces_its_workers_get() -> None:
+    # What the backends write under a namespace is held to the patterns by the clean test below, on real servers.
+    for run_id in (new_run_id(), "local"):
+        for backend, n, state, core in (("json-file", 1000, "sysrepo", "sysrepo"), ("mongodb", 10, "fresh", "sysrepo"),
+                                        ("redis+search", 100_000, "sysrepo", "incremental")):  # cut to 40 characters
+            namespace = treestore_namespace(run_id, backend, n, state, core)
+            assert TREESTORE_NAMESPACE_PATTERN.match(namespace), namespace
+            assert TREESTORE_KEY_PATTERN.match(f"sbts:{namespace}")
+            assert TREESTORE_DATABASE_PATTERN.match(f"sbts_{namespace}_operational")
+    for other in ("someone_else", "survive", "20261122_101010_abcd", "nightly_redis_1000_ss"):
+        assert not TREESTORE_NAMESPACE_PATTERN.match(other)
+        assert not TREESTORE_KEY_PATTERN.match(f"sbts:{other}")
+        assert not TREESTORE_DATABASE_PATTERN.match(f"sbts_{other}_running")
+
+
+@pytest.mark.parametrize("backend", ["redis", "mongodb"])
+def test_clean_removes_what_a_killed_treestore_worker_left(backend: str, server_url: Callable[[str], str],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    url = server_url(backend)
+    intact = SENTINELS[backend](url)
+    namespace = treestore_namespace(new_run_id(), backend, 10, "sysrepo", "sysrepo")
+    # A worker that installs its module and dies at once (os._exit): no uninstall, no cleanup, no close.
+    worker = ("import os, sys\n"
+              "from stratabench.systems.treestore.backends import TREE_BACKENDS\n"
+              "from stratabench.systems.treestore.core import Core\n"
+              "Core(TREE_BACKENDS.get(sys.argv[1])(sys.argv[2], url=sys.argv[3])).install()\n"
+              "os._exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", worker, backend, namespace, url], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    leftover = f"sbts:{namespace}" if backend == "redis" else f"sbts_{namespace}_running"
+    assert _treestore_names(backend, url, namespace), "the killed worker left nothing: proves nothing"
+
+    assert main(["clean", "--store", url]) == 0
+    assert f"removed {leftover}" in capsys.readouterr().out
+    assert _treestore_names(backend, url, namespace) == []
+    assert intact(), f"{backend}: a sentinel of the user did not survive clean"
+
+
+def _treestore_names(backend: str, url: str, namespace: str) -> list[str]:
+    """The keys (Redis) or databases (MongoDB) a treestore worker of ``namespace`` wrote."""
+    if backend == "redis":
+        import redis
+
+        client: Any = redis.Redis.from_url(url)
+        try:
+            return sorted(key.decode() for key in client.scan_iter(match=f"sbts:{namespace}:*"))
+        finally:
+            client.close()
+    import pymongo
+
+    mongo: Any = pymongo.MongoClient(url)
+    try:
+        return sorted(name for name in mongo.list_database_names() if name.startswith(f"sbts_{namespace}_"))
+    finally:
+        mongo.close()
 
 
 def test_memcached_says_it_relies_on_expiry(server_url: Callable[[str], str], capsys: pytest.CaptureFixture[str]) -> None:

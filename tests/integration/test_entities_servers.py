@@ -19,7 +19,8 @@ from stratabench.engine.cell import run_cell_in_process
 from stratabench.layers.mappers.lazy_entity import LazyEntityMapper
 from stratabench.layers.mappers.ndb_model import NdbModelMapper
 from stratabench.layers.stores import STORES
-from stratabench.layers.stores.base import Store, open_store
+from stratabench.layers.stores import open_store
+from stratabench.layers.stores.base import Store
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.suites.entities.suite import EntitiesSuite
 from tests.availability import unavailable

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from stratabench.errors import UsageError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.options import RunOptions
 from stratabench.services.memcached import auth_command
 

@@ -34,7 +34,8 @@ import psutil
 import pytest
 
 from stratabench.build_cache import CACHE_DIR_ENV
-from stratabench.layers.stores.base import Sweepable, open_store
+from stratabench.layers.stores import open_store
+from stratabench.layers.stores.base import Sweepable
 from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 from stratabench.redact import password_of
 from stratabench.services.base import RunningService

@@ -269,18 +269,27 @@ def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.
                "--duration", f"{duration_s:g}", "--warmup", "0", "-o", str(output)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL, start_new_session=True)
+    import redis
+
+    client = redis.Redis.from_url(url)
     deadline = time.monotonic() + 120
-    while len(psutil.Process(process.pid).children(recursive=True)) < 4:  # tracker, fork server, two clients
-        if time.monotonic() > deadline or process.poll() is not None:
-            os.killpg(process.pid, signal.SIGKILL)
-            raise AssertionError(f"the clients never started: {process.communicate()[1]}")
-        time.sleep(0.1)
-    time.sleep(2)  # under load
+    try:
+        # Every client has put its keys (the default 1,000 records), so they are past the start gate.
+        while (len(psutil.Process(process.pid).children(recursive=True)) < 4  # tracker, fork server, two clients
+               or sum(1 for _ in client.scan_iter(match="sb:*.load.*:*", count=1000)) < 1000):
+            if time.monotonic() > deadline or process.poll() is not None:
+                os.killpg(process.pid, signal.SIGKILL)
+                raise AssertionError(f"the clients never started: {process.communicate()[1]}")
+            time.sleep(0.1)
+    finally:
+        client.close()
+    time.sleep(3.5)  # under load: at least one whole interval (a second) measured
     return process
 
 
 def load_namespaces(url: str) -> list[str]:
-    from stratabench.layers.stores.base import Sweepable, open_store
+    from stratabench.layers.stores import open_store
+    from stratabench.layers.stores.base import Sweepable
     from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
     with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
@@ -338,19 +347,24 @@ def test_rediss_against_a_plain_text_server_fails_within_seconds(server_url: Cal
     assert url.split("@")[0].split(":")[-1] not in err  # the password
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_a_stopped_load_command_deletes_its_keys_itself(server_url: Callable[[str], str], tmp_path: Path,
-                                                       signum: int) -> None:
+@pytest.mark.parametrize(("signum", "to"), [(signal.SIGINT, "group"), (signal.SIGTERM, "group"),
+                                           (signal.SIGHUP, "group"), (signal.SIGTERM, "process")])
+def test_a_stopped_load_command_deletes_its_keys_itself_and_keeps_a_partial_cell(
+        server_url: Callable[[str], str], tmp_path: Path, signum: int, to: str) -> None:
     # Issue 27, item 6: SIGINT, SIGTERM and SIGHUP left the configuration's keys in the user's store, SIGHUP
-    # printed a KeyError traceback per semaphore; the signal goes to the whole process group, as a terminal's
-    # Ctrl-C or hang-up does.
+    # printed a KeyError traceback per semaphore, and the seconds measured were lost. The signal goes to the
+    # whole process group, as a terminal's Ctrl-C or hang-up does, or to the command alone, as `kill` does.
     url = server_url("redis")
-    process = start_load(url, tmp_path / "load.jsonl")
+    output = tmp_path / "load.jsonl"
+    process = start_load(url, output)
     try:
         semaphores = semaphore_inodes(process.pid)
         directories = multiprocessing_dirs(process.pid)
         assert semaphores and directories and load_namespaces(url), "the clients are under load"
-        os.killpg(process.pid, signum)
+        if to == "group":
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
@@ -363,3 +377,14 @@ def test_a_stopped_load_command_deletes_its_keys_itself(server_url: Callable[[st
         time.sleep(0.2)
     assert semaphores_left(semaphores) == [], "semaphores left behind"
     assert [d for d in directories if d.exists()] == [], "multiprocessing's directory left behind"
+    (cell,) = load(output).cells
+    assert cell.status == "failed" and cell.notes["partial"] is True
+    assert cell.error is not None and cell.error.endswith("intervals every client finished"), cell.error
+    kept = len(cell.notes["interval_histograms"])
+    assert 1 <= kept < 60 and cell.error.startswith(
+        f"{'interrupted' if signum == signal.SIGINT else f'terminated ({signal.Signals(signum).name})'} "
+        f"after {kept:g} of 60 s: a partial cell of the {kept} intervals")
+    counts = [decode(h).get_total_count() for h in cell.notes["interval_histograms"]]
+    assert all(counts) and sum(counts) == cell.notes["ops"] == decode(cell.notes["histogram"]).get_total_count()
+    assert list(cell.metrics["ops_per_s"].samples) == [float(c) for c in counts]  # one-second intervals
+    assert [c["fatal"] for c in cell.notes["clients"]] == [f"stopped by {signal.Signals(signum).name}"] * 2

@@ -14,7 +14,7 @@ import pytest
 
 from stratabench.cli import services as services_cli
 from stratabench.errors import StoreError, UnknownNameError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.options import RunOptions
 from stratabench.redact import password_of
 from stratabench.services import SERVICES, state

@@ -79,7 +79,7 @@ def test_redis_asks_for_its_password() -> None:
 
 
 def test_memcached_asks_for_its_password_and_the_store_gives_it() -> None:
-    from stratabench.layers.stores.base import open_store
+    from stratabench.layers.stores import open_store
 
     for running in started("memcached"):
         password = password_of(running.url)
@@ -106,7 +106,7 @@ def test_mongodb_refuses_a_client_without_its_password_and_the_store_gives_it() 
     import pymongo
     from pymongo.errors import OperationFailure
 
-    from stratabench.layers.stores.base import open_store
+    from stratabench.layers.stores import open_store
 
     for running in started("mongodb"):
         password = password_of(running.url)

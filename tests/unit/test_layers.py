@@ -1,7 +1,10 @@
-"""The import layering of pyproject.toml holds, and an import that breaks it is caught.
+"""The import layering of pyproject.toml holds, the package has no import circle, and a break is caught.
 
 ``lint-imports`` runs on a copy of the package, so the test can add a
-forbidden import without touching the source tree.
+forbidden import without touching the source tree. Circles are counted on
+import-linter's own graph (grimp), type-only imports included: a module
+that names another for its types alone still cannot be read, moved or
+tested without it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pytest
 
 ROOT = Path(__file__).parents[2]
@@ -22,6 +26,38 @@ def _lint(src: Path, cwd: Path, *options: str) -> subprocess.CompletedProcess[st
     env = {**os.environ, "PYTHONPATH": str(src)}  # the copy shadows the installed package
     return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--config", str(cwd / "pyproject.toml"), *options],
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Each set of two or more modules that import one another, directly or through others (sorted).
+
+    The strongly connected components of the import graph (Tarjan's algorithm).
+    """
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported not in order:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], order[imported])
+        if low[module] == order[module]:
+            component = [stack.pop()]
+            while component[-1] != module:
+                component.append(stack.pop())
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in order:
+            visit(module)
+    return sorted(circles)
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -36,6 +72,19 @@ def test_the_package_keeps_its_layers(tmp_path: Path) -> None:
     done = _lint(tmp_path / "src", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+def test_the_package_has_no_import_circle() -> None:
+    graph = grimp.build_graph("stratabench", cache_dir=None)
+    assert _circles(graph) == []
+
+
+def test_an_import_that_closes_a_circle_is_counted() -> None:
+    graph = grimp.build_graph("stratabench", cache_dir=None)
+    graph.add_import(importer="stratabench.layers.stores.namespaces", imported="stratabench.layers.stores.base")
+    assert graph.direct_import_exists(importer="stratabench.layers.stores.base",
+                                      imported="stratabench.layers.stores.namespaces")
+    assert _circles(graph) == [["stratabench.layers.stores.base", "stratabench.layers.stores.namespaces"]]
 
 
 def test_an_upward_import_breaks_the_layers(tmp_path: Path) -> None:

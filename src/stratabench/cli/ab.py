@@ -48,7 +48,7 @@ from stratabench.engine.counting import require_valgrind, uncountable
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import ExternalRunner
 from stratabench.errors import NoCellsError, StratabenchError, UsageError
-from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores import check_store_url
 from stratabench.lifeline import popen_tied
 from stratabench.metrics import METRICS, metric
 from stratabench.options import RunOptions
@@ -56,6 +56,7 @@ from stratabench.plugins import check_settings
 from stratabench.redact import redact
 from stratabench.report.ab import AbVerdict, ab_summary, ab_table, judge
 from stratabench.report.comparison import DEFAULT_MIN_EFFECT
+from stratabench.report.counts import counts_notes
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.results.environment import environment
@@ -352,7 +353,7 @@ def _report(args: argparse.Namespace, cells: list[AbCell], not_compared: list[st
             verdicts.append(verdict)
     summary = ab_summary(verdicts, measured, args.min_effect, len(not_compared))
     notes = [summary, *(f"{side.label}: {side.description}" for side in sides),
-             *(f"not compared: {line}" for line in not_compared)]
+             *(f"not compared: {line}" for line in not_compared), *(counts_notes() if args.count else ())]
     table = ab_table(verdicts, measured, f"ab {measured.name}: B/A, paired round by round", notes)
     sys.stdout.write(reporter.render([table]))
     print(summary, file=sys.stderr)

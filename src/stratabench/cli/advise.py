@@ -13,7 +13,7 @@ from stratabench.cli.arguments import add_output_arguments, names, positive_int
 from stratabench.cli.progress import make_progress
 from stratabench.cli.run import _check_data_file, _output_path, _services
 from stratabench.layers.stores.namespaces import new_run_id
-from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores import check_store_url
 from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record

@@ -4,7 +4,8 @@ Every run keeps its keys and tables in namespaces of its own and removes
 them when each cell ends; a run killed with SIGKILL, or a server that hung
 until the cell timed out, leaves them behind. ``clean`` lists the
 namespaces of runs in the store (by their shape: see
-:mod:`stratabench.layers.stores.base`) and drops them, and only them: it
+:mod:`stratabench.layers.stores.namespaces`), the treestore study's keys and
+databases among them, and drops them, and only them: it
 never touches a key, table or collection outside the tool's own names.
 ``--dry-run`` lists them and removes nothing. Stores that cannot list their
 namespaces (memcached) say so and what happens instead.
@@ -19,7 +20,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from stratabench.layers.stores.base import Sweepable, check_store_url, open_store
+from stratabench.layers.stores import check_store_url, open_store
+from stratabench.layers.stores.base import Sweepable
 from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
 
 __all__ = ["add_parser", "clean", "handle"]
@@ -29,8 +31,9 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "clean",
         help="remove the keys and tables that interrupted runs left in a store",
-        description="Find every namespace stratabench runs left in a store (keys sb:RUN_ID.*, tables "
-        "stratabench_RUN_ID_*) and remove them, and nothing else. Use it after a run was killed.",
+        description="Find every namespace stratabench runs left in a store (keys sb:RUN_ID.* and the treestore "
+        "study's sbts:RUN_ID_*, tables and databases stratabench_RUN_ID_* and sbts_RUN_ID_*) and remove them, "
+        "and nothing else. Use it after a run was killed.",
     )
     parser.add_argument("--store", action="append", required=True, metavar="URL",
                         help="the store to clean, as given to run --store (repeatable)")

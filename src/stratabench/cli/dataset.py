@@ -42,7 +42,7 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     if args.out is None:
         raise UsageError("--export needs --out FILE")
-    from stratabench.layers.codecs.base import make_format
+    from stratabench.layers.codecs import make_format
 
     codec, _, mode = args.export.partition("/")
     out = Path(args.out)

@@ -21,13 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.cli.arguments import add_output_arguments, fraction, number_in, parse_settings, whole_in
+from stratabench.cli.signals import interrupt_description
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import StratabenchError, UsageError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, run_load
+from stratabench.load.client import attached_reports
+from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, interrupted_result, run_load
 from stratabench.load.store_requests import store_libraries
 from stratabench.load.sweep import SweepLimits, default_rates, sweep
 from stratabench.load.workload import WORKLOADS
@@ -317,20 +319,24 @@ class _Session:
     def measure(self, spec: Pacing, limits: SweepLimits | None = None, **params: Any) -> LoadResult:
         started = time.monotonic()
         runner = self.runners[spec.language]
-        if isinstance(spec, LoadSpec):
-            result = run_load(spec, runner)
-        else:
-            from stratabench.suites.parking.load import ParkingLoadSpec, run_parking_load
+        try:
+            if isinstance(spec, LoadSpec):
+                result = run_load(spec, runner)
+            else:
+                from stratabench.suites.parking.load import ParkingLoadSpec, run_parking_load
 
-            assert isinstance(spec, ParkingLoadSpec)
-            result = run_parking_load(replace(spec, db_url=self.database_url), runner).load
+                assert isinstance(spec, ParkingLoadSpec)
+                spec = replace(spec, db_url=self.database_url)
+                result = run_parking_load(spec, runner).load
+        except KeyboardInterrupt as interrupt:
+            # The seconds measured before Ctrl-C, SIGTERM or SIGHUP are kept, as a partial cell.
+            partial = interrupted_result(spec, attached_reports(interrupt), interrupt_description(interrupt))
+            if partial is not None:
+                self._keep(partial, params, runner, started, {"partial": True})
+            raise
         # A sweep point keeps why it passed a limit, so a report finds the knee from the file alone.
         notes = {} if limits is None else {"over_limit": limits.exceeded(result)}
-        cell = load_cell(result, params=params, runner=runner.description, duration_s=time.monotonic() - started,
-                         notes=notes)
-        self.writer.write(cell)
-        self.cells.append(cell)
-        self.results.append(result)
+        self._keep(result, params, runner, started, notes)
         if not self.options.quiet:
             if result.ok:
                 print(f"{cell_name(result)}: {result.ops_per_s:,.0f} ops/s, p99 {format_ns(result.latency.p99_ns)}",
@@ -338,6 +344,14 @@ class _Session:
             else:
                 print(f"{cell_name(result)}: failed: {result.error}", file=sys.stderr)
         return result
+
+    def _keep(self, result: LoadResult, params: dict[str, Any], runner: ClientRunner, started: float,
+              notes: dict[str, Any]) -> None:
+        cell = load_cell(result, params=params, runner=runner.description, duration_s=time.monotonic() - started,
+                         notes=notes)
+        self.writer.write(cell)
+        self.cells.append(cell)
+        self.results.append(result)
 
     def sweep(self, spec: Pacing) -> None:
         assert isinstance(spec, LoadSpec)  # options refuse --sweep for a service

@@ -30,7 +30,7 @@ from stratabench.engine.runner import execute
 from stratabench.errors import UsageError
 from stratabench.input_file import file_kind
 from stratabench.layers.mappers import MAPPERS
-from stratabench.layers.stores.base import check_store_url
+from stratabench.layers.stores import check_store_url
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings

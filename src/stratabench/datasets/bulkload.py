@@ -19,9 +19,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import eq, is_, itemgetter
 from typing import Any, NamedTuple
 
+from stratabench.datasets import DATASETS
 from stratabench.datasets.cache import cached
 from stratabench.datasets.canonical import go_json_float, go_json_string, rfc3339nano, sha1_hex
 from stratabench.datasets.gorand import GoRand
+from stratabench.datasets.registered import DatasetEntry
 from stratabench.datasets.schema import Field, Schema
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "JSON_KEYS",
     "REFERENCE_HASHES",
     "BulkRecord",
+    "BulkloadDataset",
     "canonical_bytes",
     "cached_hash",
     "cached_rows",
@@ -366,3 +369,22 @@ def cached_rows(size: int, seed: int) -> list[tuple[Any, ...]]:
 def cached_hash(size: int, seed: int) -> str:
     """The canonical hash of the generated dataset (cached with it)."""
     return cached(f"bulkload-v1-size{size}-seed{seed}-hash", lambda: canonical_hash(cached_rows(size, seed)))
+
+
+@DATASETS.register("bulkload")
+class BulkloadDataset(DatasetEntry):
+    """100,000 five-field records from Go's math/rand, seed 100 (as goddbench, 2018, loaded)."""
+
+    default_size = 100_000
+    bytes_per_record = 2_000
+    default_seed = 100
+
+    def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
+        return cached_rows(size, seed)
+
+    def canonical_hash(self, rows: Sequence[tuple[Any, ...]]) -> str:
+        return canonical_hash(rows)
+
+    @property
+    def schema(self) -> Schema:
+        return BULKLOAD_SCHEMA

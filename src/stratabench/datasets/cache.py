@@ -2,8 +2,10 @@
 
 Every cell runs in a fresh worker, and generating 100,000 bulkload records
 in pure Python takes a second or two, so each dataset is generated once and
-kept as a pickle under ``$XDG_CACHE_HOME/stratabench/datasets`` (or
-``~/.cache/...``; ``STRATABENCH_CACHE_DIR`` overrides). Entries are keyed by
+kept as a pickle in the ``datasets`` directory of the one cache directory
+(:func:`stratabench.build_cache.cache_root`: ``$STRATABENCH_CACHE_DIR``, else
+``$XDG_CACHE_HOME/stratabench``, else ``~/.cache/stratabench``), beside the
+kept builds. Entries are keyed by
 dataset name, parameters and a version that changes with the generator, and
 written atomically, so concurrent workers never read a partial file. The
 cache only ever holds what stratabench generated itself; delete it at will.
@@ -18,18 +20,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from stratabench.build_cache import cache_root
+
 __all__ = ["cache_dir", "cached"]
 
 T = TypeVar("T")
 
 
 def cache_dir() -> Path:
-    """Where generated datasets are kept."""
-    override = os.environ.get("STRATABENCH_CACHE_DIR")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "stratabench" / "datasets"
+    """Where generated datasets are kept: ``datasets`` in the cache directory (not created here)."""
+    return cache_root() / "datasets"
 
 
 def cached(key: str, build: Callable[[], T]) -> T:

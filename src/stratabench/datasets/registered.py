@@ -10,12 +10,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stratabench.datasets import DATASETS
-
 if TYPE_CHECKING:
     from stratabench.datasets.schema import Schema
 
-__all__ = ["BulkloadDataset", "DatasetEntry"]
+__all__ = ["DatasetEntry"]
 
 
 class DatasetEntry(ABC):
@@ -42,28 +40,3 @@ class DatasetEntry(ABC):
     @abstractmethod
     def schema(self) -> Schema:
         """The record schema codecs export with."""
-
-
-@DATASETS.register("bulkload")
-class BulkloadDataset(DatasetEntry):
-    """100,000 five-field records from Go's math/rand, seed 100 (as goddbench, 2018, loaded)."""
-
-    default_size = 100_000
-    bytes_per_record = 2_000
-    default_seed = 100
-
-    def rows(self, size: int, seed: int) -> list[tuple[Any, ...]]:
-        from stratabench.datasets.bulkload import cached_rows
-
-        return cached_rows(size, seed)
-
-    def canonical_hash(self, rows: Sequence[tuple[Any, ...]]) -> str:
-        from stratabench.datasets.bulkload import canonical_hash
-
-        return canonical_hash(rows)
-
-    @property
-    def schema(self) -> Schema:
-        from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
-
-        return BULKLOAD_SCHEMA

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
+from stratabench.engine.counting import counted_worker, counting_environment, uncountable
 from stratabench.engine.measure import Measurement, measure_operation
 from stratabench.engine.operation import CellSpec, Operation, builder_of
 from stratabench.engine.sampling import RoundPlan
@@ -38,7 +39,7 @@ from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.format import cell_from_json
 from stratabench.results.records import CellResult, Status
 
-__all__ = ["run_cell", "run_cell_forked", "run_cell_in_process", "run_cell_in_worker", "status_of"]
+__all__ = ["run_cell", "run_cell_counted", "run_cell_forked", "run_cell_in_process", "run_cell_in_worker", "status_of"]
 
 
 def status_of(error: StratabenchError) -> Status:
@@ -175,6 +176,21 @@ def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan:
         return _worker_result(spec, result_path, forked.exit_code, diagnostics, started)
 
 
+def run_cell_counted(spec: CellSpec, options: RunOptions, python: str = sys.executable) -> CellResult:
+    """Count one cell's instructions per operation in a fresh ``python`` under callgrind (:mod:`.counting`).
+
+    A cell that cannot be counted is returned ``unsupported`` with the
+    reason; a missing valgrind raises :class:`UnavailableError`.
+    """
+    refusal = uncountable(spec)
+    if refusal is not None:
+        return CellResult.failure(spec, "unsupported", refusal)
+    with tempfile.TemporaryDirectory(prefix="stratabench-count-") as tmp:
+        out_file = Path(tmp) / "callgrind.out"
+        return run_cell_in_worker(spec, options, command=counted_worker(out_file, Path(tmp) / "valgrind.log", python),
+                                  env=counting_environment(spec.env, out_file))
+
+
 def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None,
              plan: RoundPlan | None = None) -> CellResult:
     """Run one cell (one round of it, with ``plan``) the way the options say: a fresh worker process by default,
@@ -186,9 +202,7 @@ def run_cell(spec: CellSpec, options: RunOptions, zygotes: Zygotes | None = None
     """
     python = zygotes.python if zygotes is not None else sys.executable
     if options.engine.count is not None:
-        from stratabench.engine.counting import count_cell  # imports the cell runner: only here, when counting
-
-        return count_cell(spec, options, python)
+        return run_cell_counted(spec, options, python)
     if options.engine.isolate:
         if zygotes is not None and options.engine.fork:
             return run_cell_forked(spec, options, zygotes, plan)

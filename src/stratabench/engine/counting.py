@@ -38,18 +38,14 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from stratabench.engine.cell import run_cell_in_worker
 from stratabench.engine.operation import CellSpec
 from stratabench.errors import UnavailableError
-from stratabench.options import RunOptions
-from stratabench.results.records import CellResult
 
-__all__ = ["HASH_SEED", "MARKER_FUNCTION", "OUT_VARIABLE", "count_cell", "counting_environment", "require_valgrind",
-           "uncountable"]
+__all__ = ["HASH_SEED", "MARKER_FUNCTION", "OUT_VARIABLE", "counted_worker", "counting_environment",
+           "require_valgrind", "uncountable"]
 
 #: The hash seed of every counted interpreter.
 HASH_SEED = "0"
@@ -99,18 +95,19 @@ def counting_environment(cell_env: Mapping[str, str], out_file: Path) -> dict[st
             "PYTHONDONTWRITEBYTECODE": "1", OUT_VARIABLE: str(out_file), **cell_env}
 
 
-def count_cell(spec: CellSpec, options: RunOptions, python: str = sys.executable) -> CellResult:
-    """Count one cell's instructions per operation in a fresh interpreter (``python``) under callgrind.
+def counted_worker(out_file: Path, log_file: Path, python: str = sys.executable) -> list[str]:
+    """The command that runs the counting worker (:mod:`stratabench.engine.count_worker`) under callgrind.
 
-    A cell that cannot be counted is returned ``unsupported`` with the
-    reason; a missing valgrind raises :class:`UnavailableError`.
+    The worker is ``python`` (``stratabench ab``'s side may be another environment's interpreter).
+
+    Callgrind writes its dumps to ``out_file`` (the worker reads them back)
+    and its own messages to ``log_file``. The parent runs it as any worker
+    (:func:`stratabench.engine.cell.run_cell_counted`).
+
+    Raises
+    ------
+    UnavailableError
+        When valgrind or setarch is missing (exit 69), naming the package to install.
     """
-    refusal = uncountable(spec)
-    if refusal is not None:
-        return CellResult.failure(spec, "unsupported", refusal)
-    prefix = require_valgrind()
-    with tempfile.TemporaryDirectory(prefix="stratabench-count-") as tmp:
-        out_file = Path(tmp) / "callgrind.out"
-        command = [*prefix, f"--callgrind-out-file={out_file}", f"--log-file={Path(tmp) / 'valgrind.log'}",
-                   python, "-m", "stratabench.engine.count_worker"]
-        return run_cell_in_worker(spec, options, command=command, env=counting_environment(spec.env, out_file))
+    return [*require_valgrind(), f"--callgrind-out-file={out_file}", f"--log-file={log_file}",
+            python, "-m", "stratabench.engine.count_worker"]

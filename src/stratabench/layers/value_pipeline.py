@@ -1,7 +1,7 @@
 """Records to stored bytes and back: a codec's format followed by a compressor.
 
 The cache and matrix suites store values the same way: encode the records
-with a codec (:func:`~stratabench.layers.codecs.base.make_format`), then
+with a codec (:func:`~stratabench.layers.codecs.make_format`), then
 compress; and read them back: decompress, decode, and build usable records
 (canonical rows, with ``datetime`` values where the schema has time), so that
 every path hands back the same Python objects and the read includes the
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.datasets.schema import Row, Schema
-from stratabench.layers.codecs.base import Format, make_format
+from stratabench.layers.codecs import make_format
+from stratabench.layers.codecs.base import Format
 from stratabench.layers.compressors.base import Compressor
 from stratabench.options import RunOptions
 

@@ -34,6 +34,11 @@ The steps, in order:
 4. Record the raw latencies into HDR histograms (one per interval of the
    window, and their sum), encode them, and report.
 
+A client asked to stop (:func:`stop`, from a signal handler: the run was
+interrupted) ends its loop after the request in flight and reports what
+it measured, with ``fatal`` saying so; the parent keeps the intervals that
+finished (:func:`~stratabench.load.run.interrupted_result`).
+
 A request that raises a :class:`~stratabench.errors.StratabenchError` (a
 :class:`~stratabench.errors.StoreError`, mostly) is counted as an error,
 not a latency; ``max_consecutive_errors`` in a row mean the server is gone,
@@ -49,7 +54,7 @@ import socket
 import time
 from array import array
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -59,13 +64,28 @@ from stratabench.errors import StratabenchError
 from stratabench.load.histogram import encode, histogram_of
 from stratabench.load.integrity import CheckFailures
 
-__all__ = ["ClientReport", "ClientSpec", "RequestPlan", "RequestSource", "StartGate", "run_client"]
+__all__ = ["ClientReport", "ClientSpec", "RequestPlan", "RequestSource", "StartGate", "attach_reports",
+           "attached_reports", "run_client", "stop"]
 
 # Sleeping overshoots by tens of microseconds, as much as a whole Redis round
 # trip, so a paced client sleeps to just before a request is due and spins
 # the rest; the spin is pacing, not work, and is left out of the busy figure.
 _SPIN_NS = 300_000
 _NS = 1_000_000_000
+
+# Why this process's client was asked to stop early; a plain global, read once per request.
+_stop_reason: str | None = None
+
+
+def stop(reason: str) -> None:
+    """Ask the client running in this process to stop after its request in flight and report (a signal handler's job).
+
+    ``reason`` becomes the report's ``fatal``; the first reason stays (a
+    Ctrl-C to the terminal, then the parent's own request to stop).
+    """
+    global _stop_reason
+    if _stop_reason is None:
+        _stop_reason = reason
 
 
 class StartGate(Protocol):
@@ -228,6 +248,25 @@ class ClientReport:
         return self.busy_cpu_s / self.wall_s if self.wall_s > 0 else 0.0
 
 
+_REPORTS_ATTRIBUTE = "stratabench_client_reports"
+
+
+def attach_reports(interrupt: BaseException, reports: Sequence[ClientReport]) -> None:
+    """Give an interrupt (Ctrl-C, SIGTERM, SIGHUP) what the interrupted clients reported, in client order.
+
+    The interrupt itself travels on unchanged, so every caller stops as
+    on any Ctrl-C and the exit status still names the signal; one that
+    keeps results reads the reports back with :func:`attached_reports`.
+    """
+    setattr(interrupt, _REPORTS_ATTRIBUTE, tuple(reports))
+
+
+def attached_reports(interrupt: BaseException) -> tuple[ClientReport, ...]:
+    """The client reports :func:`attach_reports` gave ``interrupt``; empty when it has none."""
+    reports: tuple[ClientReport, ...] = getattr(interrupt, _REPORTS_ATTRIBUTE, ())
+    return reports
+
+
 def _one_line(error: BaseException) -> str:
     if isinstance(error, StratabenchError):
         return error.message
@@ -280,7 +319,7 @@ class _Run:
     def closed_loop(self, window_start: int, deadline: int) -> int:
         """Send requests back to back until ``deadline``; returns when the client stopped."""
         clock = time.perf_counter_ns
-        while self.fatal is None:
+        while self.fatal is None and _stop_reason is None:
             sent = clock()
             if sent >= deadline:
                 return sent
@@ -295,7 +334,7 @@ class _Run:
         interval = _NS / rate
         k = 0
         lag = 0
-        while self.fatal is None:
+        while self.fatal is None and _stop_reason is None:
             due = start + int((k + self.spec.phase) * interval)
             now = clock()
             if due >= deadline or now >= deadline:
@@ -368,6 +407,8 @@ def _measure(run: _Run) -> ClientReport:
     except Exception as error:  # noqa: BLE001 -- keep what was measured, report why it stopped
         run.fatal = _one_line(error)
         stopped = time.perf_counter_ns()
+    if run.fatal is None and _stop_reason is not None and stopped < deadline:
+        run.fatal = _stop_reason
     busy_cpu_ns = time.thread_time_ns() - cpu_start - run.spun_ns
     host_busy = _busy_share(host_start, psutil.cpu_times())
     window_ns = max(0, min(stopped, deadline) - window_start)

@@ -45,7 +45,8 @@ from typing import IO, Any
 
 from stratabench.adapters import golang
 from stratabench.errors import UsageError
-from stratabench.layers.stores.base import parse_store_url, store_for_scheme
+from stratabench.layers.stores import store_for_scheme
+from stratabench.layers.stores.base import parse_store_url
 from stratabench.layers.stores.namespaces import key_prefix
 from stratabench.lifeline import popen_tied
 from stratabench.load.client import ClientReport, ClientSpec

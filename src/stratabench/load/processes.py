@@ -13,7 +13,9 @@ barrier, so the others give up at once instead of waiting for it. Reports
 come back through a queue. Whatever happens (a finished run, a client that
 died, a timeout, Ctrl-C), :meth:`LocalProcesses.run` returns or raises only
 after every client process has ended: it is joined, then terminated, then
-killed. When stratabench itself is killed with SIGKILL, each client sees its
+killed. When the run is interrupted (Ctrl-C, SIGTERM, SIGHUP), each client
+is first asked to stop and report what it measured, and the interrupt
+carries the reports (:func:`~stratabench.load.client.attached_reports`). When stratabench itself is killed with SIGKILL, each client sees its
 parent's sentinel close and exits at once.
 """
 
@@ -28,10 +30,10 @@ import time
 from collections.abc import Sequence
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
-from stratabench.load.client import ClientReport, ClientSpec, run_client
+from stratabench.load.client import ClientReport, ClientSpec, attach_reports, run_client, stop
 from stratabench.scratch import claim_multiprocessing
 
 __all__ = ["BarrierGate", "LocalProcesses"]
@@ -41,6 +43,9 @@ _PRELOAD = ["stratabench.load.client", "numpy", "hdrh.histogram"]
 _POLL_S = 0.2
 _PARENT_GONE = 70  # exit status of a client whose run was killed under it
 _END_GRACE_S = 3.0
+#: How long an interrupted run waits for its clients' reports of what they measured.
+_REPORT_GRACE_S = 5.0
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class BarrierGate:
@@ -62,9 +67,14 @@ class BarrierGate:
 
 
 def _client_process(spec: ClientSpec, gate: BarrierGate, reports: Any) -> None:
-    # Ctrl-C reaches the whole process group; the parent ends the clients, and
-    # a client must not print a traceback of its own on the way out.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C and a closed terminal reach the whole process group, `kill` may reach the clients alone: each
+    # stops after its request in flight and reports what it measured (the parent keeps the finished
+    # intervals), with no traceback of its own.
+    def stop_client(signum: int, frame: FrameType | None) -> None:
+        stop(f"stopped by {signal.Signals(signum).name}")
+
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, stop_client)
     _end_with_parent()
     reports.put(run_client(spec, gate))
 
@@ -99,24 +109,26 @@ def _context(preload: tuple[str, ...]) -> BaseContext:
         context = forking
     else:
         context = multiprocessing.get_context("spawn")
-    _start_helpers_deaf_to_hangup(context)
+    _start_helpers_deaf_to_stop_signals(context)
     return context
 
 
-def _start_helpers_deaf_to_hangup(context: BaseContext) -> None:
-    """Start multiprocessing's resource tracker and fork server with SIGHUP ignored, which they inherit.
+def _start_helpers_deaf_to_stop_signals(context: BaseContext) -> None:
+    """Start multiprocessing's resource tracker and fork server with SIGHUP and SIGTERM ignored, which they inherit.
 
-    A closed terminal sends SIGHUP to the whole process group. The helpers
-    do not ignore it as they ignore SIGINT and SIGTERM: the fork server died
-    at once and the tracker printed a ``KeyError`` traceback per semaphore,
-    while this process was still stopping its clients and deleting their
+    A closed terminal sends SIGHUP, and ``kill -TERM -PGID`` SIGTERM, to the
+    whole process group. The fork server ignores neither (it ignores only
+    SIGINT), the tracker not SIGHUP: the fork server died at once, so the
+    exit status of every client was lost (255, "died", its report with it),
+    and the tracker printed a ``KeyError`` traceback per semaphore, while this
+    process was still collecting its clients' reports and deleting their
     keys. Ignored, they end as they do after Ctrl-C, when this process does.
     """
     from multiprocessing import resource_tracker
 
     if threading.current_thread() is not threading.main_thread():
         return
-    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGHUP, signal.SIGTERM)}
     try:
         resource_tracker.ensure_running()
         if context.get_start_method() == "forkserver":
@@ -124,7 +136,8 @@ def _start_helpers_deaf_to_hangup(context: BaseContext) -> None:
 
             forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGHUP, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class LocalProcesses:
@@ -154,6 +167,16 @@ class LocalProcesses:
             for process in processes:
                 process.start()
             self._collect(specs, processes, gate, reports, received, time.monotonic() + timeout_s)
+        except KeyboardInterrupt as interrupt:
+            # Ctrl-C, SIGTERM, SIGHUP: each client stops where it is and reports what it measured, for the
+            # caller to keep (attach_reports); a second Ctrl-C gives up waiting.
+            gate.abort()
+            for process in processes:
+                if process.is_alive():
+                    process.terminate()  # a stop signal to the client: see _client_process
+            self._collect(specs, processes, gate, reports, received, time.monotonic() + _REPORT_GRACE_S)
+            attach_reports(interrupt, [received[spec.index] for spec in specs])
+            raise
         finally:
             _end(processes)
             reports.close()
@@ -170,17 +193,16 @@ class LocalProcesses:
         deadline: float,
     ) -> None:
         while len(received) < len(specs):
-            try:
-                report: ClientReport = reports.get(timeout=_POLL_S)
-            except queue.Empty:
-                pass
-            else:
-                received[report.index] = report
+            if _receive(reports, received):
                 continue
-            # A report is put before its process exits, so an exited process
-            # whose report is still missing after the queue ran dry is dead.
-            for spec, process in zip(specs, processes, strict=True):
-                if spec.index not in received and process.exitcode is not None:
+            # A report is in the pipe before its process exits, so an exited
+            # process whose report is not there once the pipe is drained is dead.
+            exited = [(spec, process) for spec, process in zip(specs, processes, strict=True)
+                      if spec.index not in received and process.exitcode is not None]
+            while exited and _receive(reports, received, timeout_s=0):
+                pass
+            for spec, process in exited:
+                if spec.index not in received:
                     received[spec.index] = ClientReport.not_run(
                         spec, f"client {spec.index} died (exit code {process.exitcode})", pid=process.pid
                     )
@@ -203,6 +225,25 @@ class LocalProcesses:
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _receive(reports: Any, received: dict[int, ClientReport], timeout_s: float = _POLL_S) -> bool:
+    """Move the next report from the queue into ``received``; ``False`` after ``timeout_s`` without one.
+
+    Stop signals wait until the report is in ``received`` (at most the poll
+    interval): one in the middle of the read would leave the rest of the
+    report in the pipe, for the interrupted run's next read to hang on, and
+    one between the read and the store would drop the report.
+    """
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        report: ClientReport = reports.get(timeout=timeout_s)
+        received[report.index] = report
+    except queue.Empty:
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return True
 
 
 def _end(processes: list[BaseProcess]) -> None:

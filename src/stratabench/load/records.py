@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from stratabench.errors import UsageError
 from stratabench.datasets.schema import Row, Schema
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 from stratabench.load.integrity import STAMP_BYTES
 
 __all__ = ["STAMP_BYTES", "generated_payloads", "payloads_from_rows"]

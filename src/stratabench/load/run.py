@@ -35,11 +35,11 @@ import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from stratabench.errors import StoreError, UsageError
-from stratabench.layers.stores.base import open_store
+from stratabench.layers.stores import open_store
 from stratabench.load.client import ClientReport, ClientSpec, RequestPlan
 from stratabench.load.histogram import LatencySummary, decode, encode, merge, summarize_histogram
 from stratabench.load.store_requests import StoreRequestPlan
@@ -47,8 +47,8 @@ from stratabench.load.workload import workload
 from stratabench.options import RunOptions
 from stratabench.redact import redact
 
-__all__ = ["CLIENT_LANGS", "ClientRunner", "LoadResult", "LoadSpec", "Pacing", "default_runner", "merge_reports",
-           "run_clients", "run_load"]
+__all__ = ["CLIENT_LANGS", "ClientRunner", "LoadResult", "LoadSpec", "Pacing", "default_runner", "interrupted_result",
+           "merge_reports", "run_clients", "run_load"]
 
 BUSY_CLIENT = 0.9
 """A client that kept this share of a core busy is saturated: it, not the server, set the pace."""
@@ -415,10 +415,15 @@ def run_clients(spec: Pacing, runner: ClientRunner | None = None, *,
 
 
 def merge_reports(spec: Pacing, reports: Sequence[ClientReport]) -> LoadResult:
-    """Merge client reports into one :class:`LoadResult`, with its diagnosis."""
+    """Merge client reports into one :class:`LoadResult`, with its diagnosis.
+
+    The intervals are those every report has: all of the window's, or the
+    finished ones of an interrupted configuration (:func:`interrupted_result`).
+    """
     total = merge(r.histogram for r in reports)
     intervals = tuple(
-        encode(merge(r.interval_histograms[i] for r in reports)) for i in range(spec.intervals)
+        encode(merge(r.interval_histograms[i] for r in reports))
+        for i in range(min(len(r.interval_histograms) for r in reports))
     )
     interval_s = spec.duration_s / spec.intervals
     interval_ops = tuple(decode(h).get_total_count() / interval_s for h in intervals)
@@ -431,6 +436,42 @@ def merge_reports(spec: Pacing, reports: Sequence[ClientReport]) -> LoadResult:
         warnings=tuple(saturation + lateness), client_saturated=saturated, behind_schedule=behind,
         error=_failure(spec, reports),
     )  # fmt: skip
+
+
+def interrupted_result(spec: Pacing, reports: Sequence[ClientReport], interruption: str) -> LoadResult | None:
+    """What an interrupted configuration measured: the intervals every client finished; ``None`` if none did.
+
+    The clients stopped at about the same moment, each in the middle of an
+    interval: the last, unfinished one is left out (its rate would read low),
+    and so is any interval a client did not finish, so that every interval
+    kept counts every client. Latencies and ``ops`` are those of the kept
+    intervals; the counts of requests by kind, errors and checks are every
+    client's whole count (each answer was checked).
+
+    ``interruption`` says what stopped it (``terminated (SIGTERM)``) in the
+    result's one-line error.
+    """
+    interval_s = spec.duration_s / spec.intervals
+    ran = [r for r in reports if r.wall_s > 0]
+    # A whole interval measured by a float clock may come out a hair short of its length.
+    kept = min((min(spec.intervals, int(r.window_s / interval_s + 1e-6)) for r in ran), default=0)
+    if kept == 0:
+        return None
+    merged = merge_reports(spec, [_first_intervals(r, kept, interval_s) for r in reports])
+    measured_s = kept * interval_s
+    error = (f"{interruption} after {measured_s:g} of {spec.duration_s:g} s: a partial cell of the {kept} "
+             f"intervals every client finished")
+    return replace(merged, error=error)
+
+
+def _first_intervals(report: ClientReport, kept: int, interval_s: float) -> ClientReport:
+    """``report`` cut to its first ``kept`` intervals: their latencies, their requests, their length."""
+    intervals = report.interval_histograms[:kept]
+    if report.wall_s == 0:
+        return replace(report, interval_histograms=intervals)
+    histogram = merge(intervals)
+    return replace(report, histogram=encode(histogram), interval_histograms=intervals,
+                   ops=histogram.get_total_count(), window_s=kept * interval_s)
 
 
 def _failure(spec: Pacing, reports: Sequence[ClientReport]) -> str | None:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stratabench.layers.stores.base import BatchStore, Store, open_store, parse_store_url, store_for_scheme
+from stratabench.layers.stores import open_store, store_for_scheme
+from stratabench.layers.stores.base import BatchStore, Store, parse_store_url
 from stratabench.load.integrity import CheckFailures, KeyLedger
 from stratabench.load.workload import PLAN_LENGTH, OperationPlan, plan_operations, workload
 from stratabench.options import RunOptions

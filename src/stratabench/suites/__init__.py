@@ -1,14 +1,11 @@
-"""The suites: one module per study, registered with ``@SUITES.register``."""
+"""The suites: one module per study, registered with ``@SUITES.register``.
+
+The registry and the base class live in :mod:`stratabench.suites.kit.suite`;
+this package re-exports the registry under its usual name.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from stratabench.registry import Registry
-
-if TYPE_CHECKING:
-    from stratabench.suites.kit.suite import Suite
+from stratabench.suites.kit.suite import SUITES
 
 __all__ = ["SUITES"]
-
-SUITES: Registry[type[Suite]] = Registry("suite", __name__)

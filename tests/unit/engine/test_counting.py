@@ -120,7 +120,7 @@ def test_missing_valgrind_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
 
 def test_a_count_runs_the_given_interpreter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # ab's side B may be another environment: its cells are counted in its interpreter, not in this one.
-    from stratabench.engine import counting
+    from stratabench.engine import cell
     from stratabench.engine.zygote import Zygotes
 
     if shutil.which("valgrind") is None:
@@ -131,7 +131,7 @@ def test_a_count_runs_the_given_interpreter(monkeypatch: pytest.MonkeyPatch, tmp
         commands.append(list(kwargs["command"]))  # type: ignore[call-overload]
         return None
 
-    monkeypatch.setattr(counting, "run_cell_in_worker", worker)
+    monkeypatch.setattr(cell, "run_cell_in_worker", worker)  # the counted runner starts its worker through it
     other = str(tmp_path / "bin" / "python")
     run_cell(CellSpec("probe", "p"), COUNTING, Zygotes(python=other))
     assert commands[0][-3:] == [other, "-m", "stratabench.engine.count_worker"]

@@ -6,7 +6,8 @@ import pytest
 
 from stratabench.errors import UnknownNameError, UsageError
 from stratabench.load.histogram import decode
-from stratabench.load.run import LoadSpec, merge_reports
+from stratabench.load.client import ClientReport
+from stratabench.load.run import LoadSpec, interrupted_result, merge_reports
 from tests.unit.load.reports import SPEC, report
 
 PAYLOADS = (b"a", b"b", b"c", b"d")
@@ -114,3 +115,30 @@ def test_clients_that_never_started_say_so() -> None:
     never = [report(i, [[]] * 5, wall_s=0.0, window_s=0.0, fatal="cannot connect to redis at 127.0.0.1:1: refused")
              for i in range(2)]
     assert merge_reports(SPEC, never).error == "2 of 2 clients could not start: cannot connect to redis at 127.0.0.1:1: refused"
+
+
+def test_an_interrupted_configuration_keeps_the_intervals_every_client_finished() -> None:
+    # Issue 27, item 6: an interrupted load kept no cell. Client 0 stopped 3.4 s into SPEC's 5 one-second
+    # intervals, client 1 at 2.9 s: each sent something in its unfinished interval, which is left out.
+    first = report(0, [[1000] * 10, [1100] * 10, [1200] * 10, [9000] * 4, []], window_s=3.4, fatal="stopped by SIGINT")
+    second = report(1, [[2000] * 5, [2000] * 5, [9000] * 4, [], []], window_s=2.9, fatal="stopped by SIGINT")
+    result = interrupted_result(SPEC, [first, second], "interrupted")
+    assert result is not None
+    assert result.error == "interrupted after 2 of 5 s: a partial cell of the 2 intervals every client finished"
+    assert [decode(h).get_total_count() for h in result.interval_histograms] == [15, 15]
+    assert result.ops == 30 == decode(result.histogram).get_total_count()
+    assert result.latency.max_ns == 2000  # nothing of an unfinished interval
+    assert result.interval_ops_per_s == pytest.approx((15.0, 15.0))
+    assert result.ops_per_s == pytest.approx(20 / 2 + 10 / 2)
+    assert [r.window_s for r in result.reports] == [2.0, 2.0]
+
+
+def test_an_interrupted_configuration_without_a_finished_interval_keeps_nothing() -> None:
+    early = report(0, [[1000] * 3, [], [], [], []], window_s=0.7, fatal="stopped by SIGTERM")
+    never = ClientReport.not_run(SPEC.client_specs()[1], "the run was called off before it started")
+    assert interrupted_result(SPEC, [early, never], "terminated (SIGTERM)") is None
+    assert interrupted_result(SPEC, [never, never], "terminated (SIGTERM)") is None
+    # A client that never ran does not hold the others' intervals back.
+    ran = report(0, [[1000] * 3, [1000] * 3, [], [], []], window_s=2.5, fatal="stopped by SIGTERM")
+    partial = interrupted_result(SPEC, [ran, never], "terminated (SIGTERM)")
+    assert partial is not None and len(partial.interval_histograms) == 2 and partial.ops == 6

@@ -14,6 +14,7 @@ from stratabench.results.records import CellResult, MetricResult
 from stratabench.suites.bulkload.go import _go_result
 from stratabench.suites.bulkload.report import conclusions_table
 from stratabench.suites.bulkload.suite import BulkloadSuite
+from stratabench.suites.kit.reports import tables_of
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 HASH_1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"
@@ -79,7 +80,7 @@ def test_encode_access_and_read_cells_verify(name: str) -> None:
 
 def test_access_of_other_values_fails_the_check() -> None:
     from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
-    from stratabench.layers.codecs.base import make_format
+    from stratabench.layers.codecs import make_format
     from stratabench.suites.bulkload.suite import _access_verifier
 
     check = _access_verifier(1000, 100, make_format("protobuf", BULKLOAD_SCHEMA))
@@ -165,7 +166,7 @@ def test_tables_render(tmp_path: Path) -> None:
     from stratabench.report.formats import REPORTERS
 
     results = [_go("gob", [100, 101, 102], [50, 50, 50])]
-    text = REPORTERS.get("terminal")().render(suite().tables(results, {}))
+    text = REPORTERS.get("terminal")().render(tables_of("bulkload", results, suite().options))
     assert "go gob/warm" in text and "59.7 ms" in text  # ours beside the published dev_appserver figure
 
 
@@ -230,7 +231,7 @@ def test_a_lazy_format_is_answered_and_charted_on_reading_every_field() -> None:
     assert answer.bests[0].winners[0].cell is results[3]
     assert bests["fastest encode, Python"] == ["json/typed encode"]
     assert [c.name for c in answer.frontier] == ["protobuf/typed"]
-    table = suite().tables(results, {})[0]
+    table = tables_of("bulkload", results, suite().options)[0]
     ratios = {row["name"]: row["vs_json"] for row in table.rows}
     assert ratios["protobuf/typed"] is None and ratios["protobuf/typed access"] is None
     assert ratios["protobuf/typed read"] is not None and ratios["embed/resident"] is None

@@ -16,6 +16,7 @@ from stratabench.suites.cache.claims import findings
 from stratabench.suites.cache.report import cache_tables
 from stratabench.suites.cache.suite import CacheSuite
 from stratabench.suites.cache.tiers import ready_access
+from stratabench.suites.kit.reports import tables_of
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
 SECRET = "s3cret-Pa55"
@@ -145,7 +146,7 @@ def test_embedded_run_tables_say_which_findings_need_a_server() -> None:
     assert all(r.ok for r in results), [r.error for r in results if not r.ok]
     from stratabench.report.formats import REPORTERS
 
-    tables = s.tables(results, {})
+    tables = tables_of(s.name, results, s.options)
     text = " ".join(REPORTERS.get("terminal")().render(tables).split())  # notes are wrapped
     rows = [row for table in tables for row in table.rows]
     assert any(row.get("cell") == "instance memory + protobuf + zlib" for row in rows)  # wrapped in the text

@@ -10,6 +10,7 @@ from stratabench.cli.main import main
 from stratabench.engine.cell import run_cell_in_process
 from stratabench.errors import DataError, UsageError
 from stratabench.options import EngineOptions, RunOptions
+from stratabench.suites.kit.reports import tables_of
 from stratabench.suites.matrix.report import matrix_answer
 from stratabench.suites.matrix.suite import MatrixSuite, left_out
 
@@ -50,7 +51,7 @@ def test_every_operation_on_every_embedded_store_verifies(data: Path) -> None:
     assert all(r.integrity is not None and r.integrity.ok for r in results)
     for r in results:
         assert {"wall_ns", "cpu_ns", "size_bytes"} <= set(r.metrics)
-    text = "\n".join(str(row) for table in s.tables(results, {}) for row in table.rows)
+    text = "\n".join(str(row) for table in tables_of(s.name, results, s.options) for row in table.rows)
     assert "memory" in text and "sqlite" in text
 
 
@@ -59,7 +60,7 @@ def test_the_table_names_the_file_and_the_fastest(data: Path) -> None:
 
     s = suite(data=str(data), codecs=("pickle",), compressors=("none",), settings={"matrix.operations": "get_many"})
     results = [run_cell_in_process(cell, s.options) for cell in s.cells()]
-    text = REPORTERS.get("terminal")().render(s.tables(results, {}))
+    text = REPORTERS.get("terminal")().render(tables_of(s.name, results, s.options))
     assert f"3 records from {data.name}" in text
     found = matrix_answer(results, s.options)
     assert found is not None and found.bests[0].label == "read many: fastest"

@@ -45,7 +45,6 @@ __all__ = [
     "Format",
     "FunctionFormat",
     "json_value",
-    "make_format",
     "row_converter",
     "thawed_rows",
     "tuple_rows",
@@ -325,25 +324,6 @@ class Codec(ABC):
 
     @abstractmethod
     def _format(self, schema: Schema, mode: str, workdir: Path | None) -> Format: ...
-
-
-def make_format(codec: str, schema: Schema, mode: str | None = None, *, workdir: Path | None = None) -> Format:
-    """Look up ``codec`` in the registry and prepare it: the suites' entry point.
-
-    Raises
-    ------
-    UnknownNameError
-        If no codec is registered as ``codec``.
-    UnavailableError
-        If its package is missing or it cannot carry the schema.
-    UsageError
-        If it has no such mode.
-    """
-    from stratabench.layers.codecs import CODECS
-
-    codec_class = CODECS.get(codec)
-    instance: Codec = codec_class()
-    return instance.format(schema, mode, workdir=workdir)
 
 
 def row_converter(

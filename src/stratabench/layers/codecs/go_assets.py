@@ -27,7 +27,7 @@ from __future__ import annotations
 from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Row
 from stratabench.errors import UsageError
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 
 __all__ = ["GO_ASSET_CODECS", "SAME_WIRE", "decode_go_asset"]
 

@@ -1,7 +1,7 @@
 """The store contract: bytes by key, inside a namespace of the run's own.
 
-A store is opened from a URL with :func:`open_store`; the URL's scheme picks
-the plugin (``redis://`` → :mod:`.redis`). Every store keeps what it writes
+A store is opened from a URL with :func:`stratabench.layers.stores.open_store`; the URL's
+scheme picks the plugin (``redis://`` → :mod:`.redis`). Every store keeps what it writes
 inside its *namespace*, a name the caller derives from the run id:
 
 - key/value servers (Redis, memcached) prefix every key with
@@ -63,11 +63,8 @@ __all__ = [
     "batch_putter",
     "Sweepable",
     "key_ttl_setting",
-    "check_store_url",
-    "open_store",
     "url_path",
     "parse_store_url",
-    "store_for_scheme",
     "timeout_settings",
 ]
 
@@ -144,7 +141,9 @@ class Sweepable(Protocol):
     a store opened for sweeping creates nothing of its own. Names are what
     the store holds: key namespaces for key/value servers (matching
     :data:`RUN_NAMESPACE_PATTERN`), table, collection or database names for
-    the others (matching :data:`RUN_IDENTIFIER_PATTERN`).
+    the others (matching :data:`RUN_IDENTIFIER_PATTERN`); Redis and MongoDB
+    also hold the treestore study's keys and databases
+    (:data:`TREESTORE_KEY_PATTERN`, :data:`TREESTORE_DATABASE_PATTERN`).
     """
 
     def list_namespaces(self) -> list[str]:
@@ -482,106 +481,3 @@ class Store(StoreConnection, ABC):
         return ValueTooLargeError(
             f"value of {size} bytes exceeds {self.name}'s item limit of {limit} bytes at {self.address}; {how}"
         )
-
-
-_SchemeMap = dict[str, str]
-
-
-def _scheme_map() -> _SchemeMap:
-    from stratabench.layers.stores import STORES
-
-    schemes: _SchemeMap = {}
-    for info in STORES:
-        for scheme in getattr(info.cls, "schemes", ()):
-            schemes[scheme] = info.name
-    return schemes
-
-
-def store_for_scheme(scheme: str) -> str:
-    """The registered store name that opens URLs of ``scheme``.
-
-    Raises
-    ------
-    UnknownNameError
-        Listing the schemes that are known.
-    """
-    from stratabench.errors import UnknownNameError
-
-    schemes = _scheme_map()
-    try:
-        return schemes[scheme.lower()]
-    except KeyError:
-        known = ", ".join(f"{s}://" for s in sorted(schemes))
-        raise UnknownNameError(f"no store opens {scheme}:// URLs; known: {known}") from None
-
-
-def _checked(cls: type[Store], url: str, parts: SplitResult) -> None:
-    if cls.service is None and "@" in parts.netloc:
-        raise UsageError(f"store URL {redact(url)!r}: {cls.name} is embedded and takes no user name or password; "
-                         f"drop the part before @, as {parts.scheme}://{url_path(parts)}")
-    try:
-        cls.check_url(parts)
-    except UsageError as error:
-        raise error.with_context(f"store URL {redact(url)!r}") from None
-
-
-def check_store_url(url: str) -> None:
-    """Refuse a store URL that is malformed, of an unknown scheme, or one its store would misread.
-
-    Never connects: run before anything starts, so a typo in ``--store``
-    stops the run at once.
-    """
-    from stratabench.layers.stores import STORES
-
-    parts = parse_store_url(url)
-    _checked(STORES.get(store_for_scheme(parts.scheme)), url, parts)
-
-
-def open_store(
-    url: str,
-    *,
-    namespace: str,
-    options: RunOptions | None = None,
-    server_pids: tuple[int, ...] | None = None,
-    sweeping: bool = False,
-) -> Store:
-    """Open the store that ``url`` names, inside ``namespace``.
-
-    Parameters
-    ----------
-    url
-        ``memory://``, ``file:///dir``, ``sqlite:///path``, ``lmdb:///path``,
-        ``redis://``, ``memcached://``, ``postgresql://``, ``mysql://`` (or
-        ``mariadb://``), ``mongodb://``.
-    namespace
-        The run's namespace; see :class:`Store`.
-    options
-        Run options, for the store's namespaced settings.
-    server_pids
-        Process ids of the server. ``None`` looks them up among the servers
-        ``stratabench services`` started, so the engine can measure their CPU.
-    sweeping
-        Open it only to sweep run namespaces (see :class:`Sweepable`).
-
-    Raises
-    ------
-    UsageError
-        A malformed URL or namespace.
-    UnknownNameError
-        No store opens the URL's scheme.
-    UnavailableError
-        The store's driver package is missing.
-    StoreError
-        The store cannot be reached.
-    """
-    from stratabench.layers.stores import STORES
-
-    parts = parse_store_url(url)
-    cls = STORES.get(store_for_scheme(parts.scheme))
-    _checked(cls, url, parts)
-    if server_pids is None:
-        from stratabench.services.state import pids_for_address
-
-        server_pids = pids_for_address(parts.hostname, parts.port) if parts.hostname else ()
-    store: Store = cls(url, namespace=namespace, options=options, server_pids=server_pids, sweeping=sweeping)
-    return store

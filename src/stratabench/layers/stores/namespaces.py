@@ -16,8 +16,17 @@ the reader of that name format live here together:
   (:func:`swept_name`).
 
 So the keys of a run start ``sb:20261121-054500-3f2a.matrix.`` and its tables
-``stratabench_20261121_054500_3f2a_matrix_`` (and end with a hash). Nothing
-else is ever swept.
+``stratabench_20261121_054500_3f2a_matrix_`` (and end with a hash).
+
+The treestore study's datastore (:mod:`stratabench.systems.treestore`) is a
+system under test with backends of its own, not store plugins: a worker's
+namespace is :func:`treestore_namespace` (``20261121_054500_3f2a_redis_1000_ss``),
+under which its Redis backend writes keys ``sbts:{namespace}:...`` and its
+MongoDB backend databases ``sbts_{namespace}_running`` and
+``sbts_{namespace}_operational``. The system imports none of this package, so
+those two formats are repeated here for the sweep
+(:data:`TREESTORE_KEY_PATTERN`, :data:`TREESTORE_DATABASE_PATTERN`), and a
+test holds them to the backends' own names. Nothing else is ever swept.
 """
 
 from __future__ import annotations
@@ -35,11 +44,15 @@ __all__ = [
     "RUN_IDENTIFIER_PATTERN",
     "RUN_NAMESPACE_PATTERN",
     "SWEEP_NAMESPACE",
+    "TREESTORE_DATABASE_PATTERN",
+    "TREESTORE_KEY_PATTERN",
+    "TREESTORE_NAMESPACE_PATTERN",
     "cell_namespace",
     "key_prefix",
     "namespace_identifier",
     "new_run_id",
     "swept_name",
+    "treestore_namespace",
 ]
 
 
@@ -75,6 +88,34 @@ nothing else is ever swept."""
 RUN_IDENTIFIER_PATTERN = re.compile(rf"^stratabench_{_RUN_ID_IDENTIFIER}_[a-z0-9_]*_[0-9a-f]{{8}}$")
 """:func:`namespace_identifier` of a run namespace: the table, collection or
 database names that are swept."""
+
+def treestore_namespace(run_id: str, backend: str, n: int, state: str, core: str) -> str:
+    """A treestore worker's namespace: ``{run id}_{backend}_{N}_{state}{core}``, at most 40 characters.
+
+    Lowercase letters, digits and ``_`` (what every tree backend accepts in
+    its names). The run id is cut to 20 characters, and the backend to what
+    is left: the state mode's and the core's letters always stay, since the
+    workers of both cores run side by side in one round (cutting the end
+    instead gave ``sqlite@disk``'s two cores one file at N = 100,000).
+    """
+    run = re.sub(r"[^a-z0-9]", "_", run_id.lower())[:20]
+    tail = f"_{n}_{state[0]}{core[0]}"
+    tag = re.sub(r"[^a-z0-9]", "", backend)[: min(11, 40 - len(run) - 1 - len(tail))]
+    return f"{run}_{tag}{tail}"
+
+
+# treestore_namespace() of a command-line or API run id. Runs before the backend was cut instead of the
+# end could leave a shorter tail (``..._100000_``, ``..._100000_s``), which is still swept.
+_TREESTORE = rf"{_RUN_ID_IDENTIFIER}_[a-z0-9]{{1,11}}_[0-9]+(?:_[a-z]{{0,2}})?"
+
+TREESTORE_NAMESPACE_PATTERN = re.compile(rf"^{_TREESTORE}$")
+"""A namespace :func:`treestore_namespace` made for a run."""
+
+TREESTORE_KEY_PATTERN = re.compile(rf"^sbts:{_TREESTORE}$")
+"""``sbts:{namespace}``: the key prefix (before ``:``) of a treestore run's keys in Redis, as swept."""
+
+TREESTORE_DATABASE_PATTERN = re.compile(rf"^sbts_{_TREESTORE}_(?:running|operational)$")
+"""A treestore run's MongoDB databases, one per datastore."""
 
 SWEEP_NAMESPACE = "stratabench-sweep"
 """The namespace a store is opened in to sweep (it is never written)."""

@@ -28,7 +28,7 @@ from stratabench.errors import UsageError
 from stratabench.layers.stores import STORES
 from stratabench.errors import UsageError
 from stratabench.layers.stores.base import Store, key_ttl_setting, timeout_settings
-from stratabench.layers.stores.namespaces import RUN_NAMESPACE_PATTERN, swept_name
+from stratabench.layers.stores.namespaces import RUN_NAMESPACE_PATTERN, TREESTORE_KEY_PATTERN, swept_name
 from stratabench.settings import Setting
 
 __all__ = ["RedisStore"]
@@ -143,6 +143,12 @@ class RedisStore(Store):
         self._unlink_prefix(self.prefix)
 
     def list_namespaces(self) -> list[str]:
+        """The namespaces of runs (``20261121-054500-3f2a.matrix.…``) and the treestore study's key prefixes.
+
+        The treestore datastore writes keys of its own, ``sbts:{namespace}:…``
+        (:mod:`~stratabench.layers.stores.namespaces`); they are listed as
+        ``sbts:{namespace}``.
+        """
         names: set[str] = set()
         with self._guard("list namespaces"):
             for key in self._client.scan_iter(match=b"sb:*", count=1000):
@@ -150,9 +156,17 @@ class RedisStore(Store):
                 name = namespace.decode("ascii", errors="replace")
                 if colon and RUN_NAMESPACE_PATTERN.match(name):
                     names.add(name)
+            for key in self._client.scan_iter(match=b"sbts:*", count=1000):
+                prefix, colon, _ = key[5:].partition(b":")
+                name = "sbts:" + prefix.decode("ascii", errors="replace")
+                if colon and TREESTORE_KEY_PATTERN.match(name):
+                    names.add(name)
         return sorted(names)
 
     def drop_namespace(self, name: str) -> None:
+        if name.startswith("sbts:"):
+            self._unlink_prefix(f"{swept_name(name, TREESTORE_KEY_PATTERN)}:".encode())
+            return
         name = swept_name(name, RUN_NAMESPACE_PATTERN)
         self._unlink_prefix(f"sb:{name}:".encode())
 

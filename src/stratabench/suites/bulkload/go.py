@@ -14,6 +14,7 @@ from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.metrics import METRICS
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import instability
+from stratabench.suites.bulkload.sizes import compressed_sizes
 
 __all__ = ["run_go_cells"]
 
@@ -66,8 +67,6 @@ def _go_result(spec: CellSpec, line: dict[str, Any], want: str, notes: dict[str,
     extra = dict(line.get("extra") or {})
     asset = extra.pop("asset", None)
     if isinstance(asset, str) and Path(asset).is_file():
-        from stratabench.suites.bulkload.suite import compressed_sizes
-
         for name, value in compressed_sizes(Path(asset).read_bytes()).items():
             metrics[name] = MetricResult.of([value])
     for name, value in extra.items():

@@ -37,9 +37,10 @@ from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
+from stratabench.suites.bulkload.sizes import compressed_sizes
 from stratabench.suites.kit.suite import Suite, min_time_setting
 
-__all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_MORE_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "compressed_sizes", "size_of"]
+__all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_MORE_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "size_of"]
 
 #: The seed's asset: what ``run bulkload --full`` loads, and what its published table measured.
 STUDY_SIZE = 100_000
@@ -75,21 +76,6 @@ GO_VARIANTS = ("warm", "fresh", "encode")
 ENCODE, ACCESS, READ = "encode", "access", "read"
 #: Every cell's ``direction``: bytes to records, or records to bytes (the report answers each apart).
 LOAD = "load"
-
-
-def compressed_sizes(data: bytes) -> dict[str, float]:
-    """Sizes of ``data`` after each size compressor that is installed (zstd, lz4), untimed.
-
-    Keyed by metric name (``size_zstd_bytes``); a compressor whose package
-    is missing is left out, as its plugin says how to install it.
-    """
-    from stratabench.layers.compressors import COMPRESSORS
-
-    sizes = {}
-    for name in ("zstd", "lz4"):
-        if COMPRESSORS.info(name).availability.ok:
-            sizes[f"size_{name}_bytes"] = float(len(COMPRESSORS.get(name)().compress(data)))
-    return sizes
 
 
 def _access_verifier(size: int, seed: int, fmt: Any) -> Any:
@@ -230,7 +216,7 @@ class BulkloadSuite(Suite):
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
-        from stratabench.layers.codecs.base import make_format
+        from stratabench.layers.codecs import make_format
 
         size, seed = cell.params["size"], cell.params["seed"]
         step = cell.params.get("step")

@@ -188,7 +188,7 @@ class CacheSuite(Suite):
                 table.close()
                 raise
         else:
-            from stratabench.layers.stores.base import open_store
+            from stratabench.layers.stores import open_store
             from stratabench.layers.value_pipeline import make_pipeline
 
             pipeline = make_pipeline(params["encoding"], params["compression"], schema, self.options, workdir)

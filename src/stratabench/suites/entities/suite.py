@@ -251,7 +251,8 @@ class EntitiesSuite(Suite):
         return operation
 
     def _get20(self, cell: CellSpec, dataset: E.EntitiesDataset, workdir: Path) -> Operation:
-        from stratabench.layers.stores.base import batch_putter, open_store
+        from stratabench.layers.stores import open_store
+        from stratabench.layers.stores.base import batch_putter
 
         params = cell.params
         url = real_url(self.options, params["url"]) if params["url"] else None

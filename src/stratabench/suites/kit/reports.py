@@ -27,9 +27,10 @@ from stratabench.report.document import Detail, Report, Section
 from stratabench.report.generic import generic_answer, generic_tables, unstable_table
 from stratabench.report.table import Table
 from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult
+from stratabench.suites.kit.suite import SUITES
 
 __all__ = ["ChartPlan", "StudyAnswer", "StudyReport", "answer_of", "figure_note", "report_of", "run_report",
-           "study_answer", "study_charts", "study_figure", "study_report"]
+           "study_answer", "study_charts", "study_figure", "study_report", "tables_of"]
 
 StudyReport = Callable[[Sequence[CellResult], RunOptions], list[Table]]
 """A study's tables from its cells' results and the run's options."""
@@ -109,8 +110,6 @@ def figure_note(suite: str, cells: Sequence[CellResult]) -> str | None:
 
 
 def _discover() -> None:
-    from stratabench.suites import SUITES
-
     # Discovering the suites imports every package under suites/, and so each report: a
     # study's, and that of results no suite writes (``load``).
     _ = SUITES.names  # reading it imports every package
@@ -120,6 +119,12 @@ def report_of(suite: str) -> StudyReport | None:
     """The registered report of ``suite``, or ``None`` (its package is imported to find it)."""
     _discover()
     return _REPORTS.get(suite)
+
+
+def tables_of(suite: str, results: Sequence[CellResult], options: RunOptions) -> list[Table]:
+    """The tables of ``suite``'s cells: its registered study report, else the generic table."""
+    own = report_of(suite)
+    return generic_tables(results) if own is None else own(results, options)
 
 
 def answer_of(suite: str) -> StudyAnswer | None:
@@ -136,7 +141,7 @@ def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail:
     for suite in dict.fromkeys(result.suite for result in results):
         cells = [result for result in results if result.suite == suite]
         own, answering = report_of(suite), answer_of(suite)
-        tables = generic_tables(cells) if own is None else own(cells, options)
+        tables = tables_of(suite, cells, options)
         figure = figure_note(suite, cells)
         if figure is not None and tables:
             tables[0].notes = [*tables[0].notes, figure]

@@ -2,7 +2,7 @@
 
 A run's ``--store`` URLs are sorted out here once, for every suite: the
 URL's scheme picks the store plugin through the one table the plugins
-declare (:func:`stratabench.layers.stores.base.store_for_scheme`, the way
+declare (:func:`stratabench.layers.stores.store_for_scheme`, the way
 fsspec's ``get_filesystem_class`` maps a protocol to its file system), and
 :func:`run_stores` gives each store a label, a kind and the URL a cell may
 show. Cell parameters are written to the results file, so a cell names its
@@ -68,7 +68,8 @@ def run_stores(options: RunOptions, *, embedded: Sequence[str] = (),
         that are known).
     """
     from stratabench.layers.stores import STORES
-    from stratabench.layers.stores.base import parse_store_url, store_for_scheme
+    from stratabench.layers.stores import store_for_scheme
+    from stratabench.layers.stores.base import parse_store_url
 
     found: list[RunStore] = []
 

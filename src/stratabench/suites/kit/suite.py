@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.options import EngineOptions
+from stratabench.registry import Registry
 from stratabench.settings import Setting, SettingReader
 
 if TYPE_CHECKING:
     from stratabench.options import RunOptions
-    from stratabench.report.table import Table
     from stratabench.results.records import CellResult
 
-__all__ = ["Suite", "min_time_setting"]
+__all__ = ["SUITES", "Suite", "min_time_setting"]
 
 
 def min_time_setting(suite: str, default_min_sample_ns: int) -> Setting:
@@ -72,8 +72,6 @@ class Suite(ABC):
         from stratabench.layers.compressors import COMPRESSORS
         from stratabench.layers.mappers import MAPPERS
         from stratabench.layers.stores import STORES
-        from stratabench.suites import SUITES
-
         modules: list[str] = list(SUITES.info(cls.name).requires)
         for registry in (CODECS, COMPRESSORS, STORES, MAPPERS):
             for info in registry:  # iterating imports every plugin module of the registry
@@ -154,10 +152,8 @@ class Suite(ABC):
         """
         return iter(())
 
-    def tables(self, results: Sequence[CellResult], header: dict[str, Any]) -> list[Table]:
-        """The report tables of this suite: its registered study report, else the generic table."""
-        from stratabench.report.generic import generic_tables
-        from stratabench.suites.kit.reports import report_of
 
-        report = report_of(self.name)
-        return generic_tables(results) if report is None else report(results, self.options)
+#: The suites, one study package (or module) each under :mod:`stratabench.suites`. The registry sits
+#: beside the base class, as go-ycsb keeps ``RegisterDBCreator`` beside ``DB`` in ``pkg/ycsb/db.go``, so
+#: the base reads its own registration (:meth:`Suite.preload`) without importing the package above it.
+SUITES: Registry[type[Suite]] = Registry("suite", "stratabench.suites")

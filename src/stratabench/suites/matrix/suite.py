@@ -225,7 +225,8 @@ class MatrixSuite(Suite):
         return cells
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
-        from stratabench.layers.stores.base import BatchStore, open_store
+        from stratabench.layers.stores import open_store
+        from stratabench.layers.stores.base import BatchStore
         from stratabench.layers.value_pipeline import make_pipeline
 
         p = cell.params

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stratabench.report.compare import compare_samples
 from stratabench.report.table import Column, Table
@@ -21,9 +21,7 @@ from stratabench.results.records import CellResult
 from stratabench.suites.kit.findings import TARGET, Finding, Verdict, findings_table
 from stratabench.suites.treestore.catalog import FAMILIES, TESTS
 from stratabench.suites.treestore.claims import NETWORK, judge_claims
-
-if TYPE_CHECKING:
-    from stratabench.suites.treestore.report import _Means
+from stratabench.suites.treestore.means import CellMeans
 
 __all__ = ["INCREMENTAL", "PUBLISHED_CACHED_CREATE", "SQLITE_TARGET", "core_gain_table", "core_targets_table",
            "crossover_table"]
@@ -45,7 +43,7 @@ def _gain(before: float | None, after: float | None) -> str:
     return "-" if before is None or after is None or after <= 0 else f"{before / after:.2f}×"
 
 
-def core_gain_table(means: _Means, backends: list[str], n: int, state: str) -> Table:
+def core_gain_table(means: CellMeans, backends: list[str], n: int, state: str) -> Table:
     """Per test and backend: the mean on each core and the gain (sysrepo / incremental)."""
     columns = [Column("n", "#", "right"), Column("test", "test name")]
     for backend in backends:
@@ -71,12 +69,12 @@ def core_gain_table(means: _Means, backends: list[str], n: int, state: str) -> T
     return table
 
 
-def _family_time(means: _Means, backend: str, n: int, numbers: Sequence[int], state: str, core: str) -> float | None:
+def _family_time(means: CellMeans, backend: str, n: int, numbers: Sequence[int], state: str, core: str) -> float | None:
     found = [means.mean(backend, n, number, state, core) for number in numbers]
     return None if None in found or not found else sum(v for v in found if v is not None)
 
 
-def _measured(means: _Means, backends: Sequence[str], sizes: Sequence[int], numbers: range, state: str,
+def _measured(means: CellMeans, backends: Sequence[str], sizes: Sequence[int], numbers: range, state: str,
               core: str) -> list[int]:
     """The tests of a family measured on every one of ``backends`` at every size (a run may pick tests)."""
     return [number for number in numbers
@@ -101,7 +99,7 @@ def _crossing(ratios: dict[int, float]) -> str:
     return f"N = {first:,} (crosses near {at:,.0f})"
 
 
-def crossover_table(means: _Means, backends: list[str], sizes: list[int], state: str, cores: list[str]) -> Table:
+def crossover_table(means: CellMeans, backends: list[str], sizes: list[int], state: str, cores: list[str]) -> Table:
     """Per core, test family and per-node backend: the family's time against json-file at each N, and the crossing."""
     columns = [Column("core", "core"), Column("family", "test family"), Column("backend", "backend")]
     columns += [Column(f"n{n}", f"vs json-file at {n:,}", "right") for n in sizes]
@@ -140,7 +138,7 @@ def _samples(cell: CellResult | None) -> list[float]:
     return [] if metric is None else list(metric.samples)
 
 
-def _cached_create(means: _Means, backend: str, core: str, state: str) -> tuple[str, Verdict, float | None,
+def _cached_create(means: CellMeans, backend: str, core: str, state: str) -> tuple[str, Verdict, float | None,
                                                                                   tuple[float, float] | None]:
     """json-file / ``backend`` on "create an item cached" at N = 100,000: text, whether measured, ratio, interval."""
     base = means.cell("json-file", TARGET_N, 17, state, core)
@@ -156,7 +154,7 @@ def _cached_create(means: _Means, backend: str, core: str, state: str) -> tuple[
     return text, Verdict.HOLDS, json_mean / mine, interval
 
 
-def core_targets_table(means: _Means, backends: list[str], sizes: list[int], state: str) -> Table:
+def core_targets_table(means: CellMeans, backends: list[str], sizes: list[int], state: str) -> Table:
     """The targets of issue 24 a run can judge: the incremental core's 10×, the sysrepo core's 1.37× and claims."""
     found = []
     text, measured, factor, interval = _cached_create(means, "sqlite", INCREMENTAL, state)

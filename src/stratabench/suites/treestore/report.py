@@ -24,11 +24,12 @@ from stratabench.report.generic import generic_tables
 from stratabench.report.paired import ENOUGH
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.suites.kit.findings import Finding, ResultIndex, Verdict, conclusions_table
+from stratabench.suites.kit.findings import Finding, Verdict, conclusions_table
 from stratabench.suites.kit.reports import ChartPlan, study_charts, study_figure, study_report
 from stratabench.suites.treestore.catalog import FAMILIES, TESTS
 from stratabench.suites.treestore.claims import NETWORK, Judged, judge_claims, published_means
 from stratabench.suites.treestore.core_report import core_gain_table, core_targets_table, crossover_table
+from stratabench.suites.treestore.means import CellMeans
 from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 from stratabench.suites.treestore.reference import PUBLISHED, comparison, published_mean
 from stratabench.suites.treestore.suite import ORDER
@@ -67,26 +68,6 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.6f}"
 
 
-class _Means:
-    """Mean seconds of each (backend, N, test, state, commit core) cell that ran and verified.
-
-    A cell without a ``core`` (measured before there were two) ran on the study's.
-    """
-
-    def __init__(self, results: Sequence[CellResult]) -> None:
-        self.index = ResultIndex(results, "treestore", ("backend", "n", "test", "state", "core"),
-                                 missing={"core": DEFAULT_CORE})
-
-    def cell(self, backend: str, n: int, number: int, state: str, core: str = DEFAULT_CORE) -> CellResult | None:
-        return self.index.find_ok(backend=backend, n=n, test=number, state=state, core=core)
-
-    def mean(self, backend: str, n: int, number: int, state: str = "sysrepo",
-             core: str = DEFAULT_CORE) -> float | None:
-        found = self.cell(backend, n, number, state, core)
-        summary = None if found is None else found.summary("wall_ns")
-        return None if summary is None else summary.mean / 1e9
-
-
 def _present(results: Sequence[CellResult], key: str) -> list[Any]:
     return sorted({r.params[key] for r in results if r.suite == "treestore"}, key=lambda v: (str(type(v)), v))
 
@@ -96,7 +77,7 @@ def _backends(results: Sequence[CellResult]) -> list[str]:
     return [name for name in ORDER if name in present]
 
 
-def reference_table(means: _Means, backends: list[str], n: int, state: str, tries: str) -> Table:
+def reference_table(means: CellMeans, backends: list[str], n: int, state: str, tries: str) -> Table:
     columns = [Column("n", "#", "right"), Column("test", "test name")]
     for backend in backends:
         columns.append(Column(f"{backend}:s", f"{backend} (s)", "right", _seconds))
@@ -117,7 +98,7 @@ def reference_table(means: _Means, backends: list[str], n: int, state: str, trie
     return table
 
 
-def matrix_table(means: _Means, backends: list[str], n: int, state: str) -> Table:
+def matrix_table(means: CellMeans, backends: list[str], n: int, state: str) -> Table:
     others = [b for b in backends if b != "json-file"]
     columns = [Column("test", "test")]
     for backend in others:
@@ -159,7 +140,7 @@ def _verdict(judged: Judged, network_present: bool) -> Verdict:
     return Verdict.HOLDS if judged.holds else Verdict.DOES_NOT_HOLD
 
 
-def claims_table(means: _Means, backends: list[str], sizes: list[int], state: str) -> Table:
+def claims_table(means: CellMeans, backends: list[str], sizes: list[int], state: str) -> Table:
     n = 10_000 if 10_000 in sizes else max(sizes)
     # A backend that could not run here at all (redis+search without its module) is not a backend the
     # claims are about; one that ran but lost some cells still is, and those claims say what is missing.
@@ -231,7 +212,7 @@ def differences_table(results: Sequence[CellResult]) -> Table:
     return table
 
 
-def state_table(means: _Means, backends: list[str], sizes: list[int]) -> Table:
+def state_table(means: CellMeans, backends: list[str], sizes: list[int]) -> Table:
     table = Table("treestore: tests whose means differ between the state modes (sysrepo vs fresh-state)",
                   [Column("test", "test"), Column("backend", "backend"), Column("n", "N", "right"),
                    Column("sysrepo", "sysrepo (s)", "right", _seconds),
@@ -247,7 +228,7 @@ def state_table(means: _Means, backends: list[str], sizes: list[int]) -> Table:
     return table
 
 
-def growth_table(means: _Means, backends: list[str], sizes: list[int], state: str,
+def growth_table(means: CellMeans, backends: list[str], sizes: list[int], state: str,
                  core: str = DEFAULT_CORE) -> Table:
     """Time against N per backend and test family, summed; the HTML report plots each test's line."""
     columns = [Column("family", "test family"), Column("backend", "backend")]
@@ -282,7 +263,7 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
     ours = [r for r in results if r.suite == "treestore"]
     if not ours:
         return []
-    means = _Means(ours)
+    means = CellMeans(ours)
     backends = _backends(ours)
     sizes = [int(n) for n in _present(ours, "n")]
     states = [s for s in ("sysrepo", "fresh-state") if s in _present(ours, "state")]

@@ -28,7 +28,6 @@ backend and core back to back, so the two cores are compared side by side.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from typing import IO, Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StratabenchError, UsageError
+from stratabench.layers.stores.namespaces import treestore_namespace
 from stratabench.results.records import CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 from stratabench.settings import Setting
@@ -201,9 +201,8 @@ class TreestoreSuite(Suite):
     # -- measuring -------------------------------------------------------------
 
     def namespace(self, backend: str, n: int, state: str, core: str = DEFAULT_CORE) -> str:
-        run = re.sub(r"[^a-z0-9]", "_", self.options.run_id.lower())[:20]
-        tag = re.sub(r"[^a-z0-9]", "", backend)[:11]
-        return f"{run}_{tag}_{n}_{state[0]}{core[0]}"[:40]
+        """The namespace of one worker's backend (:func:`~stratabench.layers.stores.namespaces.treestore_namespace`)."""
+        return treestore_namespace(self.options.run_id, backend, n, state, core)
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
         """One worker per backend × N × state mode; the workers of one N and mode run interleaved.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from stratabench.systems.lazy._values import (
     _GENERIC,
@@ -25,9 +25,6 @@ from stratabench.systems.lazy._values import (
 )
 from stratabench.systems.lazy.keys import GeoPoint, Key
 
-if TYPE_CHECKING:
-    from stratabench.systems.lazy.entity import LazyEntity
-
 __all__ = [
     "BlobProperty",
     "BooleanProperty",
@@ -39,6 +36,18 @@ __all__ = [
     "StringProperty",
     "TextProperty",
 ]
+
+
+class _Stored(Protocol):
+    """What a property reads from: an entity holding its stored v1 ``Entity`` message.
+
+    The lazy entity (:class:`~stratabench.systems.lazy.entity.LazyEntity`) is
+    the one such class; naming it here would make the entity and its
+    properties import each other.
+    """
+
+    _lz_message: Any
+
 
 _Reader = tuple[str, "Callable[[Any], Any] | None", "dict[str | None, Callable[[Any], Any]]"]
 #: Value fields whose non-zero content proves they are the one set.
@@ -91,7 +100,7 @@ class Property:
         if not self.stored_name:
             self.stored_name = name
 
-    def __get__(self, instance: LazyEntity | None, owner: type | None = None) -> Any:
+    def __get__(self, instance: _Stored | None, owner: type | None = None) -> Any:
         if instance is None:
             return self
         value = instance._lz_message.properties.get(self.stored_name)
@@ -279,7 +288,7 @@ class _DynamicProperty(GenericProperty):
         if first_seen in _FAST_FIELDS:
             self.fast = attrgetter(first_seen)
 
-    def __get__(self, instance: LazyEntity | None, owner: type | None = None) -> Any:
+    def __get__(self, instance: _Stored | None, owner: type | None = None) -> Any:
         if instance is None:
             return self
         value = instance._lz_message.properties.get(self.stored_name)

@@ -15,12 +15,12 @@ from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
 from stratabench.datasets.schema import EPOCH, Field, Row, Schema, datetime_from_us, us_from_datetime
 from stratabench.datasets.verify import first_difference, verify_rows
 from stratabench.errors import DataError, UnavailableError, UnknownNameError, UsageError
+from stratabench.layers.codecs import make_format
 from stratabench.layers.codecs.base import (
     Codec,
     Format,
     FunctionFormat,
     json_value,
-    make_format,
     row_converter,
     thawed_rows,
 )

@@ -8,7 +8,7 @@ import cbor2
 
 from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Field, Schema
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 
 ROWS = generate(3, 100)
 

@@ -9,7 +9,7 @@ import pytest
 
 from stratabench.datasets.bulkload import canonical_hash, generate, BULKLOAD_SCHEMA
 from stratabench.errors import DataError, UsageError
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 from stratabench.layers.codecs.embed import EmbedFormat, python_literal
 
 ROWS = generate(50, 100)

@@ -56,7 +56,7 @@ def test_go_reads_what_python_wrote(fmt: str, tmp_path: Path, go_program: Callab
     """The other half of one hash across languages: each file Python's codec writes, Go decodes to the hash."""
     from stratabench.adapters import golang
     from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
-    from stratabench.layers.codecs.base import make_format
+    from stratabench.layers.codecs import make_format
 
     go_program("stratabench-go")
     codec, mode = GO_ASSET_CODECS[SAME_WIRE.get(fmt, fmt)]
@@ -71,7 +71,7 @@ def test_a_file_that_dropped_the_nanoseconds_hashes_otherwise_in_go(tmp_path: Pa
     """A writer that keeps microseconds only (as a datetime path does) is caught by the hash on the other side."""
     from stratabench.adapters import golang
     from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
-    from stratabench.layers.codecs.base import make_format
+    from stratabench.layers.codecs import make_format
 
     go_program("stratabench-go")
     rows = generate(1000, 100)

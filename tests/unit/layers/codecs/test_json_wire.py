@@ -10,7 +10,7 @@ import pytest
 
 from stratabench.datasets.bulkload import REFERENCE_HASHES, canonical_bytes, canonical_hash, generate, BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Field, Schema
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 from stratabench.layers.codecs.json_wire import json_rows, json_to_rows
 
 GO_JSON = Path(__file__).parents[3] / "golden" / "go_assets" / "bulkload-10-100.json"

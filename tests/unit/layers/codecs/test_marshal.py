@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from stratabench.datasets.schema import Field, Schema
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 
 
 def test_microsecond_times_travel_as_integers() -> None:

@@ -8,7 +8,7 @@ import msgpack
 import pytest
 
 from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 
 ROWS = generate(3, 100)
 GOLDEN = Path(__file__).parents[3] / "golden" / "go_assets"

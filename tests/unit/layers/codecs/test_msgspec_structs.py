@@ -9,7 +9,7 @@ import pytest
 
 from stratabench.datasets.bulkload import canonical_hash, first_difference, generate, BULKLOAD_SCHEMA
 from stratabench.datasets.verify import verify_rows
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 from stratabench.layers.codecs.msgspec_structs import struct_type
 
 ROWS = generate(20, 100)

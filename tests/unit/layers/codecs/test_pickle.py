@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 
 from stratabench.datasets.bulkload import BulkRecord, generate, BULKLOAD_SCHEMA
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 from stratabench.layers.codecs.pickle import PROTOCOL
 
 

@@ -6,7 +6,7 @@ from google.protobuf import descriptor
 
 from stratabench.datasets.bulkload import generate, BULKLOAD_SCHEMA
 from stratabench.datasets.schema import Field, Schema
-from stratabench.layers.codecs.base import make_format
+from stratabench.layers.codecs import make_format
 from stratabench.layers.codecs.protobuf import PACKAGE, message_classes
 
 ROWS = generate(5, 100)

@@ -11,7 +11,8 @@ import pytest
 from stratabench.datasets import entities as E
 from stratabench.layers.mappers.ndb_global_cache import store_global_cache
 from stratabench.layers.mappers.ndb_model import NdbModelMapper
-from stratabench.layers.stores.base import Store, open_store
+from stratabench.layers.stores import open_store
+from stratabench.layers.stores.base import Store
 
 
 @pytest.fixture(params=["memory", "sqlite"])

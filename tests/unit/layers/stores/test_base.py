@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from stratabench.errors import UnknownNameError, UsageError
-from stratabench.layers.stores.base import open_store, parse_store_url, store_for_scheme
+from stratabench.layers.stores import open_store, store_for_scheme
+from stratabench.layers.stores.base import parse_store_url
 
 
 def test_schemes_map_to_stores() -> None:

@@ -39,7 +39,8 @@ def test_a_claim_about_network_backends_is_not_judged_without_them() -> None:
 
 def test_a_backend_that_could_not_run_at_all_leaves_the_claims_to_those_that_ran() -> None:
     from stratabench.results.records import CellResult, MetricResult
-    from stratabench.suites.treestore.report import _Means, claims_table
+    from stratabench.suites.treestore.means import CellMeans
+    from stratabench.suites.treestore.report import claims_table
 
     def cell(backend: str, number: int) -> CellResult:
         params = {"backend": backend, "n": 10_000, "test": number, "state": "sysrepo"}
@@ -51,18 +52,19 @@ def test_a_backend_that_could_not_run_at_all_leaves_the_claims_to_those_that_ran
 
     backends = ["json-file", "mongodb", "redis", "redis+search"]
     results = [cell(backend, number) for backend in backends for number in range(1, 23)]
-    table = claims_table(_Means(results), backends, [10_000], "sysrepo")
+    table = claims_table(CellMeans(results), backends, [10_000], "sysrepo")
     assert [row["verdict"] for row in table.rows] == ["holds"] * 7  # not "not measured: redis+search"
     assert not any("redis+search" in str(row) for row in table.rows)
 
 
 def test_claims_from_fewer_tries_than_an_interval_needs_are_too_few_to_judge() -> None:
     from stratabench.results.records import CellResult, MetricResult
-    from stratabench.suites.treestore.report import _Means, claims_table
+    from stratabench.suites.treestore.means import CellMeans
+    from stratabench.suites.treestore.report import claims_table
 
     results = [CellResult("treestore", f"{backend}/{number}", {"backend": backend, "n": 10_000, "test": number,
                                                                 "state": "sysrepo"}, "python-worker", "ok", None, 1,
                           {"wall_ns": MetricResult.of([(published_means(backend, 10_000, number) or 1.0) * 1e9] * 2)})
                for backend in ("json-file", "mongodb", "redis") for number in range(1, 23)]
-    table = claims_table(_Means(results), ["json-file", "mongodb", "redis"], [10_000], "sysrepo")
+    table = claims_table(CellMeans(results), ["json-file", "mongodb", "redis"], [10_000], "sysrepo")
     assert {row["verdict"] for row in table.rows} == {"too few to judge (2 tries a cell; --set treestore.tries=10)"}
