@@ -38,8 +38,8 @@ def add_parser(subparsers: Any) -> None:
                         "inside the worker and wall_ns for cells that wait on files or servers; instructions for two "
                         "counted runs, judged exactly by its tolerance)")
     parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
-                        help="smallest change called a change, as 0.05 or 5%% (default 5%%: sampling aims at "
-                        "medians known to ±2%%, so identical code can differ by about 4%%)")
+                        help="smallest change called a change, as 0.05 or 5%% (default 5%%); a change must also "
+                        "pass the rank test, so noise beyond it is inconclusive, not a change")
     add_format_argument(parser)
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
                         help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "

@@ -67,10 +67,11 @@ __all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "INCONCLUSIVE", "Chang
 #: The significance level of the rank test.
 ALPHA = 0.05
 
-#: The smallest change called a change: 5%. Sampling aims at a median known
-#: to ±2% (its interval's half-width), so two medians of identical code can
-#: differ by about 4% from sampling alone; 5% is the smallest round figure
-#: beyond that, and below the 10% a gate typically fails on.
+#: The smallest change called a change: 5%, below the 10% a gate typically
+#: fails on. A change must also pass the rank test on the per-round values,
+#: and "unchanged" needs the ratio's interval inside 5% both ways; two runs
+#: of identical code whose medians are each known to ±5% (the default
+#: run's target) can differ by more, and are then inconclusive, not changed.
 DEFAULT_MIN_EFFECT = 0.05
 
 #: The verdict of a pair whose sample counts cannot reach :data:`ALPHA`.

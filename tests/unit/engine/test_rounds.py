@@ -12,8 +12,8 @@ from stratabench.engine.sampling import RoundPlan
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, paired_ratio_of
 
-OPTIONS = EngineOptions(min_samples=6, max_samples=10, target=0.02, cell_budget_ns=10**12, warmups=0,
-                        min_sample_ns=0, memory_samples=0)
+OPTIONS = EngineOptions(min_samples=6, max_samples=10, round_samples=2, target=0.02, cell_budget_ns=10**12,
+                        warmups=0, min_sample_ns=0, memory_samples=0)
 
 
 class Machine:
