@@ -206,3 +206,24 @@ def test_published_rows_sit_under_the_matching_text_rows() -> None:
     assert memory.rows[model_row]["n"] == 100 and labels[model_row + 1] == "  2016, App Engine"
     assert memory.rows[model_row + 1]["ndb_get"] == 154e6
     assert any(label.startswith("db.Expando") for label in labels)
+
+
+def test_a_target_whose_paired_ratio_straddles_its_bound_is_too_close_to_call() -> None:
+    # Six rounds each; lazy read 1 swings ±2% from round to round against a steady raw parse.
+    def in_rounds(lazy1: float) -> list[CellResult]:
+        out = []
+        for r in synthetic():
+            median = lazy1 * (0.13 if r.params["n_props"] == 10 else 1.0) if r.params.get("read") == "1" \
+                else r.median("wall_ns") or 0.0
+            swing = (0.98, 1.0, 1.02, 0.99, 1.01, 1.0) if r.params.get("read") == "1" else (1.0,) * 6
+            metric = MetricResult.of([median * f for f in swing], list(range(6)))
+            out.append(CellResult(r.suite, r.cell, r.params, "python", "ok", metrics={"wall_ns": metric}))
+        return out
+
+    def verdict(lazy1: float) -> str:
+        return next(t.verdict for t in targets(in_rounds(lazy1))
+                    if t.target == "lazy read 1 ÷ raw parse ≤ 1.2× at 100 properties" and t.where.startswith("text/"))
+
+    assert verdict(200_000.0) == "met"  # 1.11× [1.09-1.13]
+    assert verdict(216_000.0) == "too close to call"  # 1.2× [1.18-1.22]: it was met or missed by the point value
+    assert verdict(240_000.0) == "missed"

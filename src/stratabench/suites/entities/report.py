@@ -19,12 +19,14 @@ Ratios are paired: the median of per-round ratios of two cells measured in
 the same rounds (:func:`~stratabench.report.compare.paired`), so the
 machine's drift over the run cancels; ``~`` marks a ratio whose interval
 includes 1 (a file from before rounds: whose two medians' intervals
-overlap), too close to call. The tables' ratios are of wall
-time; targets and findings are judged on the process's CPU time, which the
-other work of a shared machine disturbs far less than wall time, and which
-for these single-threaded decodes is the work itself (their stores are the
-in-process memory store). A target is *met* when the
-measured ratio is on the right side of its bound. A finding is *reproduced*
+overlap), too close to call. Ratios, targets and findings are of each
+cell's judged figure (docs/studies/entities.md §11): the worker thread's CPU
+time for work in the thread (decodes, encodes, a get20 from the in-process
+memory store), which the other work of a shared machine disturbs far less
+than wall time, and wall time for a get20 that waits on SQLite or a server.
+A target is *met* when the measured ratio's interval lies on the right side
+of its bound, *missed* when it lies on the wrong side, and too close to call
+when it straddles the bound. A finding is *reproduced*
 when this run shows the published direction beyond noise, by at least the
 published lower bound where one is given.
 """
@@ -114,17 +116,13 @@ def _ok(result: CellResult | None) -> CellResult | None:
 
 
 def _r(numerator: CellResult | None, denominator: CellResult | None) -> Ratio | None:
-    """A paired ratio of wall time (the median of per-round ratios; see :func:`~stratabench.report.compare.paired`)."""
+    """A paired ratio of the cells' judged figure (the median of per-round ratios; see
+    :func:`~stratabench.report.compare.paired`): what tables, targets and findings use."""
     return paired(_ok(numerator), _ok(denominator))
 
 
 def _cpu(result: CellResult | None) -> Summary | None:
     return None if result is None or not result.ok else result.summary("cpu_ns")
-
-
-def _rc(numerator: CellResult | None, denominator: CellResult | None) -> Ratio | None:
-    """A ratio of CPU time: what targets and findings are judged on (see the module docstring)."""
-    return paired(_ok(numerator), _ok(denominator), "cpu_ns")
 
 
 # --- 1. the 2016 table ---------------------------------------------------------------------------
@@ -361,7 +359,7 @@ def targets(results: Sequence[CellResult]) -> list[Target]:
             for schema in c.schemas:
                 measured: list[tuple[Ratio, str]] = []
                 for flavour in c.flavours:
-                    value = _rc(c.get20(store, schema, n, flavour, num_path, num_read),
+                    value = _r(c.get20(store, schema, n, flavour, num_path, num_read),
                                c.get20(store, schema, n, flavour, den_path, den_read))
                     if value is not None:
                         measured.append((value, flavour))
@@ -370,12 +368,15 @@ def targets(results: Sequence[CellResult]) -> list[Target]:
                     found.append(Target(label, where, None, Verdict.NOT_MEASURED.value, probe))
                     continue
                 worst, worst_flavour = (max if direction == "le" else min)(measured, key=lambda item: item[0].value)
-                ok = worst.value <= bound if direction == "le" else worst.value >= bound
-                judged = Verdict.HOLDS if ok else Verdict.DOES_NOT_HOLD
-                # At a bound of 1× the two sides are the same work: a worse ratio within noise still meets it.
-                noise = worst.within_noise and not ok and bound == 1.0
-                if noise:
-                    judged = Verdict.HOLDS
+                # Sure only when the ratio's interval clears the bound: a ratio straddling it is too close to
+                # call, where a point value flipped between met and missed from run to run.
+                above = worst.clear_of(bound)
+                if above is None:
+                    # At a bound of 1× the two sides are the same work: a ratio within noise of it meets it.
+                    judged = Verdict.HOLDS if bound == 1.0 else Verdict.WITHIN_NOISE
+                else:
+                    judged = Verdict.HOLDS if above == (direction == "ge") else Verdict.DOES_NOT_HOLD
+                noise = above is None and bound == 1.0
                 verdict = said(judged, TARGET, "within noise" if noise else "")
                 found.append(Target(label, f"{where} ({worst_flavour})", worst, verdict, probe))
     return found
@@ -388,8 +389,10 @@ def _targets_table(results: Sequence[CellResult]) -> Table:
     for target in targets(results):
         table.rows.append({"target": target.target, "where": target.where, "measured": target.measured,
                            "verdict": target.verdict})
-    table.notes.append("Every get includes the memory store's multi-get. Ratios of CPU time medians; the worst "
-                       "flavour's ratio is shown. ~: the confidence intervals overlap.")
+    table.notes.append("Every get includes the memory store's multi-get. Paired ratios of the thread's CPU time "
+                       "(the memory store's cells are judged on it); the worst flavour's ratio is shown. A target "
+                       "is met or missed only when the ratio's interval clears its bound, else too close to call. "
+                       "~: the interval includes 1.")
     return table
 
 
@@ -416,7 +419,7 @@ def _ratios(c: EntitiesResults, num: tuple[str, str], den: tuple[str, str], widt
     for n in (w for w in c.widths if w in widths):
         for schema in c.schemas:
             for flavour in flavours or c.flavours:
-                value = _rc(c.get20(store, schema, n, flavour, *num), c.get20(store, schema, n, flavour, *den))
+                value = _r(c.get20(store, schema, n, flavour, *num), c.get20(store, schema, n, flavour, *den))
                 if value is not None:
                     found.append(value)
     return found
@@ -452,9 +455,9 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
                        f"100 properties: datastore ÷ lazy {_span(layer)}; bytes → datastore.Entity is "
                        f"{', '.join(share) or '-'} of bytes → ndb", _at_least(layer, 1.9)))
     # 3. Model vs Expando.
-    declared = [r for r in (_rc(c.get20("memory", s, 100, "expando", "ndb.decode"),
+    declared = [r for r in (_r(c.get20("memory", s, 100, "expando", "ndb.decode"),
                                c.get20("memory", s, 100, "model", "ndb.decode")) for s in c.schemas) if r]
-    dynamic = [r for r in (_rc(c.get20("memory", s, 100, "dynamic", "ndb.decode"),
+    dynamic = [r for r in (_r(c.get20("memory", s, 100, "dynamic", "ndb.decode"),
                               c.get20("memory", s, 100, "model", "ndb.decode")) for s in c.schemas) if r]
     if declared and dynamic:
         same = all(abs(r.value - 1) <= 0.15 or r.within_noise for r in declared)
@@ -487,7 +490,7 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
     out.append(_finding("4", "width scales the decode cost; the lazy entity with few reads follows the parse",
                        "db.Model 79 → 303 ms, lazy 32 → 80 ms", "decodes 5.7–8.6×, parse about 7.5×", here, verdict))
     # 5. The protobuf runtime matters.
-    runtime = [r for r in (_rc(c.step("decode", s, n or 0, "model", "message", backend="python"),
+    runtime = [r for r in (_r(c.step("decode", s, n or 0, "model", "message", backend="python"),
                               c.step("decode", s, n or 0, "model", "message")) for s in c.schemas) if r]
     out.append(_finding("5", "the protobuf runtime matters", "pure-Python runtime much slower (a note)",
                        "about 100× on the parse", f"pure-Python ÷ upb parse: {_span(runtime)}",
