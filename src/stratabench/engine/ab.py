@@ -21,8 +21,9 @@ falls on both sides of a pair and cancels in their ratio:
    sample with its round), and the report pairs the two sides round by
    round (:mod:`stratabench.report.ab`).
 
-Go cells run through their suite's adapter, once per side and round, in the
-same ABBA order. The scheduling knows nothing of how a cell is measured
+Go cells run through each side's adapter (for another Python environment,
+that environment's own stratabench and Go build), once per side and round,
+in the same ABBA order. The scheduling knows nothing of how a cell is measured
 (tests pass a fake ``measure``).
 """
 
