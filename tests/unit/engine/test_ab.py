@@ -137,6 +137,7 @@ def test_until_sure_measures_only_inconclusive_cells_again_two_rounds_at_a_time_
 
 PROBE = '''
 import os, sys
+from pathlib import Path
 from stratabench.engine.operation import Operation
 
 
@@ -145,8 +146,9 @@ class Probe:
         self.options = options
 
     def prepare(self, cell, workdir):
+        started = Path(f"/proc/{os.getppid()}/stat").read_text().rsplit(")", 1)[1].split()[19]  # the zygote's start
         return Operation(call=lambda: None, trace_memory=False,
-                         notes={"executable": sys.executable, "zygote": os.getppid()})
+                         notes={"executable": sys.executable, "zygote": [os.getppid(), started]})
 '''
 
 
@@ -165,8 +167,9 @@ def test_each_environment_has_zygotes_of_its_own_new_every_round(tmp_path: Path,
         # The last round's zygotes, each running its side's interpreter.
         assert {label: zygotes.python for label, zygotes in measure.zygotes.items()} == \
             {"A": sys.executable, "B": str(other)}
-    zygote = {label: [result.notes["zygote"] for _, result in planned[0].rounds[label]] for label in ("A", "B")}
-    # Six zygotes: one per side and round (each with its own layout and hash seed), none shared.
+    zygote = {label: [tuple(result.notes["zygote"]) for _, result in planned[0].rounds[label]] for label in ("A", "B")}
+    # Six zygotes (a process id with its start time: a reused id is another process): one per side and round,
+    # each with its own layout and hash seed, none shared.
     assert len(set(zygote["A"] + zygote["B"])) == 6
     assert {result.notes["executable"] for _, result in planned[0].rounds["B"]} == {str(other)}
     assert {result.notes["executable"] for _, result in planned[0].rounds["A"]} == {sys.executable}
