@@ -14,6 +14,7 @@ import pytest
 from stratabench.cli.progress import QuietProgress
 from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab, run_until_sure
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.sampling import RoundPlan
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.report.ab import AbVerdict, judge
@@ -174,3 +175,26 @@ def test_each_environment_has_zygotes_of_its_own_new_every_round(tmp_path: Path,
     assert {result.notes["executable"] for _, result in planned[0].rounds["B"]} == {str(other)}
     assert {result.notes["executable"] for _, result in planned[0].rounds["A"]} == {sys.executable}
     assert measure.zygotes == {}  # closed with the run
+
+
+def test_a_side_calibrates_traces_and_verifies_in_its_first_round_and_then_only_times_its_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.engine import ab
+
+    plans: list[tuple[str, RoundPlan | None]] = []
+
+    def run_cell(spec: CellSpec, options: RunOptions, zygotes: object, plan: RoundPlan | None = None) -> CellResult:
+        plans.append((spec.name, plan))
+        loops = 70 if plan is not None and plan.first else plan.loops if plan is not None else None
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=loops,
+                          metrics={"wall_ns": MetricResult.of([1.0])})
+
+    monkeypatch.setattr(ab, "run_cell", run_cell)
+    options = RunOptions(engine=EngineOptions(samples=3))
+    sides = [Side("A", "a", options, sys.executable), Side("B", "b", options, sys.executable)]
+    with ForkedMeasure([]) as measure:
+        run_ab(cells(2), sides, range(3), 0, measure, Sink(), QuietProgress(io.StringIO()))
+    assert len(plans) == 2 * 2 * 3
+    for name, plan in plans:
+        assert plan is not None and plan.samples == 3
+        assert (plan.first, plan.loops) == ((True, None) if plan.number == 0 else (False, 70)), (name, plan)
