@@ -371,6 +371,7 @@ def test_a_stopped_load_command_deletes_its_keys_itself_and_keeps_a_partial_cell
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 128 + signum, err
     assert "Traceback" not in err and "KeyError" not in err, err
+    assert f"results so far: {output}" in err
     assert not load_namespaces(url)
     deadline = time.monotonic() + 30  # the resource tracker unlinks what is left once the command's pipe closes
     while semaphores_left(semaphores) and time.monotonic() < deadline:

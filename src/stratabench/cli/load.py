@@ -398,6 +398,10 @@ def load(options: LoadOptions) -> int:
                     sys.stdout.write(reporter.render_report(run_report(session.cells, header)))
                     print(f"results so far: {options.output}", file=sys.stderr)
                 raise
+            except KeyboardInterrupt:
+                if session.cells:  # the interrupted configuration's partial cell among them
+                    print(f"results so far: {options.output}", file=sys.stderr)
+                raise
     finally:
         for runner in runners.values():
             runner.close()

@@ -63,7 +63,8 @@ def load_cell(
     duration_s
         How long the configuration took, loading included.
     notes
-        More notes (a sweep point's ``over_limit``: why it passed a limit, or ``None``).
+        More notes (a sweep point's ``over_limit``: why it passed a limit, or ``None``; a ``subject``,
+        ``[header, value]``, naming what was loaded in the caller's words).
     """
     cell_params: dict[str, Any] = {**result.spec.cell_params(), **(params or {})}
     metrics: dict[str, MetricResult] = {}
@@ -78,11 +79,11 @@ def load_cell(
         if checked else None
     )  # fmt: skip
     all_notes = {
-        **(notes or {}),
-        "runner": runner,
-        # What the configuration loaded, in its own words, for reports that read the file alone.
+        # What the configuration loaded, in its own words (or the caller's), for reports that read the file alone.
         "title": result.spec.title,
         "subject": list(result.spec.subject),
+        **(notes or {}),
+        "runner": runner,
         "latency": result.latency.to_json(),
         "ops_per_s_total": result.ops_per_s,
         "ops": result.ops,

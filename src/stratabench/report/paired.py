@@ -22,16 +22,18 @@ the ratio is *too few to judge* whatever its interval says
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from stratabench.report.compare import compare_samples
-from stratabench.results.records import CellResult, paired_ratio_of
+from stratabench.results.records import CellResult, judged_metric_of, paired_ratio_of
+from stratabench.results import stats
 from stratabench.results.stats import CLEAR_LEVEL, floor_samples, level_label
 from stratabench.units import format_ratio
 
-__all__ = ["ENOUGH", "PairedRatio", "Sureness", "geometric_mean", "paired_ratio", "ratio_of_samples"]
+__all__ = ["ENOUGH", "PairedRatio", "Sureness", "geometric_mean", "paired_ratio", "ratio_of_rounds",
+           "ratio_of_samples"]
 
 ENOUGH = floor_samples()
 """Samples a side below which a ratio is too few to judge: the fewest whose median interval reaches 95% (6)."""
@@ -106,14 +108,31 @@ def ratio_of_samples(numerator: Sequence[float], denominator: Sequence[float]) -
     return PairedRatio(test.ratio, test.low, test.high, test.level, min(len(numerator), len(denominator)))
 
 
+def ratio_of_rounds(numerator: Mapping[int, float], denominator: Mapping[int, float]) -> PairedRatio | None:
+    """Two figures derived round by round (round number → value, as a cost from each round's CPU), paired as
+    two cells' are: the median of the per-round ratios with its interval; ``None`` when no round has both."""
+    paired = stats.paired_ratio(numerator, denominator)
+    return None if paired is None else _of_rounds(paired)
+
+
+def _of_rounds(paired: stats.PairedRatio) -> PairedRatio:
+    return PairedRatio(paired.value, paired.low, paired.high, paired.level, paired.pairs, paired=True)
+
+
 def paired_ratio(numerator: CellResult | None, denominator: CellResult | None,
-                 metric: str = "wall_ns") -> PairedRatio | None:
-    """``numerator / denominator`` on ``metric``; ``None`` when a cell is missing, failed or lacks the metric."""
+                 metric: str | None = None) -> PairedRatio | None:
+    """``numerator / denominator`` on ``metric``; ``None`` when a cell is missing, failed or lacks the metric.
+
+    ``metric`` ``None`` takes the metric both cells are judged on
+    (:func:`~stratabench.results.records.judged_metric_of`): the thread's
+    CPU time when both work inside their worker, else wall time.
+    """
     if numerator is None or denominator is None or not numerator.ok or not denominator.ok:
         return None
+    metric = metric or judged_metric_of(numerator, denominator)
     paired = paired_ratio_of(numerator, denominator, metric)
     if paired is not None:
-        return PairedRatio(paired.value, paired.low, paired.high, paired.level, paired.pairs, paired=True)
+        return _of_rounds(paired)
     a, b = numerator.metrics.get(metric), denominator.metrics.get(metric)
     if a is None or b is None:
         return None

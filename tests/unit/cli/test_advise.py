@@ -69,9 +69,13 @@ def test_a_small_run_recommends_with_evidence_and_a_page(records: Path, tmp_path
     recommended = answer["picks"][0]
     assert recommended["setting"] == "recommended for 'p99<1.000 s, cheapest'"
     assert " on " in recommended["choice"] and "p99" in recommended["measured"]
+    # The candidates' single reads were measured in the same rounds: their costs pair up round by round.
+    assert recommended["ratio"]["paired"] and recommended["ratio"]["n"] >= 2
     assert any(line.startswith("Use ") for line in answer["summary"])
     assert any("Prices: $0.04 per vCPU-hour" in line for line in answer["lines"])
-    loads = [json.loads(line) for line in output.read_text().splitlines() if '"suite":"advise"' in line]
+    loads = [json.loads(line) for line in output.read_text().splitlines() if '"suite":"load"' in line]
     assert loads and all(cell["integrity"]["ok"] for cell in loads if cell.get("integrity"))
     code = main(["report", str(output)])
-    assert code == 0  # the results file reads back as any other
+    assert code == 0  # the results file reads back as any other, the finalists' load runs by candidate
+    report = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(recommended["choice"]) and "closed" in line for line in report), report

@@ -8,9 +8,10 @@ in the URL (for a user allowed only there), the namespace is the collection
 ``stratabench_{namespace}`` in it, and :meth:`cleanup` drops only that
 collection. ``stratabench clean`` finds the databases (or, with a database
 in the URL, the collections) of runs by the shape of their names
-(:class:`~stratabench.layers.stores.base.Sweepable`). Each entry is a document ``{_id: key, v: value}`` (both BSON
-binary); a batch read is one ``$in`` query, a batch write one ``$in`` delete and one
-unordered insert.
+(:class:`~stratabench.layers.stores.base.Sweepable`). Each entry is a
+document ``{_id: key, v: value}``, the value BSON binary and the key a
+string when it is UTF-8 (see :func:`_document_id`); a batch read is one
+``$in`` query, a batch write one ``$in`` delete and one unordered insert.
 
 A document is at most the server's ``maxBsonObjectSize`` (16 MiB), so a
 larger value raises :class:`~stratabench.errors.ValueTooLargeError`.
@@ -112,28 +113,30 @@ class MongodbStore(Store):
 
     def get(self, key: bytes) -> bytes | None:
         with self._guard("get"):
-            document = self._collection.find_one({"_id": key}, {"v": 1})
+            document = self._collection.find_one({"_id": _document_id(key)}, {"v": 1})
         return None if document is None else bytes(document["v"])
 
     def put(self, key: bytes, value: bytes) -> None:
         self._check(key, value)
         with self._guard("put"):
-            self._collection.replace_one({"_id": key}, {"_id": key, "v": value}, upsert=True)
+            self._collection.replace_one({"_id": _document_id(key)}, {"_id": _document_id(key), "v": value},
+                                         upsert=True)
 
     def delete(self, key: bytes) -> None:
         with self._guard("delete"):
-            self._collection.delete_one({"_id": key})
+            self._collection.delete_one({"_id": _document_id(key)})
 
     def keys(self) -> Iterator[bytes]:
         with self._guard("keys"):
-            keys = [bytes(document["_id"]) for document in self._collection.find({}, {"_id": 1})]
+            keys = [_key(document["_id"]) for document in self._collection.find({}, {"_id": 1})]
         return iter(keys)
 
     def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
         if not keys:
             return []
         with self._guard("get_many"):
-            found = {bytes(d["_id"]): bytes(d["v"]) for d in self._collection.find({"_id": {"$in": list(keys)}})}
+            found = {_key(d["_id"]): bytes(d["v"])
+                     for d in self._collection.find({"_id": {"$in": [_document_id(key) for key in keys]}})}
         return [found.get(key) for key in keys]
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
@@ -147,8 +150,8 @@ class MongodbStore(Store):
             values[key] = value  # the last value of a repeated key wins, as with one put after another
         if values:
             with self._guard("put_many"):
-                self._collection.delete_many({"_id": {"$in": list(values)}})
-                self._collection.insert_many([{"_id": key, "v": value} for key, value in values.items()],
+                self._collection.delete_many({"_id": {"$in": [_document_id(key) for key in values]}})
+                self._collection.insert_many([{"_id": _document_id(key), "v": value} for key, value in values.items()],
                                              ordered=False)
 
     def cleanup(self) -> None:
@@ -188,3 +191,22 @@ class MongodbStore(Store):
 
     def _close(self) -> None:
         self._client.close()
+
+
+def _document_id(key: bytes) -> str | bytes:
+    """A key as its document's ``_id``: a string when it is UTF-8 without NUL, else BSON binary.
+
+    FerretDB 1.24 hands PostgreSQL a filter on a string ``_id`` but filters a binary one itself, reading the
+    whole collection: a record's read took 13 ms among 2,000 documents, 0.6 ms by string. PostgreSQL's JSON
+    holds no NUL, so such keys stay binary. The two types never collide, so :func:`_key` reads either back.
+    """
+    if b"\x00" not in key:
+        try:
+            return key.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return key
+
+
+def _key(document_id: str | bytes) -> bytes:
+    return document_id.encode("utf-8") if isinstance(document_id, str) else bytes(document_id)

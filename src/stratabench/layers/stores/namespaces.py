@@ -93,14 +93,19 @@ def treestore_namespace(run_id: str, backend: str, n: int, state: str, core: str
     """A treestore worker's namespace: ``{run id}_{backend}_{N}_{state}{core}``, at most 40 characters.
 
     Lowercase letters, digits and ``_`` (what every tree backend accepts in
-    its names); the run id is cut to 20 characters and the backend to 11.
+    its names). The run id is cut to 20 characters, and the backend to what
+    is left: the state mode's and the core's letters always stay, since the
+    workers of both cores run side by side in one round (cutting the end
+    instead gave ``sqlite@disk``'s two cores one file at N = 100,000).
     """
     run = re.sub(r"[^a-z0-9]", "_", run_id.lower())[:20]
-    tag = re.sub(r"[^a-z0-9]", "", backend)[:11]
-    return f"{run}_{tag}_{n}_{state[0]}{core[0]}"[:40]
+    tail = f"_{n}_{state[0]}{core[0]}"
+    tag = re.sub(r"[^a-z0-9]", "", backend)[: min(11, 40 - len(run) - 1 - len(tail))]
+    return f"{run}_{tag}{tail}"
 
 
-# treestore_namespace() of a command-line or API run id; the cut to 40 characters may shorten the tail.
+# treestore_namespace() of a command-line or API run id. Runs before the backend was cut instead of the
+# end could leave a shorter tail (``..._100000_``, ``..._100000_s``), which is still swept.
 _TREESTORE = rf"{_RUN_ID_IDENTIFIER}_[a-z0-9]{{1,11}}_[0-9]+(?:_[a-z]{{0,2}})?"
 
 TREESTORE_NAMESPACE_PATTERN = re.compile(rf"^{_TREESTORE}$")

@@ -41,7 +41,7 @@ from stratabench.redact import redact
 from stratabench.report.answer import Answer, Pick
 from stratabench.report.charts import Chart, ChartPlan, Curve, CurveAxes, curve_chart
 from stratabench.report.document import Report, Section
-from stratabench.report.paired import PairedRatio, paired_ratio
+from stratabench.report.paired import PairedRatio, paired_ratio, ratio_of_rounds
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.results.stats import level_label
@@ -49,12 +49,18 @@ from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, cost_per_
 from stratabench.suites.matrix.suite import MatrixSuite, Records, default_layers, load
 from stratabench.units import format_bytes, format_ns, format_ratio
 
-__all__ = ["ADVISE_ENGINE", "Advice", "AdviseOptions", "Option", "advice_answer", "advice_chart", "advise",
-           "advice_report", "candidates_table", "check_stores", "choose", "shortlist"]
+__all__ = ["ADVISE_ENGINE", "CLOSE", "Advice", "AdviseOptions", "Option", "advice_answer", "advice_chart", "advise",
+           "advice_report", "candidates_table", "check_stores", "choose", "cost_ratio", "round_costs", "shortlist",
+           "too_close"]
 
 ADVISE_ENGINE = EngineOptions(min_samples=6, max_samples=20, target=0.05, cell_budget_ns=250_000_000,
                               min_sample_ns=10_000_000, warmups=1, memory_samples=1)
 """Sampling for advise's cells: six samples (a real 95% interval) of at least 10 ms each, a quarter second a cell."""
+
+CLOSE = 1.05
+"""Candidates within 5% of each other are too close to call even when their interval leaves out 1: two runs
+shortlist from screens taken minutes apart, so the candidates differ between runs (msgpack and ormsgpack write
+the same bytes, and either may be the one shortlisted), and a choice by a smaller margin flips between them."""
 
 #: Embedded stores advise places records in when no server is named (a file per record is left out: it is
 #: slower than SQLite at everything these records need, and its writes take most of a run's time).
@@ -252,9 +258,30 @@ def _cost(read: CellResult, records: int, prices: Prices, end: str = "median") -
                             value_bytes=value, stored_bytes=value * records, prices=prices)
 
 
+def _meeting(options: Sequence[Option], goal: Goal) -> list[Option]:
+    """The candidates that meet every limit (and, to be the fastest, were loaded)."""
+    return [o for o in options if o.meets(goal) and (goal.objective != "fastest" or o.p99_ns is not None)]
+
+
+def too_close(advice: Advice) -> list[Option]:
+    """The candidates meeting the goal that the recommended one is not sure to beat by :data:`CLOSE`."""
+    chosen = advice.chosen
+    if chosen is None:
+        return []
+    return [o for o in _meeting(advice.options, advice.goal) if o is not chosen
+            and _sure(chosen, o, advice.goal) != "clear"]
+
+
+def _shared(options: Sequence[Option]) -> list[str]:
+    """What every one of ``options`` has in common: its store, codec or compressor."""
+    parts = {"store": {o.store for o in options}, "codec": {o.codec for o in options},
+             "compressor": {o.compression for o in options}}
+    return [f"the {what} {values.pop()}" for what, values in parts.items() if len(values) == 1]
+
+
 def choose(options: Sequence[Option], goal: Goal) -> tuple[Option | None, Option | None, str, Option | None]:
     """(recommended, runner-up, how sure, closest when refused) among ``options`` for ``goal``."""
-    meeting = [o for o in options if o.meets(goal) and (goal.objective != "fastest" or o.p99_ns is not None)]
+    meeting = _meeting(options, goal)
     if not meeting:
         closest = min(options, key=lambda o: (max((o.gap(limit) for limit in goal.limits), default=math.inf),
                                               o.cost.per_million)) if options else None
@@ -271,8 +298,7 @@ def choose(options: Sequence[Option], goal: Goal) -> tuple[Option | None, Option
                                           o.name)) if rest else None
         return chosen, runner, borderline or "the only candidate that meets the goal", None
     # Sure only if no candidate meeting the goal is within the choice's noise, not just the runner-up.
-    close = next((o for o in ranked[1:] if _sure(chosen, o, goal) != "clear"), None)
-    sure = "clear" if close is None else _sure(chosen, close, goal) + ("" if close is ranked[1] else f" ({close.name})")
+    sure = next((word for word in (_sure(chosen, o, goal) for o in ranked[1:]) if word != "clear"), "clear")
     return chosen, ranked[1], borderline or sure, None
 
 
@@ -286,16 +312,52 @@ def _borderline(option: Option, goal: Goal) -> str | None:
     return None
 
 
-def _sure(chosen: Option, runner: Option, goal: Goal) -> str:
+def round_costs(option: Option) -> dict[int, float]:
+    """``option``'s cost per million reads in each round of its single-read cell: each round's client (and
+    server) CPU at the prices, its bytes on the wire being the same in every round."""
+    client = option.read.metrics.get("cpu_ns")
+    server = option.read.metrics.get("server_cpu_ns")
+    if client is None or client.rounds is None:
+        return {}
+    servers = None if server is None or server.rounds is None else server.per_round
+    costs = {}
+    for number, cpu_ns in client.per_round.items():
+        if servers is not None and number not in servers:
+            continue
+        costs[number] = cost_per_million(client_cpu_ns=cpu_ns, server_cpu_ns=None if servers is None else
+                                         servers[number], value_bytes=option.cost.wire_bytes / 1e6,
+                                         stored_bytes=option.stored, prices=option.cost.prices).per_million
+    return costs
+
+
+def cost_ratio(numerator: Option, denominator: Option) -> PairedRatio | None:
+    """``numerator``'s cost per million reads over ``denominator``'s, paired round by round (the candidates'
+    single-read cells share the placement's rounds); ``None`` when no round measured both."""
+    return ratio_of_rounds(round_costs(numerator), round_costs(denominator))
+
+
+def _margin(chosen: Option, other: Option, goal: Goal) -> PairedRatio | None:
+    """``other`` over ``chosen`` on what the goal chooses by: the cost, or (fastest) the p99 under load."""
     if goal.objective == "fastest":
-        measured = paired_ratio(runner.load, chosen.load, "latency_ns")
-        if measured is None:
-            return "too close to call: the runner-up's p99 was not measured under the same load"
-        return measured.sureness() if measured.enough else "too close to call: too few load intervals"
-    low, high = chosen.cost_range
-    other_low, _ = runner.cost_range
-    # Cost is CPU (measured, with intervals) and bytes (exact): clear when the two ranges do not overlap.
-    return "clear" if high < other_low else "too close to call: their cost ranges overlap"
+        return paired_ratio(other.load, chosen.load, "latency_ns")
+    return cost_ratio(other, chosen)
+
+
+def _sure(chosen: Option, other: Option, goal: Goal) -> str:
+    """``clear`` when ``other`` is sure to be at least :data:`CLOSE` worse; else why not, naming it."""
+    what = "p99 under load" if goal.objective == "fastest" else "cost per million reads"
+    measured = _margin(chosen, other, goal)
+    if measured is None:
+        return f"too close to call: {other.name}'s {what} was not measured beside it"
+    word = measured.sureness(CLOSE)
+    if word == "clear" and measured.low > CLOSE:
+        return word
+    if word == "clear":
+        # The medians ranked ``other`` behind; round by round it comes out ahead: neither order is sure.
+        word = "too close to call"
+    return (f"{word}: {other.name} has {measured} the {what} "
+            f"({'an interval reaching' if measured.enough else 'too few rounds for'} a {format_ratio(CLOSE)} "
+            "difference)")
 
 
 def _changes(chosen: Option, runner: Option | None, goal: Goal, prices: Prices) -> list[str]:
@@ -370,8 +432,13 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
     placed_options = options.run_options(codecs=tuple(sorted({c for c, _ in pairs})),
                                          compressors=tuple(sorted({c for _, c in pairs})),
                                          settings={"matrix.stores": ",".join(EMBEDDED), "matrix.operations": reads})
+    failed = _probe(options, records, pairs[0], run)
+    left_out = [f"{redact(url)}: {why}" for url, why in failed.items()]
     servers = bool(options.stores)
-    placed, left_out = _place(placed_options, sink, progress, lambda cell: (
+    if servers and len(failed) == len(options.stores):
+        raise StoreError("no store could take the records: " + "; ".join(left_out))
+    placed_options = replace(placed_options, stores=tuple(url for url in options.stores if url not in failed))
+    placed = _place(placed_options, sink, progress, lambda cell: (
         (cell.params["codec"], cell.params["compression"]) in pairs and bool(cell.params["url"]) == servers))
     candidates = _candidates(screened, placed, records, options)
     finalists = _finalists(candidates, options.goal, options.finalists)
@@ -396,20 +463,46 @@ def _screen(options: AdviseOptions, codecs: Sequence[str], compressors: Sequence
     return execute(Plan([(suite, suite.cells())]), run, sink, progress())
 
 
+def _probe(options: AdviseOptions, records: Records, pair: tuple[str, str], run: RunOptions) -> dict[str, str]:
+    """Each server store that cannot take the records, with why: the sample written twice (as a cell's later
+    rounds write it again over the first) and one record read back, in a namespace of its own.
+
+    A store that fails here (a server too slow to take the records, say) is left out of the placement, so its
+    cells neither fail in turn, each after a timeout, nor hold up the others' rounds.
+    """
+    from stratabench.errors import StratabenchError
+    from stratabench.layers.stores.base import batch_putter
+    from stratabench.layers.value_pipeline import make_pipeline
+
+    pipeline = make_pipeline(*pair, records.schema, run)
+    items = [(f"r{index:09d}".encode(), pipeline.dumps([row]))
+             for index, row in enumerate(records.rows[:options.sample])]
+    failed: dict[str, str] = {}
+    for url in options.stores:
+        try:
+            store = open_store(url, namespace=f"{options.run_id}.probe", options=run)
+        except StratabenchError as error:
+            failed[url] = error.message
+            continue
+        try:
+            put_many = batch_putter(store)
+            put_many(items)
+            put_many(items)
+            store.get(items[0][0])
+            store.cleanup()
+        except StratabenchError as error:
+            failed[url] = error.message
+        finally:
+            store.close()
+    return failed
+
+
 def _place(options: RunOptions, sink: ResultSink, progress: Callable[[], Progress],
-           keep: Callable[[Any], bool]) -> tuple[list[CellResult], list[str]]:
-    """The shortlist on every store: one cell per store first; a store whose first cell fails (a server too
-    slow to take the records, say) is left out, with its reason, instead of failing every cell in turn."""
+           keep: Callable[[Any], bool]) -> list[CellResult]:
+    """The shortlist on every store, in one batch: the candidates share its rounds, so their figures pair up
+    round by round (:func:`cost_ratio`)."""
     suite = MatrixSuite(options)
-    by_store: dict[str, list[Any]] = {}
-    for cell in suite.cells():
-        if keep(cell):
-            by_store.setdefault(str(cell.params["store"]), []).append(cell)
-    first = execute(Plan([(suite, [cells[0] for cells in by_store.values()])]), options, sink, progress())
-    failed = {str(r.params["store"]): r.error or r.status for r in first if not r.ok}
-    rest = [cell for store, cells in by_store.items() if store not in failed for cell in cells[1:]]
-    results = first + (execute(Plan([(suite, rest)]), options, sink, progress()) if rest else [])
-    return results, [f"{store}: {why}" for store, why in failed.items()]
+    return execute(Plan([(suite, [cell for cell in suite.cells() if keep(cell)])]), options, sink, progress())
 
 
 def _candidates(screened: Sequence[CellResult], placed: Sequence[CellResult], records: Records,
@@ -461,8 +554,9 @@ def _load(option: Option, records: Records, options: AdviseOptions, run: RunOpti
     spec = LoadSpec(store_url=url, payloads=payloads, workload="get", run_id=options.run_id,
                     clients=min(options.clients, len(payloads)), warmup_s=1.0, duration_s=options.load_seconds,
                     options=run)
-    result = load_cell(run_load(spec), suite="advise", params={
-        "codec": option.codec, "compression": option.compression, "store": option.store})
+    # A load run's record, as ``stratabench load`` writes it: ``report`` shows it in the load table, by candidate.
+    result = load_cell(run_load(spec), params={"codec": option.codec, "compression": option.compression},
+                       notes={"subject": ["candidate", option.name]})
     sink.write(result)
     return result
 
@@ -483,10 +577,6 @@ def _with_load(option: Option, load: CellResult | None) -> Option:
 
 
 # -- the answer ----------------------------------------------------------------
-
-
-def _ratio(chosen: Option, runner: Option) -> PairedRatio | None:
-    return paired_ratio(runner.load, chosen.load, "latency_ns")
 
 
 def _evidence(option: Option) -> str:
@@ -533,18 +623,26 @@ def advice_answer(advice: Advice) -> Answer:
             "Measure with a server (--store URL or --services local) to load the candidates."))
         return found
     chosen, runner = advice.chosen, advice.runner_up
+    fastest = advice.goal.objective == "fastest"
+    compared = () if runner is None else ((runner.load, chosen.load),) if fastest else ((runner.read, chosen.read),)
     found.picks.append(Pick(f"recommended for '{advice.goal}'", chosen.name, _evidence(chosen),
-                            "-" if runner is None else runner.name, advice.sure, _ratio(chosen, runner)
-                            if runner is not None else None,
-                            () if runner is None or runner.load is None or chosen.load is None
-                            else ((runner.load, chosen.load),)))
+                            "-" if runner is None else runner.name, advice.sure,
+                            None if runner is None else _margin(chosen, runner, advice.goal),
+                            tuple((a, b) for a, b in compared if a is not None and b is not None)))
     if runner is not None:
         misses = [_gap(runner, limit) for limit in advice.goal.limits if runner.gap(limit) >= 1]
         found.picks.append(Pick("runner-up", runner.name, _evidence(runner), chosen.name,
                                 "misses " + "; ".join(misses) if misses else "meets the goal too"))
-    verb = "Use" if advice.sure in ("clear", "the only candidate that meets the goal") else "Use (too close to call)"
+    verb = ("Use" if advice.sure in ("clear", "the only candidate that meets the goal")
+            else f"Use ({advice.sure.split(':')[0]})")
     found.summary.append(f"{verb} {chosen.name}: " + _evidence(chosen) + "."
                          + ("" if runner is None else f" Runner-up: {runner.name} ({_evidence(runner)})."))
+    tied = too_close(advice)
+    if tied:
+        shared = _shared([chosen, *tied])
+        found.summary.append(f"Too close to call between {chosen.name} and " + ", ".join(o.name for o in tied) + (
+            ": any of them will do" if not shared else f"; all of them have {' and '.join(shared)}: that much "
+            f"is sure") + ".")
     found.summary += [f"What would change the choice: {line}." for line in advice.changes]
     found.lines.append(f"Prices: {advice.prices.describe()} (defaults unless set with --price).")
     if advice.sampled < advice.records:

@@ -9,13 +9,17 @@ from stratabench.layers.stores.namespaces import (
     NAMESPACE_PATTERN,
     RUN_IDENTIFIER_PATTERN,
     RUN_NAMESPACE_PATTERN,
+    TREESTORE_NAMESPACE_PATTERN,
     cell_namespace,
     key_prefix,
     namespace_identifier,
     new_run_id,
     swept_name,
+    treestore_namespace,
 )
 from stratabench.options import RunOptions
+from stratabench.suites.treestore.suite import ORDER
+from stratabench.systems.treestore.cores import CORES
 
 
 def test_namespace_identifier() -> None:
@@ -44,3 +48,13 @@ def test_a_name_no_run_made_is_never_swept(name: str) -> None:
         swept_name(name, RUN_NAMESPACE_PATTERN)
     with pytest.raises(UsageError):
         swept_name(name, RUN_IDENTIFIER_PATTERN)
+
+
+def test_every_treestore_worker_of_a_round_gets_a_namespace_of_its_own() -> None:
+    # The workers of one round (one N and state mode) run side by side: every backend and core of it.
+    for run_id in ("20261121-054500-3f2a", "local"):
+        for n in (10, 100_000, 1_000_000):
+            for state in ("sysrepo", "fresh-state"):
+                names = [treestore_namespace(run_id, backend, n, state, core) for backend in ORDER for core in CORES]
+                assert len(set(names)) == len(ORDER) * len(CORES), names
+                assert all(len(name) <= 40 and TREESTORE_NAMESPACE_PATTERN.match(name) for name in names), names

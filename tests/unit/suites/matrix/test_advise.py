@@ -3,9 +3,11 @@ and a refusal with the closest candidate and its gap when none meets them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.suites.matrix.advise import Advice, Option, advice_answer, advice_chart, advice_report, choose
-from stratabench.suites.matrix.advise import shortlist
+from stratabench.suites.matrix.advise import cost_ratio, round_costs, shortlist
 from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, parse_goal
 
 
@@ -23,12 +25,22 @@ def _load(p50_ns: float, p99s: list[float]) -> CellResult:
 
 
 def _option(name: str, cost: float, p99_ns: float | None, stored: float = 1e6, spread: float = 0.0,
-            p99s: list[float] | None = None) -> Option:
+            p99s: list[float] | None = None, cpu_ns: list[float] | None = None) -> Option:
+    """A candidate on redis whose cost per million reads is ``cost`` dollars of wire plus, in each of its
+    single-read cell's rounds, ``cpu_ns`` (default none) at a dollar per microsecond of CPU."""
     decode = _cell(name, "get_one", wall_ns=[0.0] * 6)
-    read = _cell(name, "get_one", wall_ns=[1000.0] * 6, size_bytes=[stored])
+    cpu = cpu_ns or [0.0] * 6
+    rounds = list(range(len(cpu)))
+    codec, compression = name.split("+")
+    read = CellResult("matrix", f"get_one redis {name}", {"codec": codec, "compression": compression,
+                                                          "operation": "get_one", "store": "redis"}, "python", "ok",
+                      metrics={"wall_ns": MetricResult.of([1000.0] * len(cpu), rounds),
+                               "cpu_ns": MetricResult.of(cpu, rounds), "size_bytes": MetricResult.of([stored])})
     load = None if p99_ns is None else _load(p99_ns / 2, p99s or [p99_ns] * 6)
-    return Option(*name.split("+"), "redis", "", decode, read, None,
-                  Cost(0.0, None, cost * 1e9 / 0.01, stored, Prices(wire_gb=0.01)), (cost - spread, cost + spread),
+    median_cpu = sorted(cpu)[len(cpu) // 2]
+    prices = Prices(cpu_hour=3600.0, wire_gb=0.01)
+    return Option(codec, compression, "redis", "", decode, read, None,
+                  Cost(median_cpu / 1000, None, cost * 1e9 / 0.01, stored, prices), (cost - spread, cost + spread),
                   load)
 
 
@@ -45,12 +57,44 @@ def test_fastest_picks_the_lowest_p99() -> None:
     assert chosen is not None and chosen.codec == "json" and sure == "clear"
 
 
-def test_overlapping_costs_are_too_close_to_call() -> None:
-    options = [_option("json+none", 2.0, 1e6, spread=0.5), _option("orjson+none", 2.2, 1e6, spread=0.5)]
+def test_costs_whose_paired_interval_straddles_one_are_too_close_to_call() -> None:
+    # Round by round, each is the cheaper in turn: the median ratio's interval holds 1.
+    options = [_option("json+none", 2.0, 1e6, cpu_ns=[100.0, 900.0, 100.0, 900.0, 100.0, 900.0, 500.0]),
+               _option("orjson+none", 2.0, 1e6, cpu_ns=[900.0, 100.0, 900.0, 100.0, 900.0, 100.0, 510.0])]
     chosen, runner, sure, _ = choose(options, Goal())
-    assert chosen is not None and runner is not None and sure.startswith("too close to call")
+    assert chosen is not None and chosen.codec == "json" and runner is not None
+    assert sure.startswith("too close to call: orjson on redis has 1.00×"), sure
     answer = advice_answer(Advice(Goal(), Prices(), 10, "f", options, chosen, runner, sure))
-    assert "too close to call" in " ".join(answer.summary)
+    assert answer.summary[0].startswith("Use (too close to call) json on redis")
+    assert answer.summary[1] == "Too close to call between json on redis and orjson on redis; all of them have " \
+                                "the store redis and the compressor none: that much is sure."
+    (pick, _) = answer.picks
+    assert pick.ratio is not None and pick.ratio.paired and pick.ratio.low < 1 < pick.ratio.high
+    assert pick.compared == ((runner.read, chosen.read),)
+
+
+def test_a_sure_difference_under_five_percent_is_too_close_to_call_and_over_it_clear() -> None:
+    # Every round 3% dearer: the interval leaves out 1, but two runs could still choose either.
+    near = [_option("json+none", 2.06, 1e6, cpu_ns=[10.0] * 6), _option("orjson+none", 2.0, 1e6, cpu_ns=[10.0] * 6)]
+    chosen, _, sure, _ = choose(near, Goal())
+    assert chosen is not None and chosen.codec == "orjson" and sure.startswith("too close to call"), sure
+    far = [_option("json+none", 2.2, 1e6, cpu_ns=[10.0] * 6), _option("orjson+none", 2.0, 1e6, cpu_ns=[10.0] * 6)]
+    assert choose(far, Goal())[2] == "clear"
+
+
+def test_a_runner_up_measured_in_other_rounds_is_not_called_clear() -> None:
+    chosen, runner = _option("orjson+none", 1.0, 1e6), _option("json+none", 3.0, 1e6)
+    runner = replace(runner, read=replace(runner.read, metrics={"cpu_ns": MetricResult.of([1.0] * 6)}))
+    assert choose([chosen, runner], Goal())[2] == "too close to call: json on redis's cost per million reads was " \
+                                                  "not measured beside it"
+
+
+def test_round_costs_price_each_rounds_cpu_and_the_wire() -> None:
+    option = _option("json+none", 0.5, None, cpu_ns=[1000.0, 2000.0, 1000.0, 3000.0])
+    # A microsecond of CPU a read is a million CPU seconds per million reads: $1 at $3,600 an hour.
+    assert round_costs(option) == {0: 1.5, 1: 2.5, 2: 1.5, 3: 3.5}
+    ratio = cost_ratio(_option("json+none", 0.5, None, cpu_ns=[3000.0] * 4), option)
+    assert ratio is not None and ratio.paired and ratio.n == 4 and ratio.value == (3.5 / 1.5 + 3.5 / 2.5) / 2
 
 
 def test_a_goal_none_meets_is_refused_with_the_closest_and_its_gap() -> None:
