@@ -9,9 +9,11 @@ own records (every read verified against their canonical hash):
    record takes. The time-vs-size frontier (none faster *and* smaller) gives
    the shortlist: the fastest, the smallest and one between.
 2. **Place** the shortlist on every store (the user's servers, or the
-   embedded ones when none is given): one record read (``get_one``: client
-   CPU, server CPU, time), every record read (``get_many``: the client's peak
-   memory).
+   embedded ones when none is given), in one batch of cells so that every
+   candidate is measured in the same rounds: one record read (``get_one``:
+   client CPU, server CPU, time), every record read (``get_many``: the
+   client's peak memory). A server that cannot take the records first (they
+   are written twice and one read back) is left out, with its reason.
 3. **Load** the finalists, the best few for the goal on single reads, with
    concurrent clients for a few seconds (:mod:`stratabench.load`): latency
    percentiles under load. A read's p50 and p99 are the store's under load
@@ -20,9 +22,13 @@ own records (every read verified against their canonical hash):
 Then the goal (:mod:`.goals`) picks: among the candidates that meet every
 limit, the cheapest per million reads (or the fastest). The answer says the
 recommendation, its evidence with intervals, the runner-up and what would
-change the choice; two candidates whose figures the intervals cannot tell
-apart are *too close to call*, so two runs never flip silently. A goal no
-candidate meets is refused, with the closest candidate and its gap.
+change the choice. The choice is compared with every other candidate meeting
+the goal by a paired ratio (the cost of each round's reads, round by round);
+one whose interval reaches within :data:`CLOSE` (5%) is *too close to call*,
+and the answer names it and what the two share, so two runs never flip
+silently (the fastest goal compares p99s over the load runs' seconds, which
+ran one after the other: unpaired). A goal no candidate meets is refused,
+with the closest candidate and its gap.
 """
 
 from __future__ import annotations
