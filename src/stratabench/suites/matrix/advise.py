@@ -647,8 +647,8 @@ def advice_answer(advice: Advice) -> Answer:
     if tied:
         shared = _shared([chosen, *tied])
         found.summary.append(f"Too close to call between {chosen.name} and " + ", ".join(o.name for o in tied) + (
-            ": any of them will do" if not shared else f"; all of them have {' and '.join(shared)}: that much "
-            f"is sure") + ".")
+            ": any of them will do" if not shared else f"; {'both' if len(tied) == 1 else 'all of them'} have "
+            f"{' and '.join(shared)}: that much is sure") + ".")
     found.summary += [f"What would change the choice: {line}." for line in advice.changes]
     found.lines.append(f"Prices: {advice.prices.describe()} (defaults unless set with --price).")
     if advice.sampled < advice.records:

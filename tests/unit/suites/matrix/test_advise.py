@@ -66,7 +66,7 @@ def test_costs_whose_paired_interval_straddles_one_are_too_close_to_call() -> No
     assert sure.startswith("too close to call: orjson on redis has 1.00×"), sure
     answer = advice_answer(Advice(Goal(), Prices(), 10, "f", options, chosen, runner, sure))
     assert answer.summary[0].startswith("Use (too close to call) json on redis")
-    assert answer.summary[1] == "Too close to call between json on redis and orjson on redis; all of them have " \
+    assert answer.summary[1] == "Too close to call between json on redis and orjson on redis; both have " \
                                 "the store redis and the compressor none: that much is sure."
     (pick, _) = answer.picks
     assert pick.ratio is not None and pick.ratio.paired and pick.ratio.low < 1 < pick.ratio.high
