@@ -9,6 +9,7 @@ import pytest
 
 from stratabench.cli.main import main
 from stratabench.services.ports import free_port
+from stratabench.services.session import local_services
 
 
 @pytest.fixture
@@ -24,6 +25,8 @@ def records(tmp_path: Path) -> Path:
     (["--goal", "speed<2ms"], "error: --goal 'speed<2ms': unknown measure 'speed'; use p50, p99, memory, stored or", 2),
     (["--price", "cpu=1"], "error: --price 'cpu=1': expected NAME=DOLLARS with NAME one of cpu_hour, wire_gb", 2),
     (["--store", "nosuch://x"], "error: ", 2),
+    (["--cache-tier", "disk"], "error: --cache-tier disk: no such tier; use memory, memcached, redis", 2),
+    (["--hit-ratio", "1.5"], "error: stratabench advise: argument --hit-ratio: '1.5' is out of range: use a share of reads above 0, up to 1", 2),
 ])  # fmt: skip
 def test_bad_input_is_one_line_and_nothing_is_written(records: Path, tmp_path: Path, arguments: list[str],
                                                       message: str, code: int,
@@ -75,7 +78,41 @@ def test_a_small_run_recommends_with_evidence_and_a_page(records: Path, tmp_path
     assert any("Prices: $0.04 per vCPU-hour" in line for line in answer["lines"])
     loads = [json.loads(line) for line in output.read_text().splitlines() if '"suite":"load"' in line]
     assert loads and all(cell["integrity"]["ok"] for cell in loads if cell.get("integrity"))
-    code = main(["report", str(output)])
+    assert ["candidate", recommended["choice"]] in [cell["notes"]["subject"] for cell in loads]
+    code = main(["report", str(output), "--format", "markdown"])
     assert code == 0  # the results file reads back as any other, the finalists' load runs by candidate
-    report = capsys.readouterr().out.splitlines()
-    assert any(line.startswith(recommended["choice"]) and "closed" in line for line in report), report
+    report = capsys.readouterr().out
+    load_table = report[report.index("load: "):]
+    assert "candidate" in load_table and recommended["choice"] in load_table, load_table
+
+
+def test_a_cache_server_asked_for_as_a_tier_must_be_among_the_stores(records: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["advise", "--data", str(records), "--cache-tier", "memory,memcached", "-o",
+                 str(tmp_path / "out.jsonl"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "error: --cache-tier memcached: no such server among the stores; give its URL " \
+                                "with --store, or --services local\n", err
+
+
+def test_a_memory_tier_in_front_of_a_real_server_is_weighed_by_a_paired_ratio(
+        records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Redis started by the project's services code; the memory tier placed in the same rounds as the stores."""
+    output = tmp_path / "out.jsonl"
+    with local_services(["redis"]) as running:
+        code = main(["advise", "--data", str(records), "--store", running["redis"].url, "--codec", "json,pickle",
+                     "--compressor", "none", "--cache-tier", "memory,redis", "--hit-ratio", "0.8", "-o", str(output), "-q",
+                     "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    answer = data["suites"][0]["answer"]
+    recommended, *_, tier = answer["picks"]
+    assert recommended["choice"].endswith(" on redis"), recommended  # the memory store is a tier, never a store
+    assert tier["setting"] == f"cache tier in front of {recommended['choice']} at 80% hits"
+    assert tier["choice"].startswith(("put memory in front of redis", "no memory tier", "memory in front or not"))
+    assert tier["ratio"]["paired"] and tier["ratio"]["n"] >= 2 and tier["sure"]
+    (pair,) = tier["compared"]
+    assert pair[0].startswith("get_one memory ") and pair[1].startswith("get_one redis ")
+    assert any(line.startswith("A cache tier assumes 80% of reads hit it") for line in answer["lines"])
+    # Redis is the only store here: it is not weighed in front of itself, and the answer says so.
+    assert "left out: cache tier redis: not weighed: it is the recommended store" in answer["lines"]
