@@ -26,7 +26,8 @@ def records(tmp_path: Path) -> Path:
     (["--price", "cpu=1"], "error: --price 'cpu=1': expected NAME=DOLLARS with NAME one of cpu_hour, wire_gb", 2),
     (["--store", "nosuch://x"], "error: ", 2),
     (["--cache-tier", "disk"], "error: --cache-tier disk: no such tier; use memory, memcached, redis", 2),
-    (["--hit-ratio", "1.5"], "error: stratabench advise: argument --hit-ratio: '1.5' is out of range: use a share of reads above 0, up to 1", 2),
+    (["--hit-ratio", "1.5"], "error: stratabench advise: argument --hit-ratio: '1.5' is out of range: use a share "
+                             "of reads above 0, up to 1", 2),
 ])  # fmt: skip
 def test_bad_input_is_one_line_and_nothing_is_written(records: Path, tmp_path: Path, arguments: list[str],
                                                       message: str, code: int,

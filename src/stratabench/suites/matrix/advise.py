@@ -67,9 +67,9 @@ from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, cost_per_
 from stratabench.suites.matrix.suite import MatrixSuite, Records, default_layers, load
 from stratabench.units import format_bytes, format_ns, format_ratio
 
-__all__ = ["ADVISE_ENGINE", "CACHE_TIERS", "CLOSE", "DEFAULT_HIT_RATIO", "Advice", "TierChoice", "AdviseOptions", "Option", "advice_answer", "advice_chart", "advise",
-           "advice_report", "candidates_table", "check_stores", "choose", "cost_ratio", "round_costs", "shortlist",
-           "tier_choice", "tiered", "too_close"]
+__all__ = ["ADVISE_ENGINE", "CACHE_TIERS", "CLOSE", "DEFAULT_HIT_RATIO", "Advice", "TierChoice", "AdviseOptions",
+           "Option", "advice_answer", "advice_chart", "advise", "advice_report", "candidates_table", "check_stores",
+           "choose", "cost_ratio", "round_costs", "shortlist", "tier_choice", "tiered", "too_close"]
 
 ADVISE_ENGINE = EngineOptions(min_samples=6, max_samples=20, target=0.05, cell_budget_ns=250_000_000,
                               min_sample_ns=10_000_000, warmups=1, memory_samples=1)
