@@ -84,3 +84,42 @@ def test_unsupported_platform_gives_no_preexec(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(lifeline, "_PRCTL", None)
     assert lifeline.parent_death_signal() is None
+
+
+def test_children_started_with_the_signal_live_beside_an_active_grpc_channel(tmp_path: Path) -> None:
+    # grpc/grpc#43055: with gRPC's fork support on, a child forked while a channel is busy could abort
+    # (SIGABRT, "epoll_wait error: Bad file descriptor") before its exec: 8-13 of 300 here. Importing
+    # stratabench turns that support off; a fresh interpreter, so that no earlier test's gRPC state counts.
+    script = tmp_path / "busy_grpc.py"
+    script.write_text(textwrap.dedent("""
+        import os, subprocess, sys, threading
+        import stratabench  # first, as every stratabench process imports it before gRPC
+        from concurrent import futures
+        import grpc
+        from stratabench.lifeline import parent_death_signal
+
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary("/none/none")
+        busy = threading.Event()
+
+        def keep_calling():
+            while not busy.is_set():
+                try:
+                    call(b"", timeout=0.05)
+                except grpc.RpcError:
+                    pass
+
+        threading.Thread(target=keep_calling, daemon=True).start()
+        codes = [subprocess.run(["true"], preexec_fn=parent_death_signal(), check=False).returncode
+                 for _ in range(300)]
+        busy.set()
+        server.stop(0)
+        print(sum(code != 0 for code in codes), os.environ.get("GRPC_ENABLE_FORK_SUPPORT"))
+    """))
+    env = {key: value for key, value in os.environ.items() if key != "GRPC_ENABLE_FORK_SUPPORT"}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0", "false"], done.stdout  # no child died; the setting came from stratabench

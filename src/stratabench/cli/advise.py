@@ -9,7 +9,7 @@ import multiprocessing.util
 import sys
 from typing import Any
 
-from stratabench.cli.arguments import add_output_arguments, names, positive_int
+from stratabench.cli.arguments import add_output_arguments, names, number_in, positive_int
 from stratabench.cli.progress import make_progress
 from stratabench.cli.run import _check_data_file, _output_path, _services
 from stratabench.layers.stores.namespaces import new_run_id
@@ -19,7 +19,8 @@ from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import run_scratch
-from stratabench.suites.matrix.advise import AdviseOptions, advice_report, advise
+from stratabench.errors import UsageError
+from stratabench.suites.matrix.advise import CACHE_TIERS, DEFAULT_HIT_RATIO, AdviseOptions, advice_report, advise
 from stratabench.suites.matrix.goals import DEFAULT_PRICES, parse_goal, parse_prices
 
 __all__ = ["add_parser"]
@@ -52,6 +53,15 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--codec", action="append", metavar="NAME", help="only these codecs (repeatable, or a comma list)")
     parser.add_argument("--compressor", action="append", metavar="NAME",
                         help="only these compressors (repeatable, or a comma list)")
+    parser.add_argument("--cache-tier", action="append", metavar="TIER",
+                        help=f"also weigh this cache tier in front of the recommended store (repeatable, or a comma "
+                        f"list): {', '.join(CACHE_TIERS)}; 'memory' is a store in the process's memory; memcached "
+                        f"and redis need such a --store (or --services local), which is then weighed as a cache "
+                        f"(not as the store) in front of a store that is not itself a cache, the embedded "
+                        f"stores when no other server is given")
+    parser.add_argument("--hit-ratio", type=number_in(0, 1, what="a share of reads", low_open=True),
+                        default=DEFAULT_HIT_RATIO, metavar="R",
+                        help=f"the share of reads a cache tier answers (default {DEFAULT_HIT_RATIO:g})")
     parser.add_argument("--clients", type=positive_int, default=2, metavar="C",
                         help="concurrent clients of the load run (default 2)")
     add_output_arguments(parser)
@@ -62,13 +72,18 @@ def handle(args: argparse.Namespace) -> int:
     reporter = REPORTERS.get(args.format)()
     goal = parse_goal(args.goal)  # a bad goal or price stops here, before any server starts
     prices = parse_prices(args.price)
+    tiers = names(args.cache_tier, "--cache-tier")
+    unknown = [tier for tier in tiers if tier not in CACHE_TIERS]
+    if unknown:
+        raise UsageError(f"--cache-tier {','.join(unknown)}: no such tier; use {', '.join(CACHE_TIERS)}")
     _check_data_file(args.data)
     for url in args.store or ():
         check_store_url(url)
     run_id = new_run_id()
     output = _output_path(args.output, run_id)
     options = AdviseOptions(data=args.data, stores=tuple(args.store or ()), goal=goal, prices=prices, run_id=run_id,
-                            codecs=names(args.codec, "--codec"), compressors=names(args.compressor, "--compressor"), clients=args.clients)
+                            codecs=names(args.codec, "--codec"), compressors=names(args.compressor, "--compressor"),
+                            clients=args.clients, tiers=tiers, hit_ratio=args.hit_ratio)
     # The load step's client processes make multiprocessing's temporary directory; made now, it lives
     # outside the run's scratch root, which is gone by the time multiprocessing removes it at exit.
     multiprocessing.util.get_temp_dir()

@@ -34,11 +34,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
     parser.add_argument("--metric", default=None,
-                        help="the metric to compare (default wall_ns; instructions for two counted runs, "
-                        "judged exactly by its tolerance)")
+                        help="the metric to compare (default: each cell's judged metric, thread_cpu_ns for work "
+                        "inside the worker and wall_ns for cells that wait on files or servers; instructions for two "
+                        "counted runs, judged exactly by its tolerance)")
     parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
-                        help="smallest change called a change, as 0.05 or 5%% (default 5%%: sampling aims at "
-                        "medians known to ±2%%, so identical code can differ by about 4%%)")
+                        help="smallest change called a change, as 0.05 or 5%% (default 5%%); a change must also "
+                        "pass the rank test, so noise beyond it is inconclusive, not a change")
     add_format_argument(parser)
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
                         help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "
@@ -57,11 +58,11 @@ def _refuse_nothing(before: ResultsFile, after: ResultsFile, source: str) -> Non
         raise NoCellsError("the first file has no cells; there is no baseline to gate on")
 
 
-def _default_metric(*files: ResultsFile) -> str:
-    """wall_ns, unless both files were counted (``--count instructions``) rather than timed."""
+def _default_metric(*files: ResultsFile) -> str | None:
+    """Each cell's judged metric (``None``), unless both files were counted (``--count instructions``) rather than timed."""
     counted = all(any("instructions" in cell.metrics for cell in results.cells) and
                   not any("wall_ns" in cell.metrics for cell in results.cells) for results in files)
-    return "instructions" if counted else "wall_ns"
+    return "instructions" if counted else None
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -103,7 +104,7 @@ def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
     """``--fail-above``: print each reason to fail, and return 1 if there is one."""
     if not comparison.changes:
         raise NoCellsError(
-            f"no cell of {args.after} matches a measured cell of {args.before} on {args.metric}; "
+            f"no cell of {args.after} matches a measured cell of {args.before} on {args.metric or 'its judged metric'}; "
             "a gate that compared nothing has not passed"
         )
     worse = comparison.regressions(args.fail_above)

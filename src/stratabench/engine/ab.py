@@ -21,8 +21,9 @@ falls on both sides of a pair and cancels in their ratio:
    sample with its round), and the report pairs the two sides round by
    round (:mod:`stratabench.report.ab`).
 
-Go cells run through their suite's adapter, once per side and round, in the
-same ABBA order. The scheduling knows nothing of how a cell is measured
+Go cells run through each side's adapter (for another Python environment,
+that environment's own stratabench and Go build), once per side and round,
+in the same ABBA order. The scheduling knows nothing of how a cell is measured
 (tests pass a fake ``measure``).
 """
 
@@ -131,12 +132,18 @@ class ForkedMeasure:
     both sides of one environment would share one layout, but two
     environments (the comparison ``ab`` is for) would still differ by a
     fixed, unseen one. The cost: two zygote starts a round.
+
+    Each visit is one round of the cell as a run measures it
+    (:class:`~stratabench.engine.sampling.RoundPlan`): the first calibrates
+    the loop count, traces memory and verifies; later ones time that side's
+    calibrated loop and nothing else.
     """
 
     def __init__(self, preload: Iterable[str]) -> None:
         self.preload = tuple(preload)
         self.number: int | None = None
         self.zygotes: dict[str, Zygotes] = {}
+        self.loops: dict[tuple[str, str, str, str], int | None] = {}
 
     def __call__(self, spec: CellSpec, side: Side, number: int) -> CellResult:
         if number != self.number:
@@ -145,10 +152,14 @@ class ForkedMeasure:
         zygotes = self.zygotes.get(side.label)
         if zygotes is None:
             zygotes = self.zygotes[side.label] = Zygotes(self.preload, side.python)
-        options = side.options
-        if number > 0:  # memory and integrity once, in the first round: later rounds only time
-            options = options.with_engine(memory_samples=0)
-        return run_cell(spec, options, zygotes)
+        key = (side.label, spec.suite, spec.name, repr(sorted(spec.params.items())))
+        first = key not in self.loops
+        engine = side.options.engine
+        plan = RoundPlan(number, self.loops.get(key), engine.samples or engine.round_samples, first)
+        result = run_cell(spec, side.options, zygotes, plan)
+        if first and result.ok:
+            self.loops[key] = result.loops
+        return result
 
     def close(self) -> None:
         """End the round's zygotes."""

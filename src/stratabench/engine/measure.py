@@ -13,6 +13,9 @@ The order matters:
    CPU time (``thread_cpu_ns``) and server CPU are read around the loop,
    outside it. How many samples: the stopping rule of
    :mod:`stratabench.engine.sampling` (adaptive by default, or ``--samples``).
+   The rule judges the cell's judged metric (:attr:`Operation.judged_metric`):
+   the thread's CPU time for work done in the thread, wall time for an
+   operation that waits on files or servers.
    Before the first timed run, what lives is collected and frozen
    (``gc.freeze``); before each sample the collector runs, untimed. Every
    sample then starts from the same collector state over the operation's own
@@ -45,7 +48,7 @@ from stratabench.engine.operation import CellSpec, Operation
 from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
 from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
-from stratabench.results.records import CellResult, MetricResult, Status
+from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult, MetricResult, Status
 from stratabench.results.stats import instability
 
 __all__ = ["Measurement", "calibrate", "frozen_heap", "loop_timer", "measure_operation", "memory_pass",
@@ -69,22 +72,26 @@ class Measurement:
         The verification outcome, or ``None`` when the operation has nothing to verify.
     stop
         Why sampling stopped (``None`` if nothing was sampled).
+    judged
+        The metric the cell is judged on (:attr:`Operation.judged_metric`).
     """
 
     loops: int
     samples: dict[str, list[float]] = field(default_factory=dict)
     integrity: Integrity | None = None
     stop: Stop | None = None
+    judged: str = WALL_METRIC
 
     def flags(self, metrics: Mapping[str, MetricResult]) -> tuple[str, ...]:
-        """Why the wall time's median is not trustworthy (empty when it is), one line each with its figure."""
-        wall = metrics.get("wall_ns")
-        if wall is None:
+        """Why the judged metric's median is not known to its target (empty when it is), with its figure."""
+        judged = metrics.get(self.judged) or metrics.get(WALL_METRIC)
+        if judged is None:
             return ()
         stop = self.stop
-        return tuple(instability(wall.summary, target=stop.target if stop else None,
+        return tuple(instability(judged.summary, target=stop.target if stop else None,
                                  target_missed=stop is not None and stop.target_missed,
-                                 budget_s=stop.budget_s if stop and stop.reason == "budget" else None))
+                                 budget_s=stop.budget_s if stop and stop.reason == "budget" else None,
+                                 metric=self.judged if self.judged in metrics else WALL_METRIC))
 
     def result(self, spec: CellSpec, *, notes: Mapping[str, Any] | None = None,
                duration_s: float | None = None) -> CellResult:
@@ -93,7 +100,7 @@ class Measurement:
         The status is ``ok`` unless the integrity check failed; then it is
         ``failed``, with the first difference (or the two hashes) as the
         error. Metrics with no sample are left out, as not measured. An
-        unstable wall time is flagged (:meth:`flags`).
+        unstable judged metric is flagged (:meth:`flags`).
         """
         integrity = self.integrity
         status: Status = "ok"
@@ -116,6 +123,7 @@ class Measurement:
             duration_s=duration_s,
             flags=self.flags(metrics),
             group=spec.group,
+            judged=self.judged if self.judged in metrics else None,
         )
 
 
@@ -350,7 +358,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
             # (the one that reached the sample length): that run is a warm-up, and
             # another would only cost a sample's time in every cell.
             warmups = max(0, warmups - 1)
-        measurement = Measurement(loops=loops)
+        measurement = Measurement(loops=loops, judged=op.judged_metric)
         for _ in range(warmups):
             if op.before_each is not None:
                 op.before_each()
@@ -362,7 +370,9 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         server: list[float] = []
         spent = 0
         rule = StoppingRule(options)
-        while (stop := _round_stop(plan, walls, spent, options) if plan is not None else rule.stop(walls, spent)) is None:
+        # The rule judges the metric the cell is judged on: the thread's CPU time unless the operation waits.
+        judged = threads if measurement.judged == CPU_METRIC else walls
+        while (stop := _round_stop(plan, walls, spent, options) if plan is not None else rule.stop(judged, spent)) is None:
             if op.before_each is not None:
                 op.before_each()
             gc.collect()
@@ -405,6 +415,6 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         measurement.integrity = op.verify(result)
     if op.size_bytes is not None:
         measurement.samples["size_bytes"] = [float(op.size_bytes)]
-    for name, value in op.extra.items():
+    for name, value in {**op.extra, **(op.extra_of() if op.extra_of is not None else {})}.items():
         measurement.samples[name] = [float(value)]
     return measurement

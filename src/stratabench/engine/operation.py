@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from stratabench.datasets.verify import Integrity
+from stratabench.results.records import CPU_METRIC, WALL_METRIC
 
 from stratabench.errors import UsageError
 
@@ -111,6 +112,11 @@ class Operation:
     extra
         Single-valued extra metrics (names from ``stratabench.metrics``),
         for example an embed cell's compile time.
+    extra_of
+        More single-valued extra metrics that take time to get (sizes after
+        compression, a read's stages timed apart): called once, after the
+        samples, and only in a cell's first round, since later rounds keep
+        only their timings; a fresh worker each round would pay it again.
     notes
         Short facts to keep with the result (``zlib level 6``).
     server_pids
@@ -132,6 +138,14 @@ class Operation:
         not part of the measurement. ``call`` still runs it once for checks.
     namespace
         Globals for ``statement``.
+    waits
+        The operation waits on something outside its thread (a file's
+        system calls, a server, another process): it is judged on wall
+        time, since its CPU time would leave out what it is measured for.
+        ``False``: the work is in the thread, and it is judged on the
+        thread's CPU time, which leaves out the time a shared host took the
+        CPU away (:data:`~stratabench.results.records.CPU_METRIC`). An
+        operation with ``server_pids`` waits whatever this says.
     engine
         Measurement options for this operation in place of the run's, for
         suites whose cells are many and cheap (a lower calibration target);
@@ -143,6 +157,7 @@ class Operation:
     verify: Callable[[object], Integrity] | None = None
     size_bytes: int | None = None
     extra: dict[str, float] = field(default_factory=dict)
+    extra_of: Callable[[], dict[str, float]] | None = None
     notes: dict[str, Any] = field(default_factory=dict)
     server_pids: tuple[int, ...] = ()
     before_each: Callable[[], None] | None = None
@@ -150,7 +165,13 @@ class Operation:
     trace_memory: bool = True
     statement: tuple[str, str] | None = None
     namespace: dict[str, Any] = field(default_factory=dict)
+    waits: bool = False
     engine: EngineOptions | None = None
+
+    @property
+    def judged_metric(self) -> str:
+        """The metric the cell is judged on: wall time if it waits, else the thread's CPU time."""
+        return WALL_METRIC if self.waits or self.server_pids else CPU_METRIC
 
 
 class OperationBuilder(Protocol):

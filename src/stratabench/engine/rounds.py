@@ -16,9 +16,14 @@ cells, in every ratio of two of them. So a run measures in rounds
    group's order reversed every other round (ABBA), so their ratio is
    taken within one moment of the machine.
 3. After each round the stopping rule of :mod:`stratabench.engine.sampling`
-   judges each cell on its *per-round* values (each round's median), so its
-   interval includes the machine's drift over the run. A group drops out
-   of later rounds once every member has stopped; a failed cell at once.
+   judges each cell on the *per-round* values (each round's median) of its
+   judged metric (the thread's CPU time for work inside the worker, wall
+   time for a cell that waits on files or servers:
+   :attr:`~stratabench.engine.operation.Operation.judged_metric`), so its
+   interval includes the machine's drift over the run. Each cell drops out
+   of later rounds once it has stopped, a failed cell at once; the rest of
+   its group stays back to back. Every member takes the floor of rounds,
+   so any two of a group share at least that many pairs.
 
 The scheduling here knows nothing of how a unit is measured: the run hands
 :func:`run_rounds` a function that measures one cell for one round (a
@@ -39,7 +44,7 @@ from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
 from stratabench.options import EngineOptions
-from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.records import WALL_METRIC, CellResult, MetricResult
 from stratabench.results.stats import instability, round_values
 
 __all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "reference_ns", "round_order", "run_rounds"]
@@ -155,11 +160,17 @@ class CellRounds:
         if wall is not None and result.loops:
             self.sampled_ns += int(sum(wall.samples) * result.loops)
 
+    @property
+    def judged(self) -> str:
+        """The metric this cell is judged on, as its first round said (wall time until then)."""
+        return WALL_METRIC if self.first is None else self.first.judged_metric
+
     def per_round(self) -> list[float]:
-        """The per-round values of the wall time so far, in round order."""
-        if "wall_ns" not in self.samples:
+        """The per-round values of the judged metric so far, in round order."""
+        judged = self.judged
+        if judged not in self.samples:
             return []
-        return list(round_values(self.samples["wall_ns"], self.rounds["wall_ns"]).values())
+        return list(round_values(self.samples[judged], self.rounds[judged]).values())
 
     def stop(self) -> Stop | None:
         """Whether this cell has sampled enough (``None``: it wants another round); failed cells have."""
@@ -173,7 +184,13 @@ class CellRounds:
         return self.rule.stop(values, self.spent_ns, self.sampled_ns)
 
     def result(self) -> CellResult:
-        """The merged record: timed metrics from every round (with their rounds), the rest from the first."""
+        """The merged record: timed metrics from every round (with their rounds), the rest from the first.
+
+        Its flag, if any, is of the judged metric's per-round values against
+        the run's target, whatever stopped the sampling (a fixed count
+        included): one line naming the metric, the interval's half-width, the
+        target and the rounds.
+        """
         if self.failure is not None or self.first is None:
             failure = self.failure or CellResult.failure(self.spec, "failed", "interrupted before its first round ended")
             return replace(failure, duration_s=self.duration_s, group=self.spec.group)
@@ -181,10 +198,10 @@ class CellRounds:
         for name, values in self.samples.items():
             metrics[name] = MetricResult.of(values, self.rounds[name])
         stop = self.stop() or Stop("budget", self.options.target, self.options.cell_budget_ns / 1e9)
-        wall = metrics.get("wall_ns")
-        flags = self.first.flags if wall is None else tuple(instability(
-            wall.summary, target=stop.target, target_missed=stop.target_missed,
-            budget_s=stop.budget_s if stop.reason == "budget" else None, counted="rounds"))
+        judged = metrics.get(self.judged)
+        flags = self.first.flags if judged is None else tuple(instability(
+            judged.summary, target=self.options.target, target_missed=stop.target_missed,
+            budget_s=stop.budget_s if stop.reason == "budget" else None, counted="rounds", metric=self.judged))
         return replace(self.first, metrics=metrics, flags=flags, duration_s=self.duration_s, group=self.spec.group)
 
 
@@ -205,7 +222,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
                started: Callable[[CellSpec], None] = lambda spec: None,
                reference: Callable[[], float | None] = reference_ns,
                now: Callable[[], float] = time.monotonic) -> list[CellResult]:
-    """Measure ``cells`` in rounds until each group has stopped; return the merged results in the cells' order.
+    """Measure ``cells`` in rounds until each has stopped; return the merged results in the cells' order.
 
     Parameters
     ----------
@@ -214,7 +231,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     seed
         Seeds every round's order (recorded in the round records).
     finished
-        Called with each cell's merged result as soon as its group drops
+        Called with each cell's merged result as soon as it drops
         out: the run streams it to the results file.
     round_ended
         Called after each round, with the reference workload's time then.
@@ -242,21 +259,13 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
                 plan = state.plan(number)
                 state.add(measure(state.spec, plan), plan)
             round_ended(Round(number, tuple(order), reference(), now() - began))
-            groups: dict[Hashable, list[str]] = {}
-            for name in active:
-                groups.setdefault(keys[name] or ("cell", name), []).append(name)
             still: list[str] = []
-            for members in groups.values():
-                failed = [name for name in members if states[name].failure is not None]
-                for name in failed:
-                    finish(name)
-                rest = [name for name in members if name not in failed]
-                if all(states[name].stop() is not None for name in rest):
-                    for name in rest:
-                        finish(name)
+            for name in active:
+                if states[name].stop() is None:
+                    still.append(name)
                 else:
-                    still.extend(rest)
-            active = [name for name in active if name in still]
+                    finish(name)
+            active = still
             number += 1
     except BaseException:
         for name in active:

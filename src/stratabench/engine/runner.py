@@ -73,7 +73,7 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     sampling a fresh worker (forked from a zygote that imported the cells'
     factory modules once, unless ``--spawn``; this process with
     ``--in-process``), in a seeded shuffled order with each group's cells
-    back to back; a cell's result is written when its group drops out, and
+    back to back; a cell's result is written when it drops out, and
     each round's record (order, reference workload) when it ends. A suite's
     external cells (Go) are then handed to its adapter together. An
     interrupt propagates after every cell measured so far is written, so

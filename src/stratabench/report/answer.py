@@ -110,14 +110,23 @@ class Best:
         return format_ns(value) if self.aspect == "time" else format_bytes(value)
 
     @property
+    def next_best(self) -> Candidate | None:
+        """What the answer sets beside the winner: the closest candidate tied with it, else the runner-up.
+
+        Beside a tie, the first candidate clearly behind would read as second best while the tied ones,
+        closer, went unnamed.
+        """
+        return self.winners[1] if self.tie else self.runner_up
+
+    @property
     def how_sure(self) -> str:
-        """``tie: …``, ``clear: …``, or ``only one measured``."""
+        """``tie (…)``, ``clear: …``, or ``only one measured``."""
         level = f"{self.ci_level:.0%} " if self.ci_level else ""
         if self.tie:
-            others = self.winners[1:]
-            names = ", ".join(c.name for c in others[:2]) + (f" and {len(others) - 2} more" if len(others) > 2 else "")
             why = f"{level}intervals overlap" if self.aspect == "time" else "within 1%"
-            return f"tie with {names} ({why})"
+            more = self.winners[2:]
+            names = ", ".join(c.name for c in more[:2]) + (f" and {len(more) - 2} more" if len(more) > 2 else "")
+            return f"tie ({why})" + (f"; so do {names}" if more else "")
         if self.runner_up is None:
             return "only one measured"
         margin = self.margin
@@ -202,8 +211,8 @@ class Answer:
         for best in self.bests:
             table.rows.append({
                 "aspect": best.label, "best": best.winners[0].name, "value": best.formatted(best.winners[0]),
-                "next": "-" if best.runner_up is None else
-                f"{best.runner_up.name} ({best.formatted(best.runner_up)})",
+                "next": "-" if best.next_best is None else
+                f"{best.next_best.name} ({best.formatted(best.next_best)})",
                 "sure": best.how_sure,
             })
         for pick in self.picks:

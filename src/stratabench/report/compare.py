@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stratabench.results.records import CellResult, paired_ratio_of
+from stratabench.results.records import CellResult, judged_metric_of, paired_ratio_of
 from stratabench.results.stats import CLEAR_LEVEL, Summary
 from stratabench.units import format_ratio
 
@@ -81,15 +81,18 @@ def ratio(numerator: Summary | None, denominator: Summary | None) -> Ratio | Non
     return Ratio(numerator.median / denominator.median, numerator.overlaps(denominator))
 
 
-def paired(numerator: CellResult | None, denominator: CellResult | None, metric_name: str = "wall_ns") -> Ratio | None:
+def paired(numerator: CellResult | None, denominator: CellResult | None, metric_name: str | None = None) -> Ratio | None:
     """``numerator / denominator`` as the median of their per-round ratios, within noise unless its interval excludes 1.
 
-    Falls back to :func:`ratio` of the two medians when the cells have no
-    common rounds (a file from before rounds); ``None`` when either cell or
-    its metric is missing.
+    ``metric_name`` ``None`` takes the metric both cells are judged on
+    (:func:`~stratabench.results.records.judged_metric_of`). Falls back to
+    :func:`ratio` of the two medians when the cells have no common rounds (a
+    file from before rounds); ``None`` when either cell or its metric is
+    missing.
     """
     if numerator is None or denominator is None:
         return None
+    metric_name = metric_name or judged_metric_of(numerator, denominator)
     measured = paired_ratio_of(numerator, denominator, metric_name)
     if measured is None:
         return ratio(numerator.summary(metric_name), denominator.summary(metric_name))

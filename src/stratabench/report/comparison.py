@@ -36,6 +36,12 @@ metric is compared, every exact metric both cells of a pair carry is checked
 so, and each one that moved beyond its tolerance is named
 (:attr:`Comparison.exact_changes`).
 
+Without a metric named, each pair is compared on the metric its cells are
+judged on (:func:`~stratabench.results.records.judged_metric_of`): the
+thread's CPU time for work inside the worker, wall time for cells that wait
+on files or servers (and for files from before the choice), the figure the
+run's own intervals and verdicts used.
+
 Cells match on suite, cell name and parameters; every cell that does not
 match, failed, or lacks the metric is listed with why, so nothing is
 dropped silently.
@@ -53,7 +59,7 @@ from stratabench.metrics import METRICS
 from stratabench.report.compare import SampleTest, compare_exact, compare_samples
 from stratabench.report.table import Column, Table
 from stratabench.results.format import ResultsFile
-from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, judged_metric_of
 
 __all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "INCONCLUSIVE", "Change", "Comparison", "ExactChange",
            "compare_results", "comparison_table", "smallest_p"]
@@ -61,10 +67,11 @@ __all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "INCONCLUSIVE", "Chang
 #: The significance level of the rank test.
 ALPHA = 0.05
 
-#: The smallest change called a change: 5%. Sampling aims at a median known
-#: to ±2% (its interval's half-width), so two medians of identical code can
-#: differ by about 4% from sampling alone; 5% is the smallest round figure
-#: beyond that, and below the 10% a gate typically fails on.
+#: The smallest change called a change: 5%, below the 10% a gate typically
+#: fails on. A change must also pass the rank test on the per-round values,
+#: and "unchanged" needs the ratio's interval inside 5% both ways; two runs
+#: of identical code whose medians are each known to ±5% (the default
+#: run's target) can differ by more, and are then inconclusive, not changed.
 DEFAULT_MIN_EFFECT = 0.05
 
 #: The verdict of a pair whose sample counts cannot reach :data:`ALPHA`.
@@ -96,6 +103,8 @@ class Change:
     values
         How many values each side was tested on: rounds (format 3), or raw
         samples for a file from before rounds.
+    metric
+        The metric the pair was tested on.
     """
 
     suite: str
@@ -106,6 +115,7 @@ class Change:
     verdict: str
     worse: bool
     values: tuple[int, int] = (0, 0)
+    metric: str = ""
 
     @property
     def changed(self) -> bool:
@@ -177,7 +187,8 @@ class Comparison:
     Attributes
     ----------
     metric
-        The metric compared.
+        The metric compared; with :attr:`judged`, the one whose words and
+        units every judged metric shares (wall time).
     changes
         One per pair, in the second file's order.
     unmatched
@@ -197,6 +208,8 @@ class Comparison:
     drift
         A line saying a file is from before rounds, so its cells were
         tested on raw samples whose spread leaves out the run's drift.
+    judged
+        Each pair was tested on its cells' judged metric (:attr:`Change.metric`).
     """
 
     metric: Metric
@@ -208,6 +221,7 @@ class Comparison:
     failed: list[str] = field(default_factory=list)
     exact_changes: list[ExactChange] = field(default_factory=list)
     drift: str | None = None
+    judged: bool = False
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -248,7 +262,7 @@ class Comparison:
                 f"{self.counts['unchanged']} unchanged, {self.counts[INCONCLUSIVE]} {INCONCLUSIVE}"
                 f"{f', {self.counts[CANNOT_JUDGE]} {CANNOT_JUDGE} (too few samples)' if self.counts[CANNOT_JUDGE] else ''}"
                 "; geomean ratio "
-                f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric.name}, after/before; "
+                f"{'-' if geomean is None else f'{geomean:.3f}'} ({self.metric_text}, after/before; "
                 f"{self._rule()}); {len(self.unmatched)} not compared")
         if self.exact_changes:
             line += f"; {len(self.exact_changes)} exact metrics moved beyond their tolerance (named below)"
@@ -259,6 +273,16 @@ class Comparison:
             notes.append(self.same_code)
         return line + "".join(f"; {note}" for note in notes)
 
+
+    @property
+    def metric_text(self) -> str:
+        """The metric compared, as said: ``wall_ns``, or ``judged: 200 on thread_cpu_ns, 31 on wall_ns``."""
+        if not self.judged:
+            return self.metric.name
+        used: dict[str, int] = {}
+        for change in self.changes:
+            used[change.metric] = used.get(change.metric, 0) + 1
+        return "judged metric: " + (", ".join(f"{count} on {name}" for name, count in sorted(used.items())) or "none")
 
     def _rule(self) -> str:
         if self.metric.exact:
@@ -340,16 +364,17 @@ def _describe_params(theirs: CellResult, ours: CellResult) -> str:
     return ", ".join(differ)
 
 
-def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *,
+def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str | None, *,
                     min_effect: float = DEFAULT_MIN_EFFECT) -> Comparison:
-    """Pair the cells of two runs and test one metric on each pair.
+    """Pair the cells of two runs and test one metric on each pair: ``metric_name``, or (``None``) the pair's judged one.
 
     Returns every pair, in the second file's order, and one line per cell
     that could not be compared (only in one file, the same name with other
     parameters, failed, or without the metric), so nothing is dropped
     silently.
     """
-    measured = metric(metric_name)
+    judged = metric_name is None
+    measured = metric(WALL_METRIC if metric_name is None else metric_name)
     earlier = {_identity(result): result for result in before.cells}
     by_name = {(result.suite, result.cell): result for result in before.cells}
     changes: list[Change] = []
@@ -372,19 +397,20 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
             unmatched.append(f"{name}: failed in {which}")
             failed.append(unmatched[-1])
             continue
-        first, second = old.metrics.get(metric_name), result.metrics.get(metric_name)
+        used = judged_metric_of(old, result) if metric_name is None else metric_name
+        first, second = old.metrics.get(used), result.metrics.get(used)
         if first is None or second is None:
-            unmatched.append(f"{name}: no {metric_name} in {'the first file' if first is None else 'the second file'}")
+            unmatched.append(f"{name}: no {used} in {'the first file' if first is None else 'the second file'}")
             continue
         before_values, after_values = _values(first, second)
         test = (compare_exact if measured.exact else compare_samples)(before_values, after_values)
         if test is None:
-            unmatched.append(f"{name}: a median of {metric_name} is zero, or a sample is not a number")
+            unmatched.append(f"{name}: a median of {used} is zero, or a sample is not a number")
             continue
         counts = (len(before_values), len(after_values))
         verdict, worse = _verdict(test, measured, min_effect, counts)
-        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts))
-        exact_changes += _exact_changes(old, result, metric_name)
+        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts, used))
+        exact_changes += _exact_changes(old, result, used)
     for identity, result in earlier.items():
         unmatched.append(f"{identity[0]} {identity[1]}: only in the first file")
         if not result.ok:
@@ -393,7 +419,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str, *
     drift = (f"{' and '.join(old_files)} cells were tested on their raw samples (format 2, before rounds): "
              "their spread does not include the run's drift") if old_files else None
     return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after),
-                      failed, exact_changes, drift)
+                      failed, exact_changes, drift, judged)
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:
@@ -401,15 +427,18 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
     measured = comparison.metric
     fmt = measured.format
     table = Table(
-        f"compare {measured.name}: {before.header.get('run_id')} → {after.header.get('run_id')}",
-        [Column("suite", "suite"), Column("cell", "cell"), Column("before", "before", "right", fmt),
+        f"compare {'the judged metric' if comparison.judged else measured.name}: "
+        f"{before.header.get('run_id')} → {after.header.get('run_id')}",
+        [Column("suite", "suite"), Column("cell", "cell"),
+         *([Column("metric", "metric")] if comparison.judged else []), Column("before", "before", "right", fmt),
          Column("after", "after", "right", fmt), Column("ratio", "after/before", "right"),
          Column("interval", "95% interval", "right"), Column("p", "p", "right"), Column("verdict", "verdict")],
     )
     for change in comparison.changes:
         table.rows.append({
-            "suite": change.suite, "cell": change.cell, "before": change.before.median(measured.name),
-            "after": change.after.median(measured.name), "ratio": f"{change.test.ratio:.3f}",
+            "suite": change.suite, "cell": change.cell, "metric": change.metric,
+            "before": change.before.median(change.metric), "after": change.after.median(change.metric),
+            "ratio": f"{change.test.ratio:.3f}",
             "interval": "-" if change.test.exact else f"{change.test.low:.3f}–{change.test.high:.3f}",
             "p": change.test.p_text,
             "verdict": change.verdict if change.verdict != INCONCLUSIVE
@@ -417,6 +446,9 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
         })
     table.notes = [
         comparison.summary(),
+        *(["metric: each cell's judged metric, the one its run's interval and verdicts used: thread_cpu_ns (the "
+           "worker thread's CPU time) for work inside the worker, wall_ns for cells that wait on files or servers "
+           "(--metric NAME compares every cell on one)"] if comparison.judged else []),
         "ratio: of counts, exact (no interval, no test)." if measured.exact else
         "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the per-round values "
         "(each round's median; the raw samples for a file from before rounds); inconclusive ±x%: neither a change beyond "

@@ -14,7 +14,6 @@ from stratabench.metrics import METRICS
 from stratabench.report.answer import Answer, Candidate, answer
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
-from stratabench.results.stats import UNSTABLE_CV
 from stratabench.units import format_count
 
 __all__ = ["cells_export_table", "generic_answer", "generic_tables", "integrity_text", "status_text",
@@ -55,9 +54,9 @@ def unstable_table(suite: str, results: Sequence[CellResult]) -> Table | None:
     table = Table(f"{suite}: {len(flagged)} of {len(results)} cells flagged unstable (their medians are less sure "
                   "than measured)", [Column("cell", "cell"), Column("why", "why")])
     table.rows = [{"cell": result.cell, "why": "; ".join(unstable_of(result))} for result in flagged]
-    table.notes = ["A cell is flagged when sampling spent its budget before the median's interval reached the "
-                   f"target, when its stdev is over {UNSTABLE_CV:.0%} of its mean, or when a sample lies far "
-                   "outside the interval. A quieter machine, --rigorous or a larger --budget narrows them."]
+    table.notes = ["A cell is flagged when the interval of its judged metric's median (thread CPU time for work "
+                   "inside the process, wall time for I/O and servers; per round in a run) ended wider than the "
+                   "target. A quieter machine, --rigorous or a larger --budget narrows them."]
     return table
 
 

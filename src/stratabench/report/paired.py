@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from stratabench.report.compare import compare_samples
-from stratabench.results.records import CellResult, paired_ratio_of
+from stratabench.results.records import CellResult, judged_metric_of, paired_ratio_of
 from stratabench.results import stats
 from stratabench.results.stats import CLEAR_LEVEL, floor_samples, level_label
 from stratabench.units import format_ratio
@@ -120,10 +120,16 @@ def _of_rounds(paired: stats.PairedRatio) -> PairedRatio:
 
 
 def paired_ratio(numerator: CellResult | None, denominator: CellResult | None,
-                 metric: str = "wall_ns") -> PairedRatio | None:
-    """``numerator / denominator`` on ``metric``; ``None`` when a cell is missing, failed or lacks the metric."""
+                 metric: str | None = None) -> PairedRatio | None:
+    """``numerator / denominator`` on ``metric``; ``None`` when a cell is missing, failed or lacks the metric.
+
+    ``metric`` ``None`` takes the metric both cells are judged on
+    (:func:`~stratabench.results.records.judged_metric_of`): the thread's
+    CPU time when both work inside their worker, else wall time.
+    """
     if numerator is None or denominator is None or not numerator.ok or not denominator.ok:
         return None
+    metric = metric or judged_metric_of(numerator, denominator)
     paired = paired_ratio_of(numerator, denominator, metric)
     if paired is not None:
         return _of_rounds(paired)

@@ -8,7 +8,8 @@ Each line is one JSON object with a ``type``:
   passwords removed).
 - ``cell``: the fields of :class:`~stratabench.results.records.CellResult`;
   each metric as ``{"samples": [...], "summary": {...}}``; ``flags``, why
-  the cell is unstable (empty when it is not).
+  the cell is unstable (empty when it is not); ``judged``, the metric its
+  interval, flag and verdicts use (absent or null: ``wall_ns``).
 - ``round`` (one per round, as it ends): ``number``, ``order`` (the cell
   names in the order measured), ``reference_ns`` (the fixed reference
   workload's time in that round: the machine's speed then), ``at_s``
@@ -30,7 +31,9 @@ files step by step with ``upgrade_to_N``):
 3. Rounds: each metric has ``rounds`` (the round of each sample) and its
    summary is of the per-round values; cells carry ``group``; ``round``
    records. Upgrade: no rounds, so intervals leave out the run's drift
-   (:attr:`ResultsFile.drift_note`).
+   (:attr:`ResultsFile.drift_note`). Later, without a version of its own
+   (the key is optional and means what its absence meant): cells carry
+   ``judged``.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from stratabench.datasets.verify import Integrity
 from stratabench.errors import ResultsFormatError, StratabenchError
 from stratabench.input_file import read_input_file
 from stratabench.json_lines import BadLine, json_objects
+from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.redact import redact
 from stratabench.results.records import CellResult, MetricResult
@@ -132,8 +136,11 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
     params = record.get("params", {})
     if not isinstance(params, dict) or not all(isinstance(v, _SCALARS) for v in params.values()):
         return "'params' must be an object of plain values (strings, numbers, booleans, null)"
-    if record.get("group") is not None and not isinstance(record["group"], str):
-        return "'group' must be a string or null"
+    for name in ("group", "judged"):
+        if record.get(name) is not None and not isinstance(record[name], str):
+            return f"{name!r} must be a string or null"
+    if record.get("judged") is not None and record["judged"] not in METRICS:
+        return f"'judged' names no metric: {record['judged']!r}"
     if not isinstance(record.get("notes", {}), dict):
         return "'notes' must be an object"
     for name in ("loops", "duration_s"):
@@ -278,6 +285,7 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         "duration_s": result.duration_s,
         "flags": list(result.flags),
         "group": result.group,
+        "judged": result.judged,
     }
 
 
@@ -303,6 +311,7 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         duration_s=record.get("duration_s"),
         flags=tuple(record.get("flags", ())),
         group=record.get("group"),
+        judged=record.get("judged"),
     )
 
 

@@ -10,7 +10,8 @@ from stratabench.datasets.verify import Integrity
 from stratabench.metrics import metric
 from stratabench.results.stats import PairedRatio, Summary, paired_ratio, round_values, summarize
 
-__all__ = ["CellIdentity", "CellResult", "MetricResult", "Status", "paired_ratio_of"]
+__all__ = ["CPU_METRIC", "WALL_METRIC", "CellIdentity", "CellResult", "MetricResult", "Status", "judged_metric_of",
+           "paired_ratio_of"]
 
 
 class CellIdentity(Protocol):
@@ -27,6 +28,13 @@ class CellIdentity(Protocol):
 
     @property
     def language(self) -> str: ...
+
+#: The metric a cell doing its work inside the measuring thread is judged on: its CPU time leaves out the
+#: time the host took the CPU away (on a shared machine, most of wall time's spread).
+CPU_METRIC = "thread_cpu_ns"
+#: The metric a cell that waits (on files, a server, another process) is judged on: its CPU time would leave
+#: out the waiting it is measured for.
+WALL_METRIC = "wall_ns"
 
 #: ``ok``: measured and verified. ``failed``: an error, or data that did not
 #: verify (metrics may still be present, but must never be ranked).
@@ -122,6 +130,7 @@ class CellResult:
     duration_s: float | None = None
     flags: tuple[str, ...] = ()
     group: str | None = None
+    judged: str | None = None
 
     def __post_init__(self) -> None:
         for name in self.metrics:
@@ -141,6 +150,11 @@ class CellResult:
         """Whether the cell is flagged: its median should not be trusted as measured."""
         return bool(self.flags)
 
+    @property
+    def judged_metric(self) -> str:
+        """The metric this cell is judged on: :attr:`judged` when it was measured, else wall time."""
+        return self.judged if self.judged is not None and self.judged in self.metrics else WALL_METRIC
+
     def median(self, name: str) -> float | None:
         """The median of metric ``name``, or ``None`` if it was not measured."""
         result = self.metrics.get(name)
@@ -152,13 +166,26 @@ class CellResult:
         return None if result is None else result.summary
 
 
-def paired_ratio_of(numerator: CellResult, denominator: CellResult, metric_name: str = "wall_ns") -> PairedRatio | None:
+def judged_metric_of(*cells: CellResult) -> str:
+    """The metric to compare ``cells`` on: CPU time when every one is judged on it, else wall time.
+
+    A ratio of a cell that waits (a server, a file) to one that does not is
+    a question of elapsed time: the waiting is part of the answer.
+    """
+    return CPU_METRIC if cells and all(cell.judged_metric == CPU_METRIC for cell in cells) else WALL_METRIC
+
+
+def paired_ratio_of(numerator: CellResult, denominator: CellResult,
+                    metric_name: str | None = None) -> PairedRatio | None:
     """``numerator / denominator`` of one metric as the median of per-round ratios, with its interval.
 
-    ``None`` when either cell lacks the metric, or their rounds never met:
-    one of them comes from a file measured before rounds (format 2), for
-    which a report falls back to the ratio of medians and says so.
+    ``metric_name`` ``None`` (the default) takes the two cells' judged metric
+    (:func:`judged_metric_of`). ``None`` when either cell lacks the metric,
+    or their rounds never met: one of them comes from a file measured before
+    rounds (format 2), for which a report falls back to the ratio of medians
+    and says so.
     """
+    metric_name = metric_name or judged_metric_of(numerator, denominator)
     first, second = numerator.metrics.get(metric_name), denominator.metrics.get(metric_name)
     if first is None or second is None or first.rounds is None or second.rounds is None:
         return None

@@ -17,8 +17,6 @@ from typing import Any
 __all__ = [
     "CLEAR_LEVEL",
     "PairedRatio",
-    "UNSTABLE_CV",
-    "UNSTABLE_EXTREME",
     "WIDE_INTERVAL",
     "Summary",
     "floor_samples",
@@ -33,16 +31,9 @@ __all__ = [
 #: Confidence wanted for the interval of the median.
 CONFIDENCE = 0.95
 
-#: A cell whose stdev is more than this fraction of its mean is flagged unstable (pyperf warns at 10%).
-UNSTABLE_CV = 0.10
-
 #: A cell whose median's interval is wider than this (relative half-width) is flagged, whatever
 #: its sampling aimed at: a fixed count of samples (``--samples``, the Go cells) can leave it so.
 WIDE_INTERVAL = 0.05
-
-#: A cell with a sample this far from its median (a fraction: min below 1 - x, max above 1 + x times
-#: the median) is flagged: its min..max spread is far beyond the median's interval (pyperf warns at 50%).
-UNSTABLE_EXTREME = 0.5
 
 
 @dataclass(frozen=True)
@@ -159,45 +150,42 @@ def _percent(value: float) -> str:
 
 
 def instability(summary: Summary, *, target: float | None = None, target_missed: bool = False,
-                budget_s: float | None = None, counted: str = "samples") -> list[str]:
-    """Why a cell's samples do not make a trustworthy median, one line each with its figures; empty if none.
+                budget_s: float | None = None, counted: str = "samples", metric: str = "wall_ns") -> list[str]:
+    """Why a cell's median is not known well enough, as one line with its figures; empty if it is.
 
-    Four reasons: adaptive sampling missed its ``target``; the interval is
-    wider than :data:`WIDE_INTERVAL` (a fixed count); the stdev is over
-    :data:`UNSTABLE_CV` of the mean; a sample lies more than
-    :data:`UNSTABLE_EXTREME` away from the median.
+    One reason only: the median's interval is wider than the cell's
+    ``target`` (:data:`WIDE_INTERVAL` when it aimed at none, a fixed count).
+    The interval is what every ratio and verdict built on the cell rests
+    on; a high stdev or a far sample around a tight interval leaves the
+    median sure (the median ignores them), so neither flags a cell.
 
     Parameters
     ----------
     summary
-        Of the cell's headline metric (its wall time).
+        Of the cell's judged metric: its per-round values in a run, its
+        samples otherwise.
     target
         The relative half-width the sampling aimed at.
     target_missed
-        The sampling stopped (budget spent or sample cap reached) before
-        the interval reached ``target``.
+        The sampling stopped (budget spent or cap reached) before the
+        interval reached ``target``: the flag then names the budget spent.
     budget_s
         The time budget that was spent, for the message.
     counted
         What the summary's values are, for the message: ``samples``, or
         ``rounds`` when it summarizes per-round values.
+    metric
+        The metric the summary is of, named in the flag: a flag without its
+        metric cannot be checked against the table.
     """
-    flags = []
-    if target_missed and target is not None:
-        spent = f"; {budget_s:g} s budget spent" if budget_s is not None else ""
-        flags.append(f"target not met: half-width {_percent(summary.relative_half_width)} > "
-                     f"{_percent(target)} after {summary.n} {counted}{spent}")
-    elif summary.relative_half_width > WIDE_INTERVAL:
-        flags.append(f"wide interval: half-width {_percent(summary.relative_half_width)} of the median "
-                     f"(> {_percent(WIDE_INTERVAL)}) from {summary.n} {counted}")
-    if summary.stdev is not None and summary.mean > 0 and summary.stdev / summary.mean > UNSTABLE_CV:
-        flags.append(f"stdev {_percent(summary.stdev / summary.mean)} of the mean (> {_percent(UNSTABLE_CV)})")
-    if summary.median > 0 and summary.n > 1:
-        low, high = summary.min / summary.median, summary.max / summary.median
-        if low < 1 - UNSTABLE_EXTREME or high > 1 + UNSTABLE_EXTREME:
-            flags.append(f"min..max {_percent(low - 1)} .. +{_percent(high - 1)} of the median, far beyond its "
-                         f"interval ({_percent(summary.relative_half_width)} half-width)")
-    return flags
+    bound = WIDE_INTERVAL if target is None else target
+    width = summary.relative_half_width
+    if width <= bound:
+        return []
+    spent = f"; {budget_s:g} s budget spent" if budget_s is not None and target_missed else ""
+    aim = "target" if target is not None else "limit"
+    return [f"{metric}: interval ±{_percent(width)} of the median > ±{_percent(bound)} {aim}, "
+            f"from {summary.n} {counted} ({level_label(summary.ci_level)}){spent}"]
 
 
 def round_values(samples: Sequence[float], rounds: Sequence[int]) -> dict[int, float]:

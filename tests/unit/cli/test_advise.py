@@ -9,6 +9,7 @@ import pytest
 
 from stratabench.cli.main import main
 from stratabench.services.ports import free_port
+from stratabench.services.session import local_services
 
 
 @pytest.fixture
@@ -24,6 +25,9 @@ def records(tmp_path: Path) -> Path:
     (["--goal", "speed<2ms"], "error: --goal 'speed<2ms': unknown measure 'speed'; use p50, p99, memory, stored or", 2),
     (["--price", "cpu=1"], "error: --price 'cpu=1': expected NAME=DOLLARS with NAME one of cpu_hour, wire_gb", 2),
     (["--store", "nosuch://x"], "error: ", 2),
+    (["--cache-tier", "disk"], "error: --cache-tier disk: no such tier; use memory, memcached, redis", 2),
+    (["--hit-ratio", "1.5"], "error: stratabench advise: argument --hit-ratio: '1.5' is out of range: use a share "
+                             "of reads above 0, up to 1", 2),
 ])  # fmt: skip
 def test_bad_input_is_one_line_and_nothing_is_written(records: Path, tmp_path: Path, arguments: list[str],
                                                       message: str, code: int,
@@ -75,7 +79,43 @@ def test_a_small_run_recommends_with_evidence_and_a_page(records: Path, tmp_path
     assert any("Prices: $0.04 per vCPU-hour" in line for line in answer["lines"])
     loads = [json.loads(line) for line in output.read_text().splitlines() if '"suite":"load"' in line]
     assert loads and all(cell["integrity"]["ok"] for cell in loads if cell.get("integrity"))
-    code = main(["report", str(output)])
+    assert ["candidate", recommended["choice"]] in [cell["notes"]["subject"] for cell in loads]
+    code = main(["report", str(output), "--format", "markdown"])
     assert code == 0  # the results file reads back as any other, the finalists' load runs by candidate
-    report = capsys.readouterr().out.splitlines()
-    assert any(line.startswith(recommended["choice"]) and "closed" in line for line in report), report
+    report = capsys.readouterr().out
+    load_table = report[report.index("load: "):]
+    assert "candidate" in load_table and recommended["choice"] in load_table, load_table
+
+
+def test_a_cache_server_asked_for_as_a_tier_must_be_among_the_stores(records: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["advise", "--data", str(records), "--cache-tier", "memory,memcached", "-o",
+                 str(tmp_path / "out.jsonl"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "error: --cache-tier memcached: no such server among the stores; give its URL " \
+                                "with --store, or --services local\n", err
+
+
+def test_memory_and_a_real_redis_are_weighed_as_tiers_in_front_of_the_store_by_paired_ratios(
+        records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Redis started by the project's services code, named as a tier: it is weighed as a cache in front of the
+    recommended embedded store, as is the in-process memory tier, each placed in the same rounds as the stores."""
+    output = tmp_path / "out.jsonl"
+    with local_services(["redis"]) as running:
+        code = main(["advise", "--data", str(records), "--store", running["redis"].url, "--codec", "json,pickle",
+                     "--compressor", "none", "--cache-tier", "memory,redis", "--hit-ratio", "0.8", "-o", str(output),
+                     "-q", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    answer = data["suites"][0]["answer"]
+    recommended = answer["picks"][0]
+    store = recommended["choice"].rsplit(" on ", 1)[1]
+    assert store in ("sqlite", "lmdb"), recommended  # a tier is never the store
+    tiers = [pick for pick in answer["picks"] if pick["setting"].startswith("cache tier")]
+    assert [pick["compared"][0][0].split()[:2] for pick in tiers] == [["get_one", "memory"], ["get_one", "redis"]]
+    for pick in tiers:
+        assert pick["setting"] == f"cache tier in front of {recommended['choice']} at 80% hits"
+        assert pick["compared"][0][1].startswith(f"get_one {store} ")
+        assert pick["choice"].startswith(("put ", "no ")) or "in front or not" in pick["choice"], pick
+        assert pick["ratio"]["paired"] and pick["ratio"]["n"] >= 2 and pick["sure"]
+    assert any(line.startswith("A cache tier assumes 80% of reads hit it") for line in answer["lines"])

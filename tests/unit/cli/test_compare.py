@@ -273,3 +273,27 @@ def test_a_markdown_summary_for_a_pull_request(runs: tuple[Path, Path], tmp_path
     assert "| bulkload | a |" in moved and "| bulkload | c |" in moved and "| bulkload | b |" not in moved
     assert "| bulkload | b |" in folded and folded.rstrip().endswith("</details>")
     assert step.read_text() == "earlier step\n" + text  # appended, never replaced
+
+
+def test_cells_are_compared_on_their_judged_metric_unless_one_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Both runs did the same work (steady thread CPU time); the host took the CPU away in the second (wall time).
+    def file(name: str, wall: list[float]) -> Path:
+        rounds = list(range(len(BASE)))
+        metrics = {"wall_ns": MetricResult.of(wall, rounds), "thread_cpu_ns": MetricResult.of(BASE, rounds)}
+        cells = [CellResult("bulkload", "cpu", {}, "python", "ok", loops=1, metrics=metrics, judged="thread_cpu_ns"),
+                 CellResult("bulkload", "waits", {}, "python", "ok", loops=1, metrics=metrics, judged="wall_ns")]
+        lines = [header_record(name, "2026-11-21T00:00:00+00:00", {}, {}), *map(cell_to_json, cells)]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+
+    before, after = file("before", BASE), file("after", scaled(1.5))
+    assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 1
+    out = capsys.readouterr().out
+    table = rows(out)
+    assert table["cpu"].split()[2] == "thread_cpu_ns" and table["cpu"].endswith("unchanged")
+    assert table["waits"].split()[2] == "wall_ns" and table["waits"].endswith("slower")
+    assert "judged metric: 1 on thread_cpu_ns, 1 on wall_ns" in " ".join(out.split())
+    assert main(["compare", str(before), str(after), "--metric", "wall_ns"]) == 0
+    assert rows(capsys.readouterr().out)["cpu"].endswith("slower")

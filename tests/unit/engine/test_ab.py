@@ -14,6 +14,7 @@ import pytest
 from stratabench.cli.progress import QuietProgress
 from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab, run_until_sure
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.sampling import RoundPlan
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.report.ab import AbVerdict, judge
@@ -137,6 +138,7 @@ def test_until_sure_measures_only_inconclusive_cells_again_two_rounds_at_a_time_
 
 PROBE = '''
 import os, sys
+from pathlib import Path
 from stratabench.engine.operation import Operation
 
 
@@ -145,8 +147,9 @@ class Probe:
         self.options = options
 
     def prepare(self, cell, workdir):
+        started = Path(f"/proc/{os.getppid()}/stat").read_text().rsplit(")", 1)[1].split()[19]  # the zygote's start
         return Operation(call=lambda: None, trace_memory=False,
-                         notes={"executable": sys.executable, "zygote": os.getppid()})
+                         notes={"executable": sys.executable, "zygote": [os.getppid(), started]})
 '''
 
 
@@ -165,9 +168,33 @@ def test_each_environment_has_zygotes_of_its_own_new_every_round(tmp_path: Path,
         # The last round's zygotes, each running its side's interpreter.
         assert {label: zygotes.python for label, zygotes in measure.zygotes.items()} == \
             {"A": sys.executable, "B": str(other)}
-    zygote = {label: [result.notes["zygote"] for _, result in planned[0].rounds[label]] for label in ("A", "B")}
-    # Six zygotes: one per side and round (each with its own layout and hash seed), none shared.
+    zygote = {label: [tuple(result.notes["zygote"]) for _, result in planned[0].rounds[label]] for label in ("A", "B")}
+    # Six zygotes (a process id with its start time: a reused id is another process): one per side and round,
+    # each with its own layout and hash seed, none shared.
     assert len(set(zygote["A"] + zygote["B"])) == 6
     assert {result.notes["executable"] for _, result in planned[0].rounds["B"]} == {str(other)}
     assert {result.notes["executable"] for _, result in planned[0].rounds["A"]} == {sys.executable}
     assert measure.zygotes == {}  # closed with the run
+
+
+def test_a_side_calibrates_traces_and_verifies_in_its_first_round_and_then_only_times_its_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.engine import ab
+
+    plans: list[tuple[str, RoundPlan | None]] = []
+
+    def run_cell(spec: CellSpec, options: RunOptions, zygotes: object, plan: RoundPlan | None = None) -> CellResult:
+        plans.append((spec.name, plan))
+        loops = 70 if plan is not None and plan.first else plan.loops if plan is not None else None
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=loops,
+                          metrics={"wall_ns": MetricResult.of([1.0])})
+
+    monkeypatch.setattr(ab, "run_cell", run_cell)
+    options = RunOptions(engine=EngineOptions(samples=3))
+    sides = [Side("A", "a", options, sys.executable), Side("B", "b", options, sys.executable)]
+    with ForkedMeasure([]) as measure:
+        run_ab(cells(2), sides, range(3), 0, measure, Sink(), QuietProgress(io.StringIO()))
+    assert len(plans) == 2 * 2 * 3
+    for name, plan in plans:
+        assert plan is not None and plan.samples == 3
+        assert (plan.first, plan.loops) == ((True, None) if plan.number == 0 else (False, 70)), (name, plan)

@@ -219,3 +219,21 @@ def test_the_memory_pass_counts_the_operations_syscalls(tmp_path: Path) -> None:
     finally:
         os.close(fd)
     assert reading["syscalls"] == 1 and idle["syscalls"] == 0
+
+
+def test_costly_extra_metrics_are_taken_once_in_a_cell_s_first_round_only() -> None:
+    from stratabench.engine.sampling import RoundPlan
+
+    clock = FakeClock()
+    calls: list[int] = []
+
+    def sizes() -> dict[str, float]:
+        calls.append(1)
+        return {"size_zstd_bytes": 10.0}
+
+    op = Operation(call=lambda: clock.advance(1_000), extra_of=sizes, trace_memory=False)
+    options = EngineOptions(warmups=0, min_sample_ns=1_000, memory_samples=0)
+    first = measure_operation(op, options, clock.clock, RoundPlan(0, None, 1, True))
+    later = measure_operation(op, options, clock.clock, RoundPlan(1, first.loops, 1, False))
+    assert first.samples["size_zstd_bytes"] == [10.0] and "size_zstd_bytes" not in later.samples
+    assert calls == [1]

@@ -12,8 +12,8 @@ from stratabench.engine.sampling import RoundPlan
 from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, paired_ratio_of
 
-OPTIONS = EngineOptions(min_samples=6, max_samples=10, target=0.02, cell_budget_ns=10**12, warmups=0,
-                        min_sample_ns=0, memory_samples=0)
+OPTIONS = EngineOptions(min_samples=6, max_samples=10, round_samples=2, target=0.02, cell_budget_ns=10**12,
+                        warmups=0, min_sample_ns=0, memory_samples=0)
 
 
 class Machine:
@@ -141,5 +141,50 @@ def test_the_budget_counts_each_round_s_whole_worker_so_a_fast_noisy_cell_stops_
     results = run_rounds([noisy], options, measure, seed=3, finished=lambda r: None, reference=lambda: None)
     wall = results[0].metrics["wall_ns"]
     assert wall.summary.n == options.min_samples  # the floor, not the 10-round cap
-    assert results[0].flags[0].startswith("target not met") and "1 s budget spent" in results[0].flags[0]
+    assert results[0].flags == (
+        "thread_cpu_ns: interval ±28.3% of the median > ±2.0% target, from 6 rounds (96.87%); 1 s budget spent",)
     assert results[0].duration_s == pytest.approx(0.3 * options.min_samples)
+
+
+class Host:
+    """A fake host that takes the CPU away: wall time swings from round to round, the thread's CPU time does not."""
+
+    def __init__(self, stolen: dict[int, float], only: str | None = None) -> None:
+        self.fake = FakeClock()
+        self.stolen = stolen
+        self.only = only
+
+    def measure(self, spec: CellSpec, plan: RoundPlan) -> CellResult:
+        stolen = self.stolen.get(plan.number, 0.0) if self.only in (None, spec.name) else 0.0
+
+        def call() -> None:
+            # The work costs 100 ns of CPU; the host adds waiting that only wall time sees.
+            self.fake.advance(int(100 * (1 + stolen)), 100)
+
+        operation = Operation(call=call, trace_memory=False, waits=spec.name.startswith("waits"))
+        return measure_operation(operation, OPTIONS, self.fake.clock, plan).result(spec)
+
+
+def test_a_cell_working_in_its_thread_is_judged_on_cpu_time_and_one_that_waits_on_wall_time() -> None:
+    host = Host({1: 0.6, 3: 0.3, 4: 1.1})
+    cpu, waits = CellSpec("fake", "cpu", group="fake/g"), CellSpec("fake", "waits", group="fake/g")
+    results = {r.cell: r for r in run_rounds([cpu, waits], OPTIONS, host.measure, seed=5, finished=lambda r: None,
+                                             reference=lambda: None)}
+    assert (results["cpu"].judged_metric, results["waits"].judged_metric) == ("thread_cpu_ns", "wall_ns")
+    # The CPU-judged cell met its target at the floor; its wall time swung 2.1x, and is not what stops or flags it.
+    assert results["cpu"].metrics["thread_cpu_ns"].summary.n == OPTIONS.min_samples and not results["cpu"].flags
+    assert results["cpu"].summary("wall_ns") is not None
+    assert results["waits"].metrics["wall_ns"].summary.n == OPTIONS.max_samples
+    assert results["waits"].flags and results["waits"].flags[0].startswith("wall_ns: interval ±")
+    # The cells stopped apart, the CPU cell at its floor: the group's pairs are the rounds both took.
+    assert paired_ratio_of(results["waits"], results["cpu"]).pairs == OPTIONS.min_samples  # type: ignore[union-attr]
+
+
+def test_a_ratio_is_taken_on_the_metric_both_cells_are_judged_on() -> None:
+    host = Host({1: 0.5, 2: 0.2, 4: 0.4}, only="a")  # the host took the CPU away while a ran, not b
+    a, b = CellSpec("fake", "a", group="fake/g"), CellSpec("fake", "b", group="fake/g")
+    first, second = run_rounds([a, b], OPTIONS, host.measure, seed=5, finished=lambda r: None, reference=lambda: None)
+    on_cpu = paired_ratio_of(first, second)
+    assert on_cpu is not None and on_cpu.value == 1.0 and on_cpu.low == on_cpu.high == 1.0
+    on_wall = paired_ratio_of(first, second, "wall_ns")
+    assert on_wall is not None and on_wall.high == 1.5  # wall time counts what the host took

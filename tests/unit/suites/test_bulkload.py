@@ -141,7 +141,8 @@ def test_go_line_with_a_wrong_hash_fails_the_cell() -> None:
     result = _go_result(spec, line, HASH_1000, {})
     assert result.status == "failed" and "integrity" in (result.error or "")
     line["hash"] = HASH_1000
-    assert _go_result(spec, line, HASH_1000, {}).ok
+    good = _go_result(spec, line, HASH_1000, {})
+    assert good.ok and good.judged == good.judged_metric == "wall_ns"  # timed in the Go process, said so
 
 
 def _go(fmt: str, wall: list[float], total: list[float]) -> CellResult:

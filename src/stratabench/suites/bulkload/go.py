@@ -84,4 +84,5 @@ def _go_result(spec: CellSpec, line: dict[str, Any], want: str, notes: dict[str,
         notes={**notes, **{k: v for k, v in extra.items() if k not in METRICS}},
         # A fixed count of samples: no target to miss, but the spread still tells.
         flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
+        judged="wall_ns" if "wall_ns" in metrics else None,  # timed in the Go process, per operation
     )

@@ -21,7 +21,7 @@ from stratabench.report.charts import ChartPlan
 from stratabench.suites.bulkload.suite import (ACCESS, ENCODE, GO_FORMATS, GO_MORE_FORMATS, LOAD, READ, STUDY_SIZE,
                                                size_of)
 from stratabench.suites.kit.findings import Finding, Verdict, beyond, conclusions_table as kit_conclusions_table
-from stratabench.suites.kit.reports import study_answer, study_charts, study_report
+from stratabench.suites.kit.reports import study_answer, study_charts, study_figure, study_report
 from stratabench.units import format_count
 
 __all__ = ["PUBLISHED", "RESIDENT", "bulkload_answer", "bulkload_tables", "conclusions_table", "fair", "role"]
@@ -94,6 +94,7 @@ def fair(results: Sequence[CellResult]) -> list[CellResult]:
 
 
 study_charts("bulkload", ChartPlan(group="direction", compared=lambda cells: fair(cells)))
+study_figure("bulkload", "reading an asset from the page cache and decoding it, or encoding records, is work in the worker's own thread, so its CPU time is the truth where a shared host takes the CPU away; the Go cells run in a process of their own and are timed there (wall time)")
 
 
 @study_report("bulkload")

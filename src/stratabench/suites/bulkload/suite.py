@@ -279,7 +279,7 @@ class BulkloadSuite(Suite):
             call=call,
             verify=check,
             size_bytes=len(data),
-            extra=compressed_sizes(data),
+            extra_of=lambda: compressed_sizes(data),
             notes={"exact": fmt.exact},
             engine=self.tuned_engine(SAMPLE_NS),
         )

@@ -31,7 +31,7 @@ from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.findings import Finding, Verdict, conclusions_table, findings_table
 from stratabench.suites.kit.problems import problem_lines, status_summary
-from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_figure, study_report
 from stratabench.units import format_bytes, format_ns
 from stratabench.suites.cache.claims import ARTICLE, BUDGET_BYTES, CacheResults, Key, conclusions, findings, wall
 
@@ -285,6 +285,7 @@ def cache_answer(results: Sequence[CellResult], options: RunOptions) -> Answer |
 
 
 study_charts("cache", ChartPlan(group="operation"))  # a get and a set answer different questions: a chart each
+study_figure("cache", "a read from this process's memory is CPU work, judged on the thread's CPU time; a read from SQLite or a server waits on a file or another process, which is part of what the study asks, so those cells, and every ratio against one, are judged on wall time")
 
 
 @study_report("cache")

@@ -206,12 +206,6 @@ class CacheSuite(Suite):
         try:
             access.read()  # the warm-up read: the entry must be there before timing
             extra: dict[str, float] = {}
-            if params["operation"].startswith("get"):
-                # The stage split (docs/studies/cache.md §5): each part of the read
-                # timed on its own by the engine, to show where a gain is lost.
-                for metric, stage in access.stages.items():
-                    stage_samples = measure_operation(Operation(call=stage, trace_memory=False), _STAGE_ENGINE).samples
-                    extra[metric] = statistics.median(stage_samples["wall_ns"])
             if access.footprint_bytes is not None:
                 extra["retained_bytes"] = float(access.footprint_bytes)
         except BaseException:
@@ -228,9 +222,22 @@ class CacheSuite(Suite):
             def verify(_: object) -> Integrity:
                 return check(read())  # what the set stored, read back through the tier
 
+        stages = access.stages if params["operation"].startswith("get") else {}
+
+        def stage_split() -> dict[str, float]:
+            # The stage split (docs/studies/cache.md §5): each part of the read timed on its own by the
+            # engine, to show where a gain is lost; once, in the cell's first round.
+            return {metric: statistics.median(measure_operation(Operation(call=stage, trace_memory=False),
+                                                                _STAGE_ENGINE).samples["wall_ns"])
+                    for metric, stage in stages.items()}
+
         notes: dict[str, Any] = {**access.notes, "dataset": params["dataset"], "records": len(records)}
-        return Operation(call=call, verify=verify, size_bytes=access.size_bytes, extra=extra, notes=notes,
-                         server_pids=access.server_pids, close=access.close, engine=self.tuned_engine(DEFAULT_MIN_SAMPLE_NS))
+        # A tier in this process's memory is CPU work, judged on the thread's CPU time; SQLite and the servers
+        # wait on a file or another process, which is part of what the study measures: wall time.
+        return Operation(call=call, verify=verify, size_bytes=access.size_bytes, extra=extra, extra_of=stage_split,
+                         notes=notes,
+                         server_pids=access.server_pids, close=access.close, waits=kind != "memory",
+                         engine=self.tuned_engine(DEFAULT_MIN_SAMPLE_NS))
 
 
 def _checker(schema: Schema, records: list[Row], hash_rows: Callable[[Sequence[Row]], str],

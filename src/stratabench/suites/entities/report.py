@@ -44,7 +44,7 @@ from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, beyond, findings_table, said
 from stratabench.suites.kit.problems import problem_lines
-from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_figure, study_report
 from stratabench.units import format_ns
 
 __all__ = ["PUBLISHED", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
@@ -537,6 +537,7 @@ def entities_answer(results: Sequence[CellResult], options: RunOptions) -> Answe
 
 # The study sweeps the properties per entity; a chart per cell family (get20, decode, encode).
 study_charts("entities", ChartPlan(sweep="n_props", group="cell"))
+study_figure("entities", "decoding, encoding and a get20 from the memory store are CPU work in the worker's thread (thread CPU time); a get20 from SQLite or a server waits on it (wall time)")
 
 
 @study_report("entities")

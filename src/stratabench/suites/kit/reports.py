@@ -5,7 +5,10 @@ function of (results, run options) → tables, and its answer with
 ``@study_answer("NAME")`` on a function of (results, run options) →
 :class:`~stratabench.report.answer.Answer` (or ``None``). It may also declare
 how the HTML page charts its cells, ``study_charts("NAME", ChartPlan(...))``
-(the parameter a growth plot sweeps, one time chart per operation...). The
+(the parameter a growth plot sweeps, one time chart per operation...), and
+it states which timed figure its verdicts use and why,
+``study_figure("NAME", "...")``: the report prints it, with how many cells
+were judged on each figure, under the study's first table. The
 generic report code (:mod:`stratabench.report`) never names a suite; a suite
 with no registered report gets the generic table, one with no registered
 answer the generic answer over its cells.
@@ -23,11 +26,11 @@ from stratabench.report.charts import ChartPlan
 from stratabench.report.document import Detail, Report, Section
 from stratabench.report.generic import generic_answer, generic_tables, unstable_table
 from stratabench.report.table import Table
-from stratabench.results.records import CellResult
+from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult
 from stratabench.suites.kit.suite import SUITES
 
-__all__ = ["ChartPlan", "StudyAnswer", "StudyReport", "answer_of", "report_of", "run_report",
-           "study_answer", "study_charts", "study_report", "tables_of"]
+__all__ = ["ChartPlan", "StudyAnswer", "StudyReport", "answer_of", "figure_note", "report_of", "run_report",
+           "study_answer", "study_charts", "study_figure", "study_report", "tables_of"]
 
 StudyReport = Callable[[Sequence[CellResult], RunOptions], list[Table]]
 """A study's tables from its cells' results and the run's options."""
@@ -38,6 +41,7 @@ StudyAnswer = Callable[[Sequence[CellResult], RunOptions], Answer | None]
 _REPORTS: dict[str, StudyReport] = {}
 _ANSWERS: dict[str, StudyAnswer] = {}
 _CHARTS: dict[str, ChartPlan] = {}
+_FIGURES: dict[str, str] = {}
 
 _T = TypeVar("_T")
 
@@ -80,6 +84,31 @@ def study_charts(suite: str, plan: ChartPlan) -> None:
     _claim(_CHARTS, "chart plan", suite, plan)
 
 
+def study_figure(suite: str, why: str) -> None:
+    """State, once per suite, which timed figure the study's verdicts use and why (a sentence, ending without a stop)."""
+    _claim(_FIGURES, "figure statement", suite, why)
+
+
+def figure_note(suite: str, cells: Sequence[CellResult]) -> str | None:
+    """The line saying which figure judged the suite's cells: the study's reason and the count on each figure.
+
+    ``None`` when no cell was timed.
+    """
+    counts: dict[str, int] = {}
+    timed = [cell for cell in cells if cell.ok and any(name in cell.metrics for name in (CPU_METRIC, WALL_METRIC))]
+    for cell in timed:
+        counts[cell.judged_metric] = counts.get(cell.judged_metric, 0) + 1
+    if not counts:
+        return None
+    if all(cell.judged is None for cell in timed):
+        return (f"Judged figure: {WALL_METRIC} for every cell (measured before cells named the figure they are "
+                "judged on).")
+    why = _FIGURES.get(suite)
+    judged = ", ".join(f"{name} for {count} cell{'s' if count > 1 else ''}" for name, count in sorted(counts.items()))
+    return (f"Judged figure: {judged}" + (f"; {why}" if why else "") + ". Intervals, unstable flags, ratios, "
+            "verdicts and targets use it (a ratio with a cell judged on wall time is of wall time).")
+
+
 def _discover() -> None:
     # Discovering the suites imports every package under suites/, and so each report: a
     # study's, and that of results no suite writes (``load``).
@@ -113,6 +142,9 @@ def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail:
         cells = [result for result in results if result.suite == suite]
         own, answering = report_of(suite), answer_of(suite)
         tables = tables_of(suite, cells, options)
+        figure = figure_note(suite, cells)
+        if figure is not None and tables:
+            tables[0].notes = [*tables[0].notes, figure]
         flagged = unstable_table(suite, cells)
         report.sections.append(Section(
             suite,

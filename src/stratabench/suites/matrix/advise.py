@@ -9,9 +9,11 @@ own records (every read verified against their canonical hash):
    record takes. The time-vs-size frontier (none faster *and* smaller) gives
    the shortlist: the fastest, the smallest and one between.
 2. **Place** the shortlist on every store (the user's servers, or the
-   embedded ones when none is given): one record read (``get_one``: client
-   CPU, server CPU, time), every record read (``get_many``: the client's peak
-   memory).
+   embedded ones when none is given), in one batch of cells so that every
+   candidate is measured in the same rounds: one record read (``get_one``:
+   client CPU, server CPU, time), every record read (``get_many``: the
+   client's peak memory). A server that cannot take the records first (they
+   are written twice and one read back) is left out, with its reason.
 3. **Load** the finalists, the best few for the goal on single reads, with
    concurrent clients for a few seconds (:mod:`stratabench.load`): latency
    percentiles under load. A read's p50 and p99 are the store's under load
@@ -20,9 +22,25 @@ own records (every read verified against their canonical hash):
 Then the goal (:mod:`.goals`) picks: among the candidates that meet every
 limit, the cheapest per million reads (or the fastest). The answer says the
 recommendation, its evidence with intervals, the runner-up and what would
-change the choice; two candidates whose figures the intervals cannot tell
-apart are *too close to call*, so two runs never flip silently. A goal no
-candidate meets is refused, with the closest candidate and its gap.
+change the choice. The choice is compared with every other candidate meeting
+the goal by a paired ratio (the cost of each round's reads, round by round);
+one whose interval reaches within :data:`CLOSE` (5%) is *too close to call*,
+and the answer names it and what the two share, so two runs never flip
+silently (the fastest goal compares p99s over the load runs' seconds, which
+ran one after the other: unpaired). A goal no candidate meets is refused,
+with the closest candidate and its gap.
+
+**Cache tiers** (``--cache-tier``, asked for): each tier is placed with the
+shortlist in step 2, in the same rounds (``memory``: the matrix's in-process
+store, as the cache study's instance memory; ``memcached``, ``redis``: the
+run's servers of that kind, then weighed as caches and not as stores, in
+front of a store that is not itself a cache; when every server is a tier,
+the candidates are the embedded stores).
+In front of the recommended store, a tier costs, round by round,
+``hit_ratio × tier read + (1 − hit_ratio) × (tier miss + store read)``
+(:func:`tiered`), the miss taken as a tier read (measured: a miss fetches and
+decodes nothing, so that is its upper bound); that over the store's own read
+is a paired ratio, judged by the same :data:`CLOSE` rule as the choice.
 """
 
 from __future__ import annotations
@@ -49,9 +67,9 @@ from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, cost_per_
 from stratabench.suites.matrix.suite import MatrixSuite, Records, default_layers, load
 from stratabench.units import format_bytes, format_ns, format_ratio
 
-__all__ = ["ADVISE_ENGINE", "CLOSE", "Advice", "AdviseOptions", "Option", "advice_answer", "advice_chart", "advise",
-           "advice_report", "candidates_table", "check_stores", "choose", "cost_ratio", "round_costs", "shortlist",
-           "too_close"]
+__all__ = ["ADVISE_ENGINE", "CACHE_TIERS", "CLOSE", "DEFAULT_HIT_RATIO", "Advice", "TierChoice", "AdviseOptions",
+           "Option", "advice_answer", "advice_chart", "advise", "advice_report", "candidates_table", "check_stores",
+           "choose", "cost_ratio", "round_costs", "shortlist", "tier_choice", "tiered", "too_close"]
 
 ADVISE_ENGINE = EngineOptions(min_samples=6, max_samples=20, target=0.05, cell_budget_ns=250_000_000,
                               min_sample_ns=10_000_000, warmups=1, memory_samples=1)
@@ -65,6 +83,13 @@ the same bytes, and either may be the one shortlisted), and a choice by a smalle
 #: Embedded stores advise places records in when no server is named (a file per record is left out: it is
 #: slower than SQLite at everything these records need, and its writes take most of a run's time).
 EMBEDDED = ("sqlite", "lmdb")
+
+#: Cache tiers advise can weigh in front of the recommended store (``--cache-tier``): the matrix's in-process
+#: store, and the cache servers among the run's stores.
+CACHE_TIERS = ("memory", "memcached", "redis")
+
+DEFAULT_HIT_RATIO = 0.9
+"""The share of reads a cache tier answers unless set (``--hit-ratio``): a hot set that fits the tier."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +114,9 @@ class AdviseOptions:
         The load step's concurrent clients and measured seconds per finalist.
     workdir
         Where an embedded store's load run keeps its file (the run's scratch directory).
+    tiers, hit_ratio
+        Cache tiers to weigh in front of the recommended store (:data:`CACHE_TIERS`; empty: none), and the
+        share of reads they answer.
     sample
         Records the screen and the placement use (the first ones): a read's time and a record's bytes do not
         need them all, and every cell stores and verifies each one; the load run uses every record.
@@ -107,6 +135,8 @@ class AdviseOptions:
     load_seconds: float = 6.0
     workdir: Path | None = None
     sample: int = 2000
+    tiers: tuple[str, ...] = ()
+    hit_ratio: float = DEFAULT_HIT_RATIO
 
     def run_options(self, **changes: Any) -> RunOptions:
         values: dict[str, Any] = {"suites": ("matrix",), "data": self.data, "run_id": self.run_id, "size": self.sample,
@@ -210,10 +240,116 @@ class Advice:
     changes: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
     sampled: int = 0
+    tiers: list[TierChoice] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
         return self.chosen is None
+
+
+@dataclass(frozen=True)
+class TierChoice:
+    """A cache tier weighed in front of the recommended store: its read, the store's, and the paired verdict.
+
+    Attributes
+    ----------
+    tier, store
+        The tier's single-read cell (same codec × compressor) and the recommended candidate.
+    hit_ratio
+        The share of reads the tier answers (an assumption, stated in the answer).
+    ratio
+        The tiered figure over the store's alone, round by round (below 1: the tier helps); ``None`` when no
+        round measured both.
+    what
+        The figure compared: the goal's (cost per million reads, or one read's time).
+    """
+
+    tier: Option
+    store: Option
+    hit_ratio: float
+    ratio: PairedRatio | None
+    what: str
+
+    @property
+    def cost(self) -> float:
+        """Dollars per million reads with the tier in front (:func:`tiered` of the two candidates' costs)."""
+        tier = self.tier.cost.per_million
+        return tiered(self.hit_ratio, tier=tier, miss=tier, store=self.store.cost.per_million)
+
+    @property
+    def sure(self) -> str:
+        if self.ratio is None:
+            return f"too close to call: the {self.what} of {self.tier.store} was not measured beside it"
+        word = self.ratio.sureness(CLOSE)
+        return word if word != "clear" or self.ratio.high < 1 / CLOSE or self.ratio.low > CLOSE else \
+            "too close to call"
+
+    @property
+    def helps(self) -> bool:
+        """Whether the tier is sure to make the goal's figure :data:`CLOSE` better."""
+        return self.sure == "clear" and self.ratio is not None and self.ratio.high < 1
+
+    @property
+    def decision(self) -> str:
+        if self.helps:
+            return f"put {self.tier.store} in front of {self.store.store}"
+        if self.sure == "clear":
+            return f"no {self.tier.store} tier: {self.store.store} alone"
+        return f"{self.tier.store} in front or not: {self.sure}"
+
+
+def tiered(hit_ratio: float, *, tier: float, miss: float, store: float) -> float:
+    """A read's figure with a cache tier in front: ``hit_ratio × tier + (1 − hit_ratio) × (miss + store)``."""
+    return hit_ratio * tier + (1 - hit_ratio) * (miss + store)
+
+
+def _round_figures(option: Option, goal: Goal) -> dict[int, float]:
+    """What the goal chooses by, per round of ``option``'s single-read cell: its cost, or (fastest) its time."""
+    if goal.objective != "fastest":
+        return round_costs(option)
+    wall = option.read.metrics.get("wall_ns")
+    return {} if wall is None or wall.rounds is None else wall.per_round
+
+
+def tier_choice(tier: Option, store: Option, hit_ratio: float, goal: Goal) -> TierChoice:
+    """``tier`` in front of ``store``: the tiered figure over the store's, paired round by round (the miss
+    taken as a tier read)."""
+    tiers, stores = _round_figures(tier, goal), _round_figures(store, goal)
+    rounds = {number: tiered(hit_ratio, tier=figure, miss=figure, store=stores[number])
+              for number, figure in tiers.items() if number in stores}
+    what = "one read's time" if goal.objective == "fastest" else "cost per million reads"
+    return TierChoice(tier, store, hit_ratio, ratio_of_rounds(rounds, stores), what)
+
+
+def _tier_choices(chosen: Option, tiers: Sequence[Option], options: AdviseOptions) -> list[TierChoice]:
+    """Each asked-for tier with the chosen codec × compressor in front of the chosen store: memory always, a
+    cache server only in front of a store that is not itself a cache server."""
+    weighed = []
+    for tier in sorted(tiers, key=lambda o: (CACHE_TIERS.index(o.read.params["kind"]), o.store)):
+        kind = tier.read.params["kind"]
+        if (tier.codec, tier.compression) != (chosen.codec, chosen.compression) or tier.store == chosen.store:
+            continue
+        if kind != "memory" and chosen.read.params.get("kind") in CACHE_TIERS:
+            continue
+        weighed.append(tier_choice(tier, chosen, options.hit_ratio, options.goal))
+    return weighed
+
+
+def _store_kind(url: str) -> str:
+    """The store plugin that opens ``url`` (``redis``, ``memcached``, ``postgresql``...)."""
+    from stratabench.layers.stores import store_for_scheme
+    from stratabench.layers.stores.base import parse_store_url
+
+    return store_for_scheme(parse_store_url(url).scheme)
+
+
+def _check_tiers(options: AdviseOptions) -> None:
+    """A cache server asked for as a tier must be among the stores: one line saying how to give it."""
+    kinds = {_store_kind(url) for url in options.stores}
+    missing = [tier for tier in options.tiers if tier != "memory" and tier not in kinds]
+    if missing:
+        raise UsageError(f"--cache-tier {','.join(missing)}: no such server among the stores; give its URL with "
+                         "--store, or --services local")
 
 
 def check_stores(urls: Sequence[str], options: RunOptions) -> None:
@@ -412,6 +548,7 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
     run = options.run_options()
     records = load(options.data, None, None)  # a malformed or empty file stops here, in one line
     check_stores(options.stores, run)
+    _check_tiers(options)
     codecs, compressors, _ = default_layers(records.schema)
     codecs = list(options.codecs or codecs)
     compressors = list(options.compressors or compressors)
@@ -429,18 +566,26 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
                          "intact; see the results file for each one's error")
     # Reading every record is what the memory limit is about; without one it would only cost time.
     reads = "get_one,get_many" if any(limit.measure == "memory" for limit in options.goal.limits) else "get_one"
+    # The memory tier is placed with the stores, in the same rounds, so that a tier in front pairs up with them.
+    embedded = (*EMBEDDED, "memory") if "memory" in options.tiers else EMBEDDED
     placed_options = options.run_options(codecs=tuple(sorted({c for c, _ in pairs})),
                                          compressors=tuple(sorted({c for _, c in pairs})),
-                                         settings={"matrix.stores": ",".join(EMBEDDED), "matrix.operations": reads})
+                                         settings={"matrix.stores": ",".join(embedded), "matrix.operations": reads})
     failed = _probe(options, records, pairs[0], run)
     left_out = [f"{redact(url)}: {why}" for url, why in failed.items()]
-    servers = bool(options.stores)
-    if servers and len(failed) == len(options.stores):
+    if options.stores and len(failed) == len(options.stores):
         raise StoreError("no store could take the records: " + "; ".join(left_out))
+    # A server asked for as a cache tier is weighed as one, not as the store; with no other server, the
+    # embedded stores are the candidates it may go in front of.
+    servers = any(_store_kind(url) not in options.tiers for url in options.stores)
     placed_options = replace(placed_options, stores=tuple(url for url in options.stores if url not in failed))
     placed = _place(placed_options, sink, progress, lambda cell: (
-        (cell.params["codec"], cell.params["compression"]) in pairs and bool(cell.params["url"]) == servers))
-    candidates = _candidates(screened, placed, records, options)
+        (cell.params["codec"], cell.params["compression"]) in pairs
+        and (bool(cell.params["url"]) == servers or cell.params["kind"] in options.tiers)))
+    everything = _candidates(screened, placed, records, options)
+    # The in-process memory store keeps nothing past the process: a tier, never a candidate store.
+    candidates = [o for o in everything if o.read.params["kind"] not in ("memory", *options.tiers)]
+    tiers = [o for o in everything if o.read.params["kind"] in options.tiers]
     finalists = _finalists(candidates, options.goal, options.finalists)
     loaded = {id(o): _load(o, records, options, run, sink) for o in finalists}
     candidates = [_with_load(o, loaded.get(id(o))) for o in candidates]
@@ -449,6 +594,13 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
                     sure, closest, screened, left_out=left_out, sampled=min(options.sample, len(records.rows)))
     if chosen is not None:
         advice.changes = _changes(chosen, runner, options.goal, options.prices)
+        advice.tiers = _tier_choices(chosen, tiers, options)
+        weighed = {w.tier.read.params["kind"] for w in advice.tiers}
+        for tier in (t for t in options.tiers if t not in weighed):
+            kind = chosen.read.params["kind"]
+            why = (f"{chosen.store} is a cache itself" if tier != "memory" and kind in CACHE_TIERS else
+                   f"its read of {chosen.codec} + {chosen.compression} failed (see the results file)")
+            advice.left_out.append(f"cache tier {tier}: not weighed: {why}")
     return advice
 
 
@@ -520,6 +672,8 @@ def _candidates(screened: Sequence[CellResult], placed: Sequence[CellResult], re
             continue
         cost = _cost(read, len(records.rows), options.prices)
         ends = sorted(_cost(read, len(records.rows), options.prices, end).per_million for end in ("low", "high"))
+        if read.params["kind"] == "memory":
+            cost = replace(cost, wire_bytes=0.0)  # the in-process tier sends nothing over a wire
         url = urls.get(str(read.params.get("url") or ""), "")
         found.append(Option(codec, compression, store, url, decode[codec, compression], read, cells.get("get_many"),
                             cost, (ends[0], ends[1])))
@@ -641,9 +795,10 @@ def advice_answer(advice: Advice) -> Answer:
     if tied:
         shared = _shared([chosen, *tied])
         found.summary.append(f"Too close to call between {chosen.name} and " + ", ".join(o.name for o in tied) + (
-            ": any of them will do" if not shared else f"; all of them have {' and '.join(shared)}: that much "
-            f"is sure") + ".")
+            ": any of them will do" if not shared else f"; {'both' if len(tied) == 1 else 'all of them'} have "
+            f"{' and '.join(shared)}: that much is sure") + ".")
     found.summary += [f"What would change the choice: {line}." for line in advice.changes]
+    _tier_answer(found, advice)
     found.lines.append(f"Prices: {advice.prices.describe()} (defaults unless set with --price).")
     if advice.sampled < advice.records:
         found.lines.append(f"Single reads were measured on the first {advice.sampled:,} of the {advice.records:,} "
@@ -652,6 +807,27 @@ def advice_answer(advice: Advice) -> Answer:
                        "median time to decode one record); cost per million reads counts client and server CPU "
                        "and the stored value's bytes on the wire (protocol overhead left out).")
     return found
+
+
+def _tier_answer(found: Answer, advice: Advice) -> None:
+    """Each cache tier weighed: a pick with its paired ratio, a sentence, and the hit ratio it assumes."""
+    for weighed in advice.tiers:
+        tier, store = weighed.tier, weighed.store
+        measured = "-" if weighed.ratio is None else (
+            f"{weighed.ratio} the {weighed.what} with {tier.store} in front (${weighed.cost:.3g} against "
+            f"${store.cost.per_million:.3g} per million reads; a {tier.store} read "
+            f"{format_ns(tier.single_read_ns)}, {store.store}'s {format_ns(store.single_read_ns)})")
+        found.picks.append(Pick(f"cache tier in front of {store.name} at {weighed.hit_ratio:.0%} hits",
+                                weighed.decision, measured, f"{store.store} alone", weighed.sure, weighed.ratio,
+                                ((tier.read, store.read),)))
+        found.summary.append(f"Cache tier: {weighed.decision}: {measured}.")
+    if advice.tiers:
+        hit = advice.tiers[0].hit_ratio
+        found.lines.append(f"A cache tier assumes {hit:.0%} of reads hit it (--hit-ratio; default "
+                           f"{DEFAULT_HIT_RATIO:.0%}): with it a read costs {hit:g} × a tier read + {1 - hit:.3g} × "
+                           "(a miss + a store read), round by round of the placement, a miss counted as a tier "
+                           "read (its upper bound: a miss fetches and decodes nothing); the tier's memory and "
+                           "keeping it fresh are left out.")
 
 
 def candidates_table(advice: Advice) -> Table:

@@ -10,7 +10,7 @@ from stratabench.report.answer import Answer, Candidate, answer
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.problems import problem_lines, status_summary
-from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_figure, study_report
 from stratabench.suites.matrix.suite import OPERATIONS, left_out
 from stratabench.units import format_bytes, format_ns
 
@@ -86,6 +86,7 @@ def matrix_answer(results: Sequence[CellResult], options: RunOptions) -> Answer 
 
 
 study_charts("matrix", ChartPlan(group="operation"))  # one chart per operation, stores side by side
+study_figure("matrix", "the memory store's cells are CPU work in the worker's thread (thread CPU time); every other store waits on a file or a server (wall time)")
 
 
 @study_report("matrix")

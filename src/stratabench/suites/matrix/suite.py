@@ -350,6 +350,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
             return check(left, empty, [])
     else:
         raise UsageError(f"unknown matrix operation {name!r}; use {', '.join(OPERATIONS)}")
+    # Only the memory store keeps the work in this thread; every other one waits on a file or a server.
     return Operation(call=call, verify=verify, size_bytes=stored, server_pids=store.server_pids,
-                     before_each=before_each, close=lambda: _quietly(store.cleanup, store.close),
+                     waits=store.name != "memory", before_each=before_each, close=lambda: _quietly(store.cleanup, store.close),
                      notes={"operation_covers": "one record" if name == "get_one" else f"{len(rows)} records"})

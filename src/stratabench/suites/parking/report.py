@@ -30,7 +30,7 @@ from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import TARGET, Finding, ResultIndex, Verdict, conclusions_table, findings_table
 from stratabench.suites.kit.findings import judge_paired
-from stratabench.suites.kit.reports import study_report
+from stratabench.suites.kit.reports import study_figure, study_report
 from stratabench.suites.parking.codesize import code_size
 from stratabench.suites.parking.process import IMPLEMENTATIONS
 from stratabench.systems.parking.statements import KINDS
@@ -92,6 +92,9 @@ class ParkingResults:
     def per_run(self, server: str, metric: str, logging: str = "off") -> float | None:
         cell = self.get(server, logging)
         return None if cell is None else cell.median(metric)
+
+
+study_figure("parking", "the servers answer client processes over HTTP: the clients' wall time per request, and the servers' own CPU time (server_cpu_ns) where a verdict is about the server's work")
 
 
 @study_report("parking")

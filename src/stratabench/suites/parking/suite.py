@@ -187,4 +187,5 @@ def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> 
     return CellResult(suite=cell.suite, cell=cell.name, params=dict(cell.params), language=cell.language,
                       status="failed" if failed else "ok", error=error, loops=1, metrics=metrics,
                       notes=notes,
-                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else ())  # fmt: skip
+                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
+                      judged="wall_ns" if "wall_ns" in metrics else None)  # fmt: skip

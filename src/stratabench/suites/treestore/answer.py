@@ -117,16 +117,21 @@ def _sure(ranked: _Ranked) -> str:
 
 
 def _setting_label(ranked: _Ranked, varied: set[str]) -> str:
+    return f"{ranked.family} {_where(ranked, varied)}"
+
+
+def _where(ranked: _Ranked, varied: set[str]) -> str:
+    """``at 2,000 list entries``, with the other settings that vary in the run (``(core incremental)``)."""
     extra = [f"{key} {value}" for key, value in ranked.setting if key in varied and key != "n"]
-    return f"{ranked.family} at {ranked.n:,} list entries" + (f" ({', '.join(extra)})" if extra else "")
+    return f"at {ranked.n:,} list entries" + (f" ({', '.join(extra)})" if extra else "")
 
 
 def _by(margin: PairedRatio | None) -> str:
     return "-" if margin is None else f"{format_ratio(margin.value)} faster {margin.interval}"
 
 
-def _json_or_diffs(family: str, verdicts: Sequence[tuple[_Ranked, _Ranked | None]]) -> str:
-    """One sentence: json-file against the best per-node layout, size by size."""
+def _json_or_diffs(family: str, verdicts: Sequence[tuple[_Ranked, _Ranked | None]], varied: set[str]) -> str:
+    """One sentence: json-file against the best per-node layout, size by size (and state mode by state mode)."""
     parts = []
     for ranked, versus in verdicts:
         if versus is None or versus.margin is None:
@@ -137,8 +142,8 @@ def _json_or_diffs(family: str, verdicts: Sequence[tuple[_Ranked, _Ranked | None
         what = "one JSON file" if json_wins else f"per-node diffs ({rival})"
         against = f"{rival}, the best per-node layout" if json_wins else BASELINE
         figure = f"{format_ratio(versus.margin.value)} faster than {against} {versus.margin.interval}"
-        tail = "" if sure == "clear" else f"; {sure}"
-        parts.append(f"{what} at {ranked.n:,} list entries ({figure}{tail})")
+        tail = "" if sure == "clear" else f" ({sure})"
+        parts.append(f"{what} {_where(ranked, varied)}: {figure}{tail}")
     if not parts:
         return f"{family}: not answered here: json-file and a per-node layout did not both run these tests."
     return f"{family}: one JSON file or per-node diffs? " + "; ".join(parts) + "."
@@ -171,7 +176,7 @@ def treestore_answer(results: Sequence[CellResult], options: RunOptions) -> Answ
                                     ranked.order[1], _sure(ranked), ranked.margin, ranked.compared))
         if not ranked_by_setting:
             continue
-        found.summary.append(_json_or_diffs(family, ranked_by_setting))
+        found.summary.append(_json_or_diffs(family, ranked_by_setting, varied))
         found.summary += _crossovers(family, [r for r, _ in ranked_by_setting], varied)
     if not found.picks:
         return None

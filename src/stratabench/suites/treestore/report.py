@@ -25,7 +25,7 @@ from stratabench.report.paired import ENOUGH
 from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.suites.kit.findings import Finding, Verdict, conclusions_table
-from stratabench.suites.kit.reports import ChartPlan, study_charts, study_report
+from stratabench.suites.kit.reports import ChartPlan, study_charts, study_figure, study_report
 from stratabench.suites.treestore.catalog import FAMILIES, TESTS
 from stratabench.suites.treestore.claims import NETWORK, Judged, judge_claims, published_means
 from stratabench.suites.treestore.core_report import core_gain_table, core_targets_table, crossover_table
@@ -289,3 +289,4 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
 
 # One growth plot of time against N per test family (a line per backend and test), one time chart per family.
 study_charts("treestore", ChartPlan(sweep="n", ignore=("tries",), group="family", growth_by_group=True))
+study_figure("treestore", "each try runs its store in a worker process of its own, which times the whole test around it: wall time")

@@ -409,4 +409,5 @@ def _result(cell: CellSpec, record: dict[str, Any], header: dict[str, Any], dura
                       loops=1 if samples else None, metrics=metrics, integrity=integrity, notes=notes,
                       duration_s=duration,
                       # The study's tries are its samples: an interval they leave wide is flagged like any other.
-                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else ())
+                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
+                      judged="wall_ns" if "wall_ns" in metrics else None)  # a try's process times the whole test

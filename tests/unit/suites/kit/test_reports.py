@@ -26,7 +26,7 @@ def _other_tables(results: Sequence[CellResult], options: RunOptions) -> list[Ta
 @pytest.fixture(autouse=True)
 def _registries_restored(monkeypatch: pytest.MonkeyPatch) -> None:
     reports._discover()  # the studies register into the real tables; each test then works on a copy
-    for table in ("_REPORTS", "_ANSWERS", "_CHARTS"):
+    for table in ("_REPORTS", "_ANSWERS", "_CHARTS", "_FIGURES"):
         monkeypatch.setattr(reports, table, dict(getattr(reports, table)))
 
 
@@ -51,3 +51,23 @@ def test_a_second_answer_or_chart_plan_is_refused() -> None:
 def test_every_study_registered_its_report_once() -> None:
     for suite in ("bulkload", "cache", "load", "parking", "treestore"):
         assert report_of(suite) is not None, suite
+
+
+def test_every_study_states_its_judged_figure_and_the_report_counts_the_cells_on_each() -> None:
+    from stratabench.results.records import MetricResult
+    from stratabench.suites.kit.reports import figure_note, run_report
+
+    assert {"bulkload", "cache", "entities", "parking", "treestore"} <= set(reports._FIGURES)
+    timed = {"wall_ns": MetricResult.of([2.0]), "thread_cpu_ns": MetricResult.of([1.0])}
+    cells = [CellResult("cache", "memory", {}, "python", "ok", metrics=timed, judged="thread_cpu_ns"),
+             CellResult("cache", "sqlite", {}, "python", "ok", metrics=timed, judged="wall_ns"),
+             CellResult("cache", "redis", {}, "python", "ok", metrics=timed, judged="wall_ns")]
+    note = figure_note("cache", cells)
+    assert note is not None and note.startswith("Judged figure: thread_cpu_ns for 1 cell, wall_ns for 2 cells; ")
+    assert reports._FIGURES["cache"] in note
+    report = run_report(cells, {"options": {}})
+    assert note in report.sections[0].tables[0].notes
+    assert figure_note("cache", [CellResult("cache", "old", {}, "python", "ok", metrics=timed)]) == (
+        "Judged figure: wall_ns for every cell (measured before cells named the figure they are judged on).")
+    with pytest.raises(StratabenchError, match="two figure statements are registered for suite 'cache'"):
+        reports.study_figure("cache", "another reason")

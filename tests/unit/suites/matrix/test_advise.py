@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.suites.matrix.advise import Advice, Option, advice_answer, advice_chart, advice_report, choose
-from stratabench.suites.matrix.advise import cost_ratio, round_costs, shortlist
+from stratabench.suites.matrix.advise import cost_ratio, round_costs, shortlist, tier_choice, tiered
 from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, parse_goal
 
 
@@ -25,21 +27,22 @@ def _load(p50_ns: float, p99s: list[float]) -> CellResult:
 
 
 def _option(name: str, cost: float, p99_ns: float | None, stored: float = 1e6, spread: float = 0.0,
-            p99s: list[float] | None = None, cpu_ns: list[float] | None = None) -> Option:
-    """A candidate on redis whose cost per million reads is ``cost`` dollars of wire plus, in each of its
+            p99s: list[float] | None = None, cpu_ns: list[float] | None = None, store: str = "redis") -> Option:
+    """A candidate on ``store`` (redis) whose cost per million reads is ``cost`` dollars of wire plus, in each of its
     single-read cell's rounds, ``cpu_ns`` (default none) at a dollar per microsecond of CPU."""
     decode = _cell(name, "get_one", wall_ns=[0.0] * 6)
     cpu = cpu_ns or [0.0] * 6
     rounds = list(range(len(cpu)))
     codec, compression = name.split("+")
-    read = CellResult("matrix", f"get_one redis {name}", {"codec": codec, "compression": compression,
-                                                          "operation": "get_one", "store": "redis"}, "python", "ok",
+    read = CellResult("matrix", f"get_one {store} {name}", {"codec": codec, "compression": compression,
+                                                             "operation": "get_one", "store": store, "kind": store},
+                      "python", "ok",
                       metrics={"wall_ns": MetricResult.of([1000.0] * len(cpu), rounds),
                                "cpu_ns": MetricResult.of(cpu, rounds), "size_bytes": MetricResult.of([stored])})
     load = None if p99_ns is None else _load(p99_ns / 2, p99s or [p99_ns] * 6)
     median_cpu = sorted(cpu)[len(cpu) // 2]
     prices = Prices(cpu_hour=3600.0, wire_gb=0.01)
-    return Option(codec, compression, "redis", "", decode, read, None,
+    return Option(codec, compression, store, "", decode, read, None,
                   Cost(median_cpu / 1000, None, cost * 1e9 / 0.01, stored, prices), (cost - spread, cost + spread),
                   load)
 
@@ -66,7 +69,7 @@ def test_costs_whose_paired_interval_straddles_one_are_too_close_to_call() -> No
     assert sure.startswith("too close to call: orjson on redis has 1.00×"), sure
     answer = advice_answer(Advice(Goal(), Prices(), 10, "f", options, chosen, runner, sure))
     assert answer.summary[0].startswith("Use (too close to call) json on redis")
-    assert answer.summary[1] == "Too close to call between json on redis and orjson on redis; all of them have " \
+    assert answer.summary[1] == "Too close to call between json on redis and orjson on redis; both have " \
                                 "the store redis and the compressor none: that much is sure."
     (pick, _) = answer.picks
     assert pick.ratio is not None and pick.ratio.paired and pick.ratio.low < 1 < pick.ratio.high
@@ -146,3 +149,68 @@ def test_the_page_shows_the_answer_then_the_chart_then_the_candidates() -> None:
                             page.index("advise: every candidate"))
     assert answer < chart < table
     assert 'data-marked="1"' in page and "recommended: orjson on redis" in page
+
+
+def test_a_cache_tier_costs_hits_at_the_tier_and_misses_at_both_by_hand() -> None:
+    # At $3,600 a vCPU-hour a microsecond of CPU a read is $1 per million reads (see round_costs), no wire:
+    # the memory tier $0.10 a round, the database $1.00. At 90% hits: 0.9 × 0.10 + 0.1 × (0.10 + 1.00) = $0.20.
+    assert tiered(0.9, tier=0.1, miss=0.1, store=1.0) == pytest.approx(0.2)
+    tier = _option("json+none", 0.0, None, cpu_ns=[100.0] * 6, store="memory")
+    store = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="postgresql")
+    weighed = tier_choice(tier, store, 0.9, Goal())
+    assert weighed.cost == pytest.approx(0.2)
+    ratio = weighed.ratio
+    assert ratio is not None and ratio.paired and ratio.n == 6 and ratio.value == pytest.approx(0.2)
+    assert weighed.sure == "clear" and weighed.helps and weighed.decision == "put memory in front of postgresql"
+    # At 10% hits a tier as dear as the store only adds its misses: 0.1 × 1 + 0.9 × (1 + 1) = 1.9× the store alone.
+    dear = tier_choice(_option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="memory"), store, 0.1, Goal())
+    assert dear.ratio is not None and dear.ratio.value == pytest.approx(1.9)
+    assert not dear.helps and dear.decision == "no memory tier: postgresql alone"
+
+
+def test_a_tier_within_five_percent_is_too_close_to_call_and_the_answer_states_the_hit_ratio() -> None:
+    store = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="postgresql")
+    # Every read a hit on a tier 2% cheaper than the store: sure, but under the 5% a choice needs.
+    near = tier_choice(_option("json+none", 0.0, None, cpu_ns=[980.0] * 6, store="memory"), store, 1.0, Goal())
+    assert near.ratio is not None and near.ratio.value == pytest.approx(0.98)
+    assert near.sure == "too close to call" and near.decision == "memory in front or not: too close to call"
+    weighed = tier_choice(_option("json+none", 0.0, None, cpu_ns=[100.0] * 6, store="memory"), store, 0.9, Goal())
+    advice = Advice(Goal(), Prices(), 10, "f", [store], store, None, "the only candidate that meets the goal",
+                    tiers=[weighed])
+    answer = advice_answer(advice)
+    pick = answer.picks[-1]
+    assert pick.setting == "cache tier in front of json on postgresql at 90% hits"
+    assert pick.choice == "put memory in front of postgresql" and pick.ratio is weighed.ratio
+    assert pick.compared == ((weighed.tier.read, store.read),)
+    assert any(line.startswith("Cache tier: put memory in front of postgresql: 0.200× [") for line in answer.summary)
+    assert any(line.startswith("A cache tier assumes 90% of reads hit it") for line in answer.lines)
+
+
+@pytest.mark.parametrize("form", ["terminal", "markdown", "html"])
+def test_every_format_shows_the_tier_decision_and_its_hit_ratio(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.report.formats import REPORTERS
+
+    monkeypatch.setenv("COLUMNS", "400")  # the terminal's tables fit it; the text is checked whatever the wrapping
+
+    store = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="postgresql")
+    weighed = tier_choice(_option("json+none", 0.0, None, cpu_ns=[100.0] * 6, store="memory"), store, 0.9, Goal())
+    advice = Advice(Goal(), Prices(), 10, "f", [store], store, None, "the only candidate that meets the goal",
+                    tiers=[weighed])
+    page = " ".join(REPORTERS.get(form)().render_report(advice_report(advice, {"run_id": "advise"})).split())
+    assert "put memory in front of postgresql" in page and "0.200×" in page and "90% of reads hit it" in page
+
+
+def test_a_cache_server_is_weighed_in_front_of_a_database_and_memory_in_front_of_any_store() -> None:
+    from stratabench.suites.matrix.advise import AdviseOptions, _tier_choices
+
+    def tiers(*stores: str) -> list[Option]:
+        return [_option("json+none", 0.0, None, cpu_ns=[100.0] * 6, store=store) for store in stores]
+
+    options = AdviseOptions(data="f", tiers=("memory", "redis"))
+    database = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="postgresql")
+    assert [w.tier.store for w in _tier_choices(database, tiers("redis", "memory"), options)] == ["memory", "redis"]
+    cache = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="memcached")
+    assert [w.tier.store for w in _tier_choices(cache, tiers("redis", "memory"), options)] == ["memory"]
+    # Only the recommended codec × compressor is weighed: a tier holding other bytes answers another question.
+    other = [_option("pickle+none", 0.0, None, cpu_ns=[100.0] * 6, store="memory")]
+    assert _tier_choices(database, other, options) == []
