@@ -55,9 +55,10 @@ def add_parser(subparsers: Any) -> None:
                         help="only these compressors (repeatable, or a comma list)")
     parser.add_argument("--cache-tier", action="append", metavar="TIER",
                         help=f"also weigh this cache tier in front of the recommended store (repeatable, or a comma "
-                        f"list): {', '.join(CACHE_TIERS)}; 'memory' is a store in the process's memory, memcached "
-                        f"and redis need such a --store (or --services local) and are weighed in front of a "
-                        f"store that is not itself a cache")
+                        f"list): {', '.join(CACHE_TIERS)}; 'memory' is a store in the process's memory; memcached "
+                        f"and redis need such a --store (or --services local), which is then weighed as a cache "
+                        f"(not as the store) in front of a store that is not itself a cache, the embedded "
+                        f"stores when no other server is given")
     parser.add_argument("--hit-ratio", type=number_in(0, 1, what="a share of reads", low_open=True),
                         default=DEFAULT_HIT_RATIO, metavar="R",
                         help=f"the share of reads a cache tier answers (default {DEFAULT_HIT_RATIO:g})")

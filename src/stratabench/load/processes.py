@@ -15,7 +15,8 @@ died, a timeout, Ctrl-C), :meth:`LocalProcesses.run` returns or raises only
 after every client process has ended: it is joined, then terminated, then
 killed. When the run is interrupted (Ctrl-C, SIGTERM, SIGHUP), each client
 is first asked to stop and report what it measured, and the interrupt
-carries the reports (:func:`~stratabench.load.client.attached_reports`). When stratabench itself is killed with SIGKILL, each client sees its
+carries the reports (:func:`~stratabench.load.client.attached_reports`).
+When stratabench itself is killed with SIGKILL, each client sees its
 parent's sentinel close and exits at once.
 """
 

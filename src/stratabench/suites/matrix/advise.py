@@ -33,7 +33,9 @@ with the closest candidate and its gap.
 **Cache tiers** (``--cache-tier``, asked for): each tier is placed with the
 shortlist in step 2, in the same rounds (``memory``: the matrix's in-process
 store, as the cache study's instance memory; ``memcached``, ``redis``: the
-run's servers, weighed in front of a store that is not itself one of them).
+run's servers of that kind, then weighed as caches and not as stores, in
+front of a store that is not itself a cache; when every server is a tier,
+the candidates are the embedded stores).
 In front of the recommended store, a tier costs, round by round,
 ``hit_ratio × tier read + (1 − hit_ratio) × (tier miss + store read)``
 (:func:`tiered`), the miss taken as a tier read (measured: a miss fetches and
@@ -65,9 +67,9 @@ from stratabench.suites.matrix.goals import Cost, Goal, Limit, Prices, cost_per_
 from stratabench.suites.matrix.suite import MatrixSuite, Records, default_layers, load
 from stratabench.units import format_bytes, format_ns, format_ratio
 
-__all__ = ["ADVISE_ENGINE", "CACHE_TIERS", "CLOSE", "DEFAULT_HIT_RATIO", "Advice", "TierChoice", "AdviseOptions", "Option", "advice_answer", "advice_chart", "advise",
-           "advice_report", "candidates_table", "check_stores", "choose", "cost_ratio", "round_costs", "shortlist",
-           "tier_choice", "tiered", "too_close"]
+__all__ = ["ADVISE_ENGINE", "CACHE_TIERS", "CLOSE", "DEFAULT_HIT_RATIO", "Advice", "TierChoice", "AdviseOptions",
+           "Option", "advice_answer", "advice_chart", "advise", "advice_report", "candidates_table", "check_stores",
+           "choose", "cost_ratio", "round_costs", "shortlist", "tier_choice", "tiered", "too_close"]
 
 ADVISE_ENGINE = EngineOptions(min_samples=6, max_samples=20, target=0.05, cell_budget_ns=250_000_000,
                               min_sample_ns=10_000_000, warmups=1, memory_samples=1)
@@ -333,12 +335,17 @@ def _tier_choices(chosen: Option, tiers: Sequence[Option], options: AdviseOption
     return weighed
 
 
-def _check_tiers(options: AdviseOptions) -> None:
-    """A cache server asked for as a tier must be among the stores: one line saying how to give it."""
+def _store_kind(url: str) -> str:
+    """The store plugin that opens ``url`` (``redis``, ``memcached``, ``postgresql``...)."""
     from stratabench.layers.stores import store_for_scheme
     from stratabench.layers.stores.base import parse_store_url
 
-    kinds = {store_for_scheme(parse_store_url(url).scheme) for url in options.stores}
+    return store_for_scheme(parse_store_url(url).scheme)
+
+
+def _check_tiers(options: AdviseOptions) -> None:
+    """A cache server asked for as a tier must be among the stores: one line saying how to give it."""
+    kinds = {_store_kind(url) for url in options.stores}
     missing = [tier for tier in options.tiers if tier != "memory" and tier not in kinds]
     if missing:
         raise UsageError(f"--cache-tier {','.join(missing)}: no such server among the stores; give its URL with "
@@ -566,16 +573,18 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
                                          settings={"matrix.stores": ",".join(embedded), "matrix.operations": reads})
     failed = _probe(options, records, pairs[0], run)
     left_out = [f"{redact(url)}: {why}" for url, why in failed.items()]
-    servers = bool(options.stores)
-    if servers and len(failed) == len(options.stores):
+    if options.stores and len(failed) == len(options.stores):
         raise StoreError("no store could take the records: " + "; ".join(left_out))
+    # A server asked for as a cache tier is weighed as one, not as the store; with no other server, the
+    # embedded stores are the candidates it may go in front of.
+    servers = any(_store_kind(url) not in options.tiers for url in options.stores)
     placed_options = replace(placed_options, stores=tuple(url for url in options.stores if url not in failed))
     placed = _place(placed_options, sink, progress, lambda cell: (
         (cell.params["codec"], cell.params["compression"]) in pairs
-        and (bool(cell.params["url"]) == servers or cell.params["kind"] == "memory")))
+        and (bool(cell.params["url"]) == servers or cell.params["kind"] in options.tiers)))
     everything = _candidates(screened, placed, records, options)
     # The in-process memory store keeps nothing past the process: a tier, never a candidate store.
-    candidates = [o for o in everything if o.read.params["kind"] != "memory"]
+    candidates = [o for o in everything if o.read.params["kind"] not in ("memory", *options.tiers)]
     tiers = [o for o in everything if o.read.params["kind"] in options.tiers]
     finalists = _finalists(candidates, options.goal, options.finalists)
     loaded = {id(o): _load(o, records, options, run, sink) for o in finalists}
@@ -589,8 +598,7 @@ def advise(options: AdviseOptions, sink: ResultSink, progress: Callable[[], Prog
         weighed = {w.tier.read.params["kind"] for w in advice.tiers}
         for tier in (t for t in options.tiers if t not in weighed):
             kind = chosen.read.params["kind"]
-            why = ("it is the recommended store" if tier == kind else
-                   f"{chosen.store} is a cache itself" if tier != "memory" and kind in CACHE_TIERS else
+            why = (f"{chosen.store} is a cache itself" if tier != "memory" and kind in CACHE_TIERS else
                    f"its read of {chosen.codec} + {chosen.compression} failed (see the results file)")
             advice.left_out.append(f"cache tier {tier}: not weighed: {why}")
     return advice

@@ -198,3 +198,19 @@ def test_every_format_shows_the_tier_decision_and_its_hit_ratio(form: str, monke
                     tiers=[weighed])
     page = " ".join(REPORTERS.get(form)().render_report(advice_report(advice, {"run_id": "advise"})).split())
     assert "put memory in front of postgresql" in page and "0.200×" in page and "90% of reads hit it" in page
+
+
+def test_a_cache_server_is_weighed_in_front_of_a_database_and_memory_in_front_of_any_store() -> None:
+    from stratabench.suites.matrix.advise import AdviseOptions, _tier_choices
+
+    def tiers(*stores: str) -> list[Option]:
+        return [_option("json+none", 0.0, None, cpu_ns=[100.0] * 6, store=store) for store in stores]
+
+    options = AdviseOptions(data="f", tiers=("memory", "redis"))
+    database = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="postgresql")
+    assert [w.tier.store for w in _tier_choices(database, tiers("redis", "memory"), options)] == ["memory", "redis"]
+    cache = _option("json+none", 0.0, None, cpu_ns=[1000.0] * 6, store="memcached")
+    assert [w.tier.store for w in _tier_choices(cache, tiers("redis", "memory"), options)] == ["memory"]
+    # Only the recommended codec × compressor is weighed: a tier holding other bytes answers another question.
+    other = [_option("pickle+none", 0.0, None, cpu_ns=[100.0] * 6, store="memory")]
+    assert _tier_choices(database, other, options) == []
