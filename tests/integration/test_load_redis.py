@@ -323,8 +323,11 @@ def test_kill_9_of_the_load_command_leaves_nothing_that_clean_and_the_next_run_d
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     assert load_namespaces(url), "the killed run left its keys (clean finds them by their namespace)"
-    assert all(d.is_dir() for d in directories), "the kill left multiprocessing's directory (the test's premise)"
     if killed == "group":
+        # Killed all at once, nobody of the run can tidy up: the test's premise. Killed alone, the command's
+        # children end with it (parent-death signal), and whether one of them removes multiprocessing's
+        # directory first depends on timing (a CI run under load saw it gone): either way, nothing stays.
+        assert all(d.is_dir() for d in directories), "the kill left multiprocessing's directory (the test's premise)"
         assert semaphores_left(semaphores), "the kill left the semaphores (the test's premise)"
     assert main(["clean", "--store", url]) == 0
     assert not load_namespaces(url)
