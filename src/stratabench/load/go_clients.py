@@ -163,6 +163,7 @@ class GoProcesses:
     """
 
     description = "Go processes"
+    spills = False
 
     def __init__(self) -> None:
         golang.ensure_built((_PROGRAM,))
