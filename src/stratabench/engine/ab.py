@@ -232,7 +232,9 @@ def run_until_sure(cells: Sequence[AbCell], sides: Sequence[Side], rounds: int, 
     each side first once), re-judged after each pair, and stop when no cell
     is unsure or ``more`` is spent: a cell that stays inconclusive is
     measured ``rounds + more`` times at most, never until it happens to
-    clear (which, tried often enough, any cell would).
+    clear (which, tried often enough, any cell would); each re-judgement is
+    one more look, paid for in the interval's level
+    (:func:`stratabench.report.ab.family_level`).
     """
     run_ab(cells, sides, range(rounds), seed, measure, sink, progress)
     number = rounds
