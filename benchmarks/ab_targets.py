@@ -43,12 +43,12 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.g
 sys.path.insert(0, str(HERE))
 
 from stratabench.cli.progress import QuietProgress  # noqa: E402
-from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_ab  # noqa: E402
+from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_until_sure  # noqa: E402
 from stratabench.engine.cell import run_cell  # noqa: E402
 from stratabench.engine.operation import CellSpec  # noqa: E402
 from stratabench.metrics import metric  # noqa: E402
 from stratabench.options import EngineOptions, RunOptions  # noqa: E402
-from stratabench.report.ab import judge  # noqa: E402
+from stratabench.report.ab import family_level, judge  # noqa: E402
 from stratabench.results.records import CellResult  # noqa: E402
 
 FACTORY = "ab_probe:WorkProbe"
@@ -100,20 +100,32 @@ def counts() -> list[float]:
     return shares
 
 
-def power(levels: list[float], rounds: int, shares: list[float] | None) -> None:
+def power(levels: list[float], rounds: int, until_sure: int, shares: list[float] | None) -> None:
     """Print the power targets; an interval is judged against the stated ratio and, given the counted
-    ``shares`` of work that the added work scales, against the counted one."""
+    ``shares`` of work that the added work scales, against the counted one. The 32 cells are judged as ``ab``
+    judges a run of 32 cells (the family level of 32 cells and the looks ``--until-sure`` adds), the extra
+    rounds going to the cells inconclusive on CPU time."""
     options = RunOptions(engine=EngineOptions(samples=3, min_sample_ns=20_000_000, memory_samples=0))
     sides = [Side("A", "as is", options, sys.executable), Side("B", "more work", options, sys.executable)]
+    confidence = family_level(32, 1 + (until_sure + 1) // 2)
+    print(f"power: each of 32 cells judged at {confidence:.4%} (1 - 5% / (32 cells x looks)), {rounds} rounds"
+          f" + up to {until_sure} for inconclusive cells")
     with ForkedMeasure(["ab_probe"]) as measure:
         for level in levels:
             injected = [AbCell({"A": probe(f"i{n}", w), "B": probe(f"i{n}", w, level)}) for n, w in enumerate(SIZES)]
             twins = [AbCell({"A": probe(f"t{n}", w), "B": probe(f"t{n}", w)}) for n, w in enumerate(SIZES)]
             started = time.perf_counter()
-            run_ab(injected + twins, sides, range(rounds), int(level * 1000), measure, Sink(), QuietProgress(io.StringIO()))
+
+            def unsure(cell: AbCell) -> bool:
+                judged = judge(cell.result("A", options), cell.result("B", options), metric("cpu_ns"), 0.05,
+                               confidence)
+                return judged is not None and judged.inconclusive
+
+            run_until_sure(injected + twins, sides, rounds, until_sure, int(level * 1000), measure, Sink(),
+                           QuietProgress(io.StringIO()), unsure)
             seconds = time.perf_counter() - started
             for name in ("wall_ns", "cpu_ns"):
-                verdicts = [judge(c.result("A", options), c.result("B", options), metric(name), 0.05)
+                verdicts = [judge(c.result("A", options), c.result("B", options), metric(name), 0.05, confidence)
                             for c in injected + twins]
                 hits = [v for v in verdicts[:16] if v is not None and v.verdict == "slower"]
                 covered = [v for v in verdicts[:16] if v is not None and v.low <= 1 + level <= v.high]
@@ -129,6 +141,7 @@ def power(levels: list[float], rounds: int, shares: list[float] | None) -> None:
                       f"called changed {len(false)} of 16 (target 0), their intervals holding 1 {twins_covered} of 16; "
                       f"inconclusive {inconclusive} of 32; {rounds} rounds, {seconds:.0f} s; {load()}")
                 print("  ratios:", " ".join(f"{v.ratio:.3f}" for v in verdicts[:16] if v is not None))
+                print("  intervals:", " ".join(f"{v.low:.3f}-{v.high:.3f}/{v.pairs}" for v in verdicts if v is not None))
 
 
 def false_alarms(suites: list[str], repeats: int, extra: list[str]) -> None:
@@ -147,6 +160,9 @@ def false_alarms(suites: list[str], repeats: int, extra: list[str]) -> None:
         ab_s = time.perf_counter() - started
         summary = next((line for line in done.stderr.splitlines() if "cells compared" in line), done.stderr[-300:])
         print(f"false alarms, ab {repeat + 1}: exit {done.returncode}; {summary}")
+        for line in done.stdout.splitlines():
+            if line.rstrip().endswith((" slower", " faster")):
+                print(f"  called: {line.strip()}")
         print(f"cost, ab {repeat + 1}: {ab_s:.0f} s, {ab_s / run_s:.2f}x one run (target 2.5x); {load()}")
 
 
@@ -155,13 +171,14 @@ def main() -> None:
     parser.add_argument("--suites", default="", help="comma list for the false-alarm runs (default: the default suites)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--until-sure", type=int, default=0, help="up to N more rounds for inconclusive cells")
     parser.add_argument("--levels", default="0.05,0.10,0.20")
     parser.add_argument("--skip", action="append", default=[], choices=["counts", "power", "false-alarms"])
     parser.add_argument("extra", nargs="*", help="more options for the run and ab (after --)")
     args = parser.parse_args()
     shares = counts() if "counts" not in args.skip else None
     if "power" not in args.skip:
-        power([float(level) for level in args.levels.split(",")], args.rounds, shares)
+        power([float(level) for level in args.levels.split(",")], args.rounds, args.until_sure, shares)
     if "false-alarms" not in args.skip:
         false_alarms([s for s in args.suites.split(",") if s], args.repeats, args.extra)
 

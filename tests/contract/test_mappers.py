@@ -10,6 +10,7 @@ from stratabench.datasets import entities as E
 from stratabench.errors import DataError
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.mappers.base import Mapper, verify_objects
+from stratabench.layers.mappers.ndb_toolkit import generate
 from tests.availability import unavailable
 
 COMBOS = list(itertools.product(E.SCHEMAS, E.WIDTHS, E.FLAVOURS))
@@ -35,7 +36,7 @@ def build(name: str, dataset: E.EntitiesDataset) -> Mapper:
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_decoded_objects_hash_to_the_dataset(mapper_name: str, schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     mapper = build(mapper_name, dataset)
     objects = mapper.decode_many(dataset.get_blobs)
     mapper.read(objects, dataset.property_names[:10])
@@ -44,7 +45,7 @@ def test_decoded_objects_hash_to_the_dataset(mapper_name: str, schema: str, n_pr
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_encoded_bytes_decode_to_the_dataset(mapper_name: str, schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     mapper = build(mapper_name, dataset)
     reference = build("protobuf", dataset)
     encoded = [mapper.encode(obj) for obj in mapper.decode_many(dataset.get_blobs)]
@@ -52,7 +53,7 @@ def test_encoded_bytes_decode_to_the_dataset(mapper_name: str, schema: str, n_pr
 
 
 def test_a_miss_stays_none(mapper_name: str) -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     mapper = build(mapper_name, dataset)
     objects = mapper.decode_many([None, dataset.blob(1), None])
     assert objects[0] is None and objects[2] is None and objects[1] is not None
@@ -69,7 +70,7 @@ def test_corrupt_bytes_are_a_data_error(mapper_name: str) -> None:
     Overwriting the last bytes instead is not corrupt in every order: when the
     map puts a double last, ``ff ff ff ff`` is a NaN and the message parses.
     """
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     mapper = build(mapper_name, dataset)
     with pytest.raises(DataError, match=f"stored {dataset.kind} bytes .*do not parse as a Datastore v1 Entity"):
         mapper.decode_many([dataset.blob(1)[:-1]])
@@ -78,7 +79,7 @@ def test_corrupt_bytes_are_a_data_error(mapper_name: str) -> None:
 def test_verify_names_the_first_wrong_property(mapper_name: str) -> None:
     from stratabench.systems.lazy.messages import EntityMessage
 
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     message = EntityMessage.FromString(dataset.blob(dataset.get_ids[0]))
     message.properties["prop_c"].integer_value += 1
     blobs = [message.SerializeToString(), *dataset.get_blobs[1:]]

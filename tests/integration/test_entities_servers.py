@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from stratabench.datasets import entities as E
 from stratabench.engine.cell import run_cell_in_process
 from stratabench.layers.mappers.lazy_entity import LazyEntityMapper
 from stratabench.layers.mappers.ndb_model import NdbModelMapper
+from stratabench.layers.mappers.ndb_toolkit import generate, ndb_context
 from stratabench.layers.stores import STORES
 from stratabench.layers.stores import open_store
 from stratabench.layers.stores.base import Store
@@ -62,14 +62,14 @@ def test_entities_round_trip_through_every_store(store: Store) -> None:
 
     from stratabench.layers.mappers.ndb_global_cache import store_global_cache
 
-    dataset = E.generate("mixed", 100, "expando")
+    dataset = generate("mixed", 100, "expando")
     for ident in dataset.ids:
         store.put(dataset.cache_key(ident), dataset.blob(ident))
     blobs = [store.get(key) for key in dataset.get_keys]
     lazy = LazyEntityMapper(dataset)
     assert lazy.canonical_hash(lazy.decode_many(blobs)) == dataset.get_hash
     mapper = NdbModelMapper(dataset)
-    with E.ndb_context(global_cache=store_global_cache(store)).use():
+    with ndb_context(global_cache=store_global_cache(store)).use():
         found = ndb.get_multi([ndb.Key(dataset.kind, i) for i in dataset.get_ids], use_cache=False,
                               use_datastore=False)
     assert mapper.canonical_hash(found) == dataset.get_hash

@@ -54,7 +54,7 @@ from stratabench.metrics import METRICS, metric
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.redact import redact
-from stratabench.report.ab import AbVerdict, ab_summary, ab_table, judge
+from stratabench.report.ab import AbVerdict, ab_summary, ab_table, family_level, judge
 from stratabench.report.comparison import DEFAULT_MIN_EFFECT
 from stratabench.report.counts import counts_notes
 from stratabench.report.formats import REPORTERS
@@ -79,9 +79,13 @@ def add_parser(subparsers: Any) -> None:
         "ab", help="measure two sides (environments, settings, stores) in one interleaved run, cell by cell",
         description="Measure the same cells on two sides in one run, in randomized ABBA rounds (each round "
         "shuffles the cells and runs a cell's two sides back to back, A first in even rounds, B first in odd), "
-        "and give each cell the median of its per-round ratios B/A with its interval and one of slower, faster, "
-        "unchanged, inconclusive. A side is a Python interpreter or venv (its own zygote), a setting "
-        "PLUGIN.SETTING=VALUE, or a store URL.",
+        "and give each cell the geometric mean of its per-round ratios B/A with its interval and one of slower, "
+        "faster, unchanged, inconclusive. The interval is the t interval of the mean log-ratio at the family level "
+        "1 - 5% / (cells compared x looks; a look: the first judgement and each --until-sure pair), so the chance "
+        "that any unchanged cell of the run is called changed is at most 5%. A change: the interval excludes 1 "
+        "and the ratio is beyond --min-effect; unchanged: the whole interval within --min-effect of 1; else "
+        "inconclusive. A side is a Python interpreter or venv (its own zygote), a setting PLUGIN.SETTING=VALUE, "
+        "or a store URL.",
     )
     parser.add_argument("suites", nargs="*", metavar="SUITE", help="suites to run (default: every default suite)")
     parser.add_argument("--a", default="", metavar="SIDE",
@@ -99,7 +103,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--rounds", type=whole_in(2, 1000), default=DEFAULT_ROUNDS, metavar="N",
                         help=f"ABBA rounds (default {DEFAULT_ROUNDS}); each visits every cell on both sides")
     parser.add_argument("--until-sure", type=whole_in(0, 1000), default=0, metavar="N",
-                        help="then measure inconclusive cells again, two rounds at a time, up to N more rounds")
+                        help="then measure inconclusive cells again, two rounds at a time, up to N more rounds "
+                        "(each pair is one more look, paid for in the family level)")
     parser.add_argument("--order-seed", type=whole_in(0, 2**63 - 1), default=None, metavar="S",
                         help="seed of the rounds' order (default: random, recorded in the results header)")
     parser.add_argument("--metric", default=None,
@@ -322,36 +327,38 @@ def handle(args: argparse.Namespace) -> int:
         factories = [cell.factory.partition(":")[0] for cell in (c.spec for c in cells) if cell.factory]
         measure = stack.enter_context(ForkedMeasure(dict.fromkeys(factories)))
         progress.start(len(cells) * 2 * rounds)
+        # Every cell may be called changed at each look (the first judgement, then each --until-sure pair).
+        level = family_level(len(cells), 1 + (until_sure + 1) // 2)
         run_until_sure(cells, sides, rounds, until_sure, order_seed, measure, writer, progress,
-                       lambda cell: _inconclusive(cell, sides, measured, args.min_effect))
+                       lambda cell: _inconclusive(cell, sides, measured, args.min_effect, level))
         progress.finish()
         writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), {})
-    return _report(args, cells, not_compared, sides, measured, reporter, output)
+    return _report(args, cells, not_compared, sides, measured, reporter, output, level)
 
 
-def _judge(cell: AbCell, sides: list[Side], measured: Any, min_effect: float) -> AbVerdict | None:
+def _judge(cell: AbCell, sides: list[Side], measured: Any, min_effect: float, level: float) -> AbVerdict | None:
     a, b = (cell.result(side.label, side.options) for side in sides)
-    return judge(a, b, measured, min_effect)
+    return judge(a, b, measured, min_effect, level)
 
 
-def _inconclusive(cell: AbCell, sides: list[Side], measured: Any, min_effect: float) -> bool:
-    verdict = _judge(cell, sides, measured, min_effect)
+def _inconclusive(cell: AbCell, sides: list[Side], measured: Any, min_effect: float, level: float) -> bool:
+    verdict = _judge(cell, sides, measured, min_effect, level)
     return verdict is not None and verdict.inconclusive
 
 
 def _report(args: argparse.Namespace, cells: list[AbCell], not_compared: list[str], sides: list[Side],
-            measured: Any, reporter: Any, output: Path) -> int:
+            measured: Any, reporter: Any, output: Path, level: float) -> int:
     verdicts = []
     for cell in cells:
         failed = cell.failed
-        verdict = _judge(cell, sides, measured, args.min_effect)
+        verdict = _judge(cell, sides, measured, args.min_effect, level)
         if failed is not None:
             not_compared.append(f"{cell.spec.suite} {cell.spec.name}: {failed.status}: {failed.error}")
         elif verdict is None:
             not_compared.append(f"{cell.spec.suite} {cell.spec.name}: no {measured.name} on both sides")
         else:
             verdicts.append(verdict)
-    summary = ab_summary(verdicts, measured, args.min_effect, len(not_compared))
+    summary = ab_summary(verdicts, measured, args.min_effect, len(not_compared), level)
     notes = [summary, *(f"{side.label}: {side.description}" for side in sides),
              *(f"not compared: {line}" for line in not_compared), *(counts_notes() if args.count else ())]
     table = ab_table(verdicts, measured, f"ab {measured.name}: B/A, paired round by round", notes)

@@ -9,12 +9,14 @@ schema) or a cycle of eight property types (``mixed``). The three flavours
 different kinds; only the ndb class that reads them differs.
 
 The stored bytes of each entity are what ndb's own encoder writes for it (a
-serialized Datastore v1 ``Entity``), so generating a dataset needs
-``google-cloud-ndb``; it runs offline (an anonymous client, no server).
-Generation is slow enough to matter (importing ndb and its encoder take about
-a second), so each dataset's bytes are built once and kept in the on-disk
-dataset cache (:mod:`stratabench.datasets.cache`) for the run's worker
-processes, and in memory per process.
+serialized Datastore v1 ``Entity``). ndb is modelled by the mapper layer,
+a floor above this one, so :func:`generate` takes the encoder (an
+:class:`Encoder`); :func:`stratabench.layers.mappers.ndb_toolkit.generate`
+hands it ndb's and is what the study and the tests call. Encoding is slow
+enough to matter (importing ndb and its encoder take about a second), so
+each dataset's bytes are built once and kept in the on-disk dataset cache
+(:mod:`stratabench.datasets.cache`) for the run's worker processes, and in
+memory per process.
 
 The canonical hash covers the values only: one compact JSON line per entity
 (key path and every property as ``[name, type, canonical value]``), entities
@@ -33,13 +35,13 @@ import functools
 import json
 import random
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from stratabench.datasets.cache import cached
 from stratabench.datasets.canonical import sha1_hex
-from stratabench.errors import DataError, UnavailableError, UsageError
+from stratabench.errors import DataError, UsageError
 
 __all__ = [
     "DEFAULT_SEED",
@@ -51,18 +53,18 @@ __all__ = [
     "PROJECT",
     "SCHEMAS",
     "WIDTHS",
+    "Encoder",
     "EntitiesDataset",
     "PropertySpec",
     "canonical_hash",
     "canonical_line",
     "canonical_value",
+    "entity_values",
     "flags_of_message",
     "generate",
     "global_cache_key",
     "kind_name",
     "message_values",
-    "ndb_class",
-    "ndb_context",
     "property_name",
     "property_specs",
     "reference_value",
@@ -209,6 +211,12 @@ def _values(schema: str, n_props: int, seed: int) -> tuple[tuple[tuple[str, Any]
     return tuple(
         tuple((spec.name, _freeze(_GENERATORS[spec.type](rng))) for spec in specs) for _ in range(ENTITY_COUNT)
     )
+
+
+def entity_values(schema: str, n_props: int, seed: int) -> list[dict[str, Any]]:
+    """Every entity's Python values, ids 1, 2, ... in order (fresh lists; naive UTC datetimes)."""
+    _check(schema, n_props, "model")
+    return [{name: _thaw(value) for name, value in row} for row in _values(schema, n_props, seed)]
 
 
 def _freeze(value: Any) -> Any:
@@ -462,8 +470,25 @@ class EntitiesDataset:
         return canonical_hash((((self.kind, ident),), self.line(ident)) for ident in ids)
 
 
-def generate(schema: str, n_props: int, flavour: str, seed: int = DEFAULT_SEED) -> EntitiesDataset:
-    """Build (or return the cached) dataset for these coordinates.
+class Encoder(Hashable, Protocol):
+    """What writes each entity's stored bytes: the study's is ndb's (``ndb_toolkit.NDB_ENCODER``).
+
+    Hashable, as a dataset is built once per process for each encoder.
+    """
+
+    def version(self) -> str:
+        """The encoder and its release (``ndb2.7.1``), in the on-disk cache key: bytes another wrote are never read."""
+        ...
+
+    def encode(self, schema: str, n_props: int, flavour: str, rows: Sequence[Mapping[str, Any]]) -> list[bytes]:
+        """The stored bytes of entities 1, 2, ... of the dataset's kind, from each one's values in ``rows``."""
+        ...
+
+
+def generate(
+    schema: str, n_props: int, flavour: str, seed: int = DEFAULT_SEED, *, encoder: Encoder
+) -> EntitiesDataset:
+    """Build (or return the cached) dataset for these coordinates, its bytes written by ``encoder``.
 
     A pure function of its arguments: the same bytes on every machine.
 
@@ -472,18 +497,19 @@ def generate(schema: str, n_props: int, flavour: str, seed: int = DEFAULT_SEED) 
     UsageError
         For an unknown schema or flavour.
     UnavailableError
-        When ``google-cloud-ndb`` is not installed (its encoder writes the bytes).
+        When the encoder's library is not installed.
     """
     _check(schema, n_props, flavour)
-    return _generate(schema, n_props, flavour, seed)
+    return _generate(schema, n_props, flavour, seed, encoder)
 
 
 @functools.lru_cache(maxsize=None)
-def _generate(schema: str, n_props: int, flavour: str, seed: int) -> EntitiesDataset:
+def _generate(schema: str, n_props: int, flavour: str, seed: int, encoder: Encoder) -> EntitiesDataset:
     kind = kind_name(schema, n_props, flavour)
     specs = property_specs(schema, n_props)
     ids = tuple(range(1, ENTITY_COUNT + 1))
-    blobs = tuple(cached(_cache_key(kind, seed), lambda: _encode_with_ndb(schema, n_props, flavour, seed)))
+    blobs = tuple(cached(_cache_key(kind, seed, encoder),
+                         lambda: encoder.encode(schema, n_props, flavour, entity_values(schema, n_props, seed))))
     get_ids = tuple(random.Random(f"entities/get/{kind}/{seed}").sample(ids, GET_COUNT))
     fingerprint = {spec.name: spec.indexed for spec in specs}
     rows = _values(schema, n_props, seed)
@@ -508,103 +534,10 @@ def _generate(schema: str, n_props: int, flavour: str, seed: int) -> EntitiesDat
     )
 
 
-# --- ndb: the offline client, the generated classes, the encoder ---------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def _ndb_client() -> Any:
-    try:
-        from google.auth.credentials import AnonymousCredentials
-        from google.cloud import ndb
-    except ImportError as error:  # pragma: no cover - the extra is part of the locked install
-        raise UnavailableError(
-            f"the entities dataset needs google-cloud-ndb ({error.name} is missing): "
-            "pip install 'stratabench[entities]'"
-        ) from None
-    # Anonymous credentials and a lazily created channel: nothing is contacted.
-    return ndb.Client(project=PROJECT, credentials=AnonymousCredentials())  # type: ignore[no-untyped-call]
-
-
-def ndb_context(global_cache: Any = None) -> Any:
-    """A fresh ndb context on the offline client, ready for ``with context.use():``.
-
-    ndb converts values only inside a context, even when nothing is fetched;
-    a context is created once and re-entered cheaply with ``use()``.
-
-    Parameters
-    ----------
-    global_cache
-        An ``ndb.GlobalCache`` to read entities through (docs/studies/entities.md §4.2), or ``None``.
-    """
-    client = _ndb_client()
-    with client.context(global_cache=global_cache, cache_policy=False) as context:
-        return context
-
-
-_NDB_PROPERTIES: dict[PropertyType, tuple[str, dict[str, Any]]] = {
-    "text": ("TextProperty", {}),
-    "string": ("StringProperty", {}),
-    "integer": ("IntegerProperty", {}),
-    "float": ("FloatProperty", {}),
-    "boolean": ("BooleanProperty", {}),
-    "datetime": ("DateTimeProperty", {}),
-    "blob": ("BlobProperty", {}),
-    "integers": ("IntegerProperty", {"repeated": True}),
-}
-
-
-@functools.lru_cache(maxsize=None)
-def ndb_class(schema: str, n_props: int, flavour: str) -> Any:
-    """The ndb model class of a dataset's kind, created once per process.
-
-    ndb finds the class of a stored entity by kind name, so each class is
-    named exactly as its kind and must exist before anything of that kind is
-    decoded. The cache here is the one registry of generated classes: a kind
-    is never defined twice in a process.
-    """
-    _ndb_client()
-    from google.cloud import ndb
-
-    kind = kind_name(schema, n_props, flavour)
-    base = ndb.Model if flavour == "model" else ndb.Expando
-    attrs: dict[str, Any] = {"__module__": __name__, "__qualname__": kind}
-    if flavour != "dynamic":
-        for spec in property_specs(schema, n_props):
-            factory, kwargs = _NDB_PROPERTIES[spec.type]
-            attrs[spec.name] = getattr(ndb, factory)(**kwargs)
-    return type(kind, (base,), attrs)
-
-
 #: Changes whenever the generator does, so no cached bytes of an older one are read.
 _VERSION = 1
 
 
-def _cache_key(kind: str, seed: int) -> str:
-    """The on-disk cache key of a kind's bytes: they depend on the generator and ndb's encoder."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        encoder = version("google-cloud-ndb")
-    except PackageNotFoundError:
-        encoder = "none"
-    return f"entities-v{_VERSION}-{kind}-seed{seed}-ndb{encoder}"
-
-
-def _encode_with_ndb(schema: str, n_props: int, flavour: str, seed: int) -> list[bytes]:
-    from google.cloud import ndb
-    from google.cloud.ndb import model
-
-    kind = kind_name(schema, n_props, flavour)
-    # The dynamic flavour holds the same data, written by a class that
-    # declared it (flags included); an Expando that declares nothing would
-    # drop the index exclusions, which is what the encode cells show.
-    writer = ndb_class(schema, n_props, "model" if flavour == "dynamic" else flavour)
-    rows = _values(schema, n_props, seed)
-    blobs = []
-    with ndb_context().use():
-        for ident, row in enumerate(rows, start=1):
-            instance = writer(**{name: _thaw(value) for name, value in row})
-            message = model._entity_to_protobuf(instance, set_key=False)._pb
-            message.key.CopyFrom(ndb.Key(kind, ident, project=PROJECT)._key.to_protobuf()._pb)
-            blobs.append(bytes(message.SerializeToString()))
-    return blobs
+def _cache_key(kind: str, seed: int, encoder: Encoder) -> str:
+    """The on-disk cache key of a kind's bytes: they depend on the generator and the encoder."""
+    return f"entities-v{_VERSION}-{kind}-seed{seed}-{encoder.version()}"

@@ -2,10 +2,11 @@
 
 Each round measured both sides of a cell back to back, so each round gives
 one ratio B/A in which the machine's speed at that moment cancels. The
-cell's ratio is the median of those per-round ratios, with the
-distribution-free confidence interval of a median: the paired ratio of
-:func:`stratabench.results.records.paired_ratio_of`, as every report pairs
-two cells. Its verdict is:
+cell's ratio is the geometric mean of those per-round ratios, and its
+interval Student's t interval of the mean of their logarithms
+(``scipy.stats.t``), at the **family level** :func:`family_level`:
+``1 - 0.05 / (cells x looks)``, Bonferroni's correction for every cell
+compared and every time ``--until-sure`` judges them again. Its verdict is:
 
 - **slower** / **faster** (the metric's words): the interval excludes 1 and
   the ratio is beyond the minimum effect;
@@ -13,11 +14,27 @@ two cells. Its verdict is:
 - **inconclusive**: neither; the report says how large a change the
   interval still allows, and ``--until-sure`` measures such cells again.
 
-Fewer than five pairs reach no interval of 90%
-(:data:`~stratabench.results.stats.CLEAR_LEVEL`): such a cell is
-inconclusive whatever its ratio. An exact metric (``--count
-instructions``) needs no pairs: its two counts are compared by the metric's
-tolerance, as ``compare`` does.
+Why this rule. ``ab`` judges a few hundred cells at once (331 over the
+default suites), and a team gates on it: the target is at most one cell in
+300 called changed when nothing changed. The per-cell interval of a median
+(the order statistics of six ratios, 96.9%) calls an unchanged cell
+changed whenever its six ratios fall on one side of 1, 1 time in 32: a
+self-comparison of the default suites called 15 of 331 cells changed. At
+the family level the chance that *any* unchanged cell of the run is called
+changed is at most 5% (Bonferroni holds whatever the cells' dependence),
+one cell in 300 is then far out of reach, and each extra look of
+``--until-sure`` is paid for in the level, so re-measuring until a cell
+happens to clear gains nothing. No distribution-free interval reaches such
+a level with six pairs (the sign test's best is 1 in 32): the t interval
+assumes the log-ratios are near normal, and an unchanged cell's are at
+least symmetric (its two sides are exchangeable, each first in half the
+rounds), where the t interval errs wide when the tails are heavy. What it
+costs: a wider interval (t = 10.3 for 331 cells and six pairs, 6.2 for
+32), so a noisy cell stays inconclusive until ``--until-sure`` adds rounds.
+
+Fewer than two pairs give no interval: such a cell is inconclusive. An
+exact metric (``--count instructions``) needs no pairs: its two counts are
+compared by the metric's tolerance, as ``compare`` does.
 """
 
 from __future__ import annotations
@@ -26,12 +43,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scipy import stats
+
 from stratabench.metrics import Metric
 from stratabench.report.table import Column, Table
-from stratabench.results.records import CellResult, paired_ratio_of
-from stratabench.results.stats import CLEAR_LEVEL
+from stratabench.results.records import CellResult
+from stratabench.results.stats import level_label
 
-__all__ = ["INCONCLUSIVE", "AbVerdict", "ab_summary", "ab_table", "judge"]
+__all__ = ["FAMILY_ALPHA", "INCONCLUSIVE", "AbVerdict", "ab_summary", "ab_table", "family_level", "judge",
+           "log_ratio_interval", "rule_text"]
+
+#: The chance, at most, that a run calls any unchanged cell changed (split among its cells and looks).
+FAMILY_ALPHA = 0.05
 
 #: The verdict of a cell whose interval neither clears 1 nor rules the minimum effect out.
 INCONCLUSIVE = "inconclusive"
@@ -47,8 +70,8 @@ class AbVerdict:
     a, b
         Each side's median of its per-round values.
     ratio, low, high, level
-        The median of the per-round ratios B/A and its interval at ``level``
-        (for an exact metric: the ratio of the counts, ``level`` 1).
+        The geometric mean of the per-round ratios B/A and its t interval at
+        ``level`` (for an exact metric: the ratio of the counts, ``level`` 1).
     pairs
         The rounds that measured both sides.
     verdict
@@ -74,11 +97,32 @@ class AbVerdict:
         return self.verdict == INCONCLUSIVE
 
 
-def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float) -> AbVerdict | None:
+def family_level(cells: int, looks: int = 1, alpha: float = FAMILY_ALPHA) -> float:
+    """The interval level at which ``cells`` cells, each judged ``looks`` times, call any unchanged one changed
+    with a chance of at most ``alpha`` (Bonferroni): ``1 - alpha / (cells x looks)``."""
+    return 1 - alpha / (max(cells, 1) * max(looks, 1))
+
+
+def log_ratio_interval(ratios: Sequence[float], level: float) -> tuple[float, float, float] | None:
+    """The geometric mean of ``ratios`` and the t interval of the mean of their logs at ``level``, as ratios;
+    ``None`` with fewer than two (positive) ratios."""
+    logs = [math.log(r) for r in ratios if r > 0]
+    if len(logs) < 2:
+        return None
+    mean = math.fsum(logs) / len(logs)
+    error = float(stats.sem(logs))
+    if error == 0:
+        return math.exp(mean), math.exp(mean), math.exp(mean)
+    low, high = stats.t.interval(level, len(logs) - 1, loc=mean, scale=error)
+    return math.exp(mean), math.exp(float(low)), math.exp(float(high))
+
+
+def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float,
+          level: float = family_level(1)) -> AbVerdict | None:
     """The verdict on one cell from each side's result, its rounds merged; ``None`` when no round measured both.
 
-    The ratio and its interval are :func:`~stratabench.results.records.paired_ratio_of`'s, the one paired
-    ratio every report uses; an exact metric is judged by its tolerance instead.
+    The ratio and its interval are :func:`log_ratio_interval`'s over the rounds both sides measured, at
+    ``level`` (:func:`family_level` of the cells compared); an exact metric is judged by its tolerance instead.
     """
     up, down = measured.change_words
     a_value, b_value = a.median(measured.name), b.median(measured.name)
@@ -90,31 +134,44 @@ def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float) -> 
         word = "unchanged" if not moved else up if ratio > 1 else down
         return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, ratio, ratio, 1.0, 1, word,
                          moved and (ratio > 1) == (measured.better == "lower"))
-    paired = paired_ratio_of(b, a, measured.name)
-    if paired is None:
+    first, second = a.metrics.get(measured.name), b.metrics.get(measured.name)
+    if first is None or second is None or first.rounds is None or second.rounds is None:
         return None
+    per_a, per_b = first.per_round, second.per_round
+    ratios = [per_b[number] / per_a[number] for number in per_b if number in per_a and per_a[number] != 0]
+    if not ratios:
+        return None
+    interval = log_ratio_interval(ratios, level)
+    ratio, low, high = interval if interval is not None else (ratios[0], 0.0, math.inf)
     bound = 1 + min_effect
-    if paired.clear() and paired.low > 1 and paired.value > bound:
+    if low > 1 and ratio > bound:
         word = up
-    elif paired.clear() and paired.high < 1 and paired.value < 1 / bound:
+    elif high < 1 and ratio < 1 / bound:
         word = down
-    elif paired.level >= CLEAR_LEVEL and paired.low >= 1 / bound and paired.high <= bound:
+    elif low >= 1 / bound and high <= bound:
         word = "unchanged"
     else:
         word = INCONCLUSIVE
     worse = word == (up if measured.better == "lower" else down)
-    return AbVerdict(a.suite, a.cell, a_value, b_value, paired.value, paired.low, paired.high, paired.level,
-                     paired.pairs, word, worse)
+    return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, low, high, level, len(ratios), word, worse)
 
 
-def ab_summary(verdicts: Sequence[AbVerdict], measured: Metric, min_effect: float, not_compared: int) -> str:
+def rule_text(min_effect: float, level: float) -> str:
+    """The verdict rule in one phrase, for the summary line and the report."""
+    return (f"paired per round; interval: t of the log-ratios at {level_label(level)}, 1 - 5% / (cells x looks); "
+            f"a change: the interval excludes 1 and the ratio is beyond {min_effect:.0%}; unchanged: the interval "
+            f"within {min_effect:.0%}")
+
+
+def ab_summary(verdicts: Sequence[AbVerdict], measured: Metric, min_effect: float, not_compared: int,
+               level: float) -> str:
     """One line: cells compared, how many each word, the geomean ratio, the rule."""
     up, down = measured.change_words
     counts = {word: sum(1 for v in verdicts if v.verdict == word) for word in (up, down, "unchanged", INCONCLUSIVE)}
     logs = [math.log(v.ratio) for v in verdicts if v.ratio > 0]
     geomean = f"{math.exp(sum(logs) / len(logs)):.3f}" if logs else "-"
     rule = (f"exact, tolerance {measured.tolerance or 0:.1%}" if measured.exact else
-            f"paired per round; a change: the interval excludes 1 and the ratio is beyond {min_effect:.0%}")
+            rule_text(min_effect, level))
     return (f"{len(verdicts)} cells compared: {counts[up]} {up}, {counts[down]} {down}, {counts['unchanged']} "
             f"unchanged, {counts[INCONCLUSIVE]} {INCONCLUSIVE}; geomean ratio {geomean} ({measured.name}, B/A; "
             f"{rule}); {not_compared} not compared")
@@ -132,7 +189,7 @@ def ab_table(verdicts: Sequence[AbVerdict], measured: Metric, title: str, notes:
         table.rows.append({
             "suite": v.suite, "cell": v.cell, "a": v.a, "b": v.b, "ratio": f"{v.ratio:.3f}",
             "interval": "exact" if v.level == 1.0 and v.low == v.high else
-            f"{v.low:.3f}–{v.high:.3f} ({v.level:.0%})", "pairs": v.pairs, "verdict": v.verdict,
+            f"{v.low:.3f}–{v.high:.3f} ({level_label(v.level)})", "pairs": v.pairs, "verdict": v.verdict,
         })
     table.notes = list(notes)
     return table

@@ -1,4 +1,8 @@
-"""The entities dataset: names, keys, values, ndb's bytes, the canonical form and the fingerprint."""
+"""The entities dataset: names, keys, values, ndb's bytes, the canonical form and the fingerprint.
+
+ndb's own side (its classes, that the bytes are its encoding) is tested with
+the toolkit, in tests/unit/layers/mappers/test_ndb_toolkit.py.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import pytest
 
 from stratabench.datasets import entities as E
 from stratabench.errors import DataError, UsageError
+from stratabench.layers.mappers.ndb_toolkit import NDB_ENCODER, generate, ndb_context
 from stratabench.systems.lazy.messages import EntityMessage
 
 COMBOS = list(itertools.product(E.SCHEMAS, E.WIDTHS, E.FLAVOURS))
@@ -59,14 +64,14 @@ def test_mixed_schema_cycles_through_eight_types_with_ndb_index_flags() -> None:
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_hashes_are_pinned(schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     assert (dataset.hash, dataset.get_hash) == HASHES[(schema, n_props, flavour)]
     assert dataset.hash_of(dataset.get_ids) == dataset.get_hash
 
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_reference_decoder_and_fingerprint_agree_with_the_stored_bytes(schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     lines = []
     for ident, blob in zip(dataset.ids, dataset.blobs):
         message = EntityMessage.FromString(blob)
@@ -78,21 +83,21 @@ def test_reference_decoder_and_fingerprint_agree_with_the_stored_bytes(schema: s
 
 
 def test_generation_is_a_pure_function_of_its_arguments() -> None:
-    first = E.generate("mixed", 10, "model")
+    first = generate("mixed", 10, "model")
     E._values.cache_clear()
     # Straight from ndb's encoder, past the in-memory and on-disk caches
     # (compared parsed: upb's map order is not stable across processes).
-    fresh = E._encode_with_ndb("mixed", 10, "model", E.DEFAULT_SEED)
+    fresh = NDB_ENCODER.encode("mixed", 10, "model", E.entity_values("mixed", 10, E.DEFAULT_SEED))
     assert [E.message_values(EntityMessage.FromString(b)) for b in fresh] == [
         E.message_values(EntityMessage.FromString(b)) for b in first.blobs]
     E._generate.cache_clear()
-    assert E.generate("mixed", 10, "model").get_ids == first.get_ids
-    other_seed = E.generate("mixed", 10, "model", seed=7)
+    assert generate("mixed", 10, "model").get_ids == first.get_ids
+    other_seed = generate("mixed", 10, "model", seed=7)
     assert other_seed.hash != first.hash
 
 
 def test_get_set_is_twenty_distinct_keys() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     assert len(dataset.get_ids) == E.GET_COUNT == len(set(dataset.get_ids))
     assert set(dataset.get_ids) <= set(dataset.ids)
     assert dataset.get_blobs == [dataset.blob(i) for i in dataset.get_ids]
@@ -103,7 +108,7 @@ def test_get_set_is_twenty_distinct_keys() -> None:
     [("text", 10, 380, 450), ("text", 100, 3700, 4100), ("mixed", 10, 300, 400), ("mixed", 100, 2800, 3300)],
 )
 def test_sizes_match_the_spec(schema: str, n_props: int, low: int, high: int) -> None:
-    blobs = E.generate(schema, n_props, "model").blobs
+    blobs = generate(schema, n_props, "model").blobs
     assert low <= sum(map(len, blobs)) / len(blobs) <= high
 
 
@@ -111,56 +116,24 @@ def test_sizes_match_the_spec(schema: str, n_props: int, low: int, high: int) ->
 def test_flavours_hold_identical_data_and_flags(schema: str, n_props: int) -> None:
     contents = []
     for flavour in E.FLAVOURS:
-        dataset = E.generate(schema, n_props, flavour)
+        dataset = generate(schema, n_props, flavour)
         message = EntityMessage.FromString(dataset.blob(1))
         contents.append((E.message_values(message)[1], E.flags_of_message(message)))
     assert contents[0] == contents[1] == contents[2]
-
-
-@pytest.mark.parametrize("flavour", ["model", "expando"])
-def test_stored_bytes_are_ndbs_own_encoding(flavour: str) -> None:
-    from google.cloud import ndb
-    from google.cloud.ndb import model
-
-    def content(blob: bytes) -> object:
-        # Parsed, not bytes: upb's map order differs between processes, and
-        # the stored bytes may come from another one (the dataset cache).
-        message = EntityMessage.FromString(blob)
-        return E.message_values(message), E.flags_of_message(message)
-
-    dataset = E.generate("mixed", 10, flavour)
-    cls = E.ndb_class("mixed", 10, flavour)
-    with E.ndb_context().use():
-        for ident in (1, 50, 100):
-            instance = cls(key=ndb.Key(dataset.kind, ident), **dataset.values(ident))
-            produced = model._entity_to_protobuf(instance)._pb.SerializeToString()
-            assert content(produced) == content(dataset.blob(ident))
-    fresh = E._encode_with_ndb("mixed", 10, flavour, E.DEFAULT_SEED)
-    with E.ndb_context().use():
-        again = [cls(key=ndb.Key(dataset.kind, i), **dataset.values(i)) for i in (1, 2)]
-        # Within one process ndb's encoder reproduces its own bytes exactly.
-        assert [model._entity_to_protobuf(x)._pb.SerializeToString() for x in again] == fresh[:2]
 
 
 def test_global_cache_key_is_ndbs() -> None:
     from google.cloud import ndb
     from google.cloud.ndb import _cache
 
-    with E.ndb_context().use():
+    with ndb_context().use():
         expected = _cache.global_cache_key(ndb.Key("TextModel100", 42)._key)
     assert E.global_cache_key("TextModel100", 42) == expected
     assert expected.startswith(E.GLOBAL_CACHE_PREFIX)
 
 
-def test_ndb_classes_are_named_by_kind_and_made_once() -> None:
-    cls = E.ndb_class("text", 10, "expando")
-    assert cls.__name__ == "TextExpando10" and cls._get_kind() == "TextExpando10"
-    assert E.ndb_class("text", 10, "expando") is cls
-    assert E.ndb_class("text", 10, "dynamic")._properties == {}
-
-
 def test_values_are_fresh_copies() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     values = dataset.values(3)
     values["prop_h"].append(1)
     assert len(dataset.values(3)["prop_h"]) == 3
@@ -190,6 +163,6 @@ def test_canonical_line_is_compact_sorted_json() -> None:
 
 
 def test_hash_is_in_key_order_whatever_the_input_order() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     shuffled = list(reversed(dataset.get_ids))
     assert dataset.hash_of(shuffled) == dataset.get_hash

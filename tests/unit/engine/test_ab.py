@@ -8,6 +8,8 @@ import os
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -177,24 +179,31 @@ def test_each_environment_has_zygotes_of_its_own_new_every_round(tmp_path: Path,
     assert measure.zygotes == {}  # closed with the run
 
 
-def test_a_side_calibrates_traces_and_verifies_in_its_first_round_and_then_only_times_its_loop(
+def test_the_cells_first_visit_calibrates_each_side_traces_and_verifies_once_and_both_time_one_loop(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from stratabench.engine import ab
 
-    plans: list[tuple[str, RoundPlan | None]] = []
+    plans: list[tuple[str, str, RoundPlan]] = []
 
-    def run_cell(spec: CellSpec, options: RunOptions, zygotes: object, plan: RoundPlan | None = None) -> CellResult:
-        plans.append((spec.name, plan))
-        loops = 70 if plan is not None and plan.first else plan.loops if plan is not None else None
+    def run_cell(spec: CellSpec, options: RunOptions, zygotes: Any, plan: RoundPlan | None = None) -> CellResult:
+        assert plan is not None
+        plans.append((spec.name, zygotes.python, plan))
+        # A calibration that depends on the side (as one run while descheduled does): A would loop once, B 300 times.
+        loops = plan.loops if plan.loops is not None else 1 if zygotes.python == "python-a" else 300
         return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=loops,
                           metrics={"wall_ns": MetricResult.of([1.0])})
 
     monkeypatch.setattr(ab, "run_cell", run_cell)
     options = RunOptions(engine=EngineOptions(samples=3))
-    sides = [Side("A", "a", options, sys.executable), Side("B", "b", options, sys.executable)]
+    sides = [Side("A", "a", options, "python-a"), Side("B", "b", options, "python-b")]
     with ForkedMeasure([]) as measure:
+        monkeypatch.setattr(ab, "Zygotes", lambda preload, python: SimpleNamespace(python=python, close=lambda: None))
         run_ab(cells(2), sides, range(3), 0, measure, Sink(), QuietProgress(io.StringIO()))
     assert len(plans) == 2 * 2 * 3
-    for name, plan in plans:
-        assert plan is not None and plan.samples == 3
-        assert (plan.first, plan.loops) == ((True, None) if plan.number == 0 else (False, 70)), (name, plan)
+    for name in ("c0", "c1"):
+        visits = [(python, plan) for cell, python, plan in plans if cell == name]
+        # Round 0 runs A first: A calibrates; B's first visit traces and verifies but times A's loop.
+        assert [(python, plan.number, plan.first, plan.loops, plan.samples) for python, plan in visits] == [
+            ("python-a", 0, True, None, 3), ("python-b", 0, True, 1, 3),
+            *((python, number, False, 1, 3) for number, pair in ((1, ("python-b", "python-a")),
+                                                                 (2, ("python-a", "python-b"))) for python in pair)]

@@ -104,11 +104,11 @@ def test_every_get_decode_and_encode_cell_runs_and_verifies() -> None:
 
 
 def test_a_cell_fails_its_integrity_when_the_store_returns_other_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from stratabench.datasets import entities as E
+    from stratabench.layers.mappers.ndb_toolkit import generate
     from stratabench.layers.stores.memory import MemoryStore
 
     cells, options = _cells(**{"entities.stores": "memory", "entities.cells": "get20"})
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     stranger = next(ident for ident in dataset.ids if ident not in dataset.get_ids)
     original = MemoryStore.get_many
 

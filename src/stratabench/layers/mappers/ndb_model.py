@@ -40,7 +40,8 @@ class NdbModelMapper(Mapper):
         from google.cloud.datastore_v1.types import entity as entity_pb2
         from google.cloud.ndb import model
 
-        from stratabench.datasets.entities import PROJECT, ndb_class, ndb_context
+        from stratabench.datasets.entities import PROJECT
+        from stratabench.layers.mappers.ndb_toolkit import ndb_class, ndb_context
 
         self.model_class = ndb_class(dataset.schema, dataset.n_props, dataset.flavour)
         self.context = ndb_context()

@@ -212,10 +212,11 @@ def _ndb_get_operation(
     from google.cloud import ndb
 
     from stratabench.layers.mappers.ndb_global_cache import store_global_cache
+    from stratabench.layers.mappers.ndb_toolkit import ndb_context
 
     mapper = _mapper("ndb", dataset)
     cache = global_cache if global_cache is not None else store_global_cache(store)
-    context = E.ndb_context(global_cache=cache)
+    context = ndb_context(global_cache=cache)
     with context.use():
         keys = [ndb.Key(dataset.kind, ident) for ident in dataset.get_ids]
     get_multi, use = ndb.get_multi, context.use

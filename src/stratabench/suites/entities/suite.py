@@ -51,6 +51,7 @@ from typing import Any
 from stratabench.datasets import entities as E
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import UsageError
+from stratabench.layers.mappers.ndb_toolkit import generate
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.entities.operations import (
@@ -227,13 +228,13 @@ class EntitiesSuite(Suite):
     def warm(cls) -> None:
         # Every cell starts from one of these twelve datasets (about 70 ms each to build).
         for schema, width, flavour in itertools.product(E.SCHEMAS, E.WIDTHS, E.FLAVOURS):
-            E.generate(schema, width, flavour, E.DEFAULT_SEED)
+            generate(schema, width, flavour, E.DEFAULT_SEED)
 
     # -- inside the worker ----------------------------------------------------------
 
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         params = cell.params
-        dataset = E.generate(params["schema"], params["n_props"], params["flavour"], params["seed"])
+        dataset = generate(params["schema"], params["n_props"], params["flavour"], params["seed"])
         family = params["cell"]
         if family == "decode":
             operation = decode_operation(dataset, params["path"], params["read"])

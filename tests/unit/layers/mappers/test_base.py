@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from stratabench.datasets import entities as E
 from stratabench.layers.mappers.base import verify_objects
+from stratabench.layers.mappers.ndb_toolkit import generate
 from stratabench.layers.mappers.protobuf_message import ProtobufMessageMapper
 from stratabench.systems.lazy.messages import EntityMessage
 
 
 def test_a_missing_entity_is_named() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     mapper = ProtobufMessageMapper(dataset)
     objects = mapper.decode_many([None, *dataset.get_blobs[1:]])
     integrity = verify_objects(mapper, objects, dataset.get_hash)
@@ -17,7 +17,7 @@ def test_a_missing_entity_is_named() -> None:
 
 
 def test_an_unexpected_key_is_named() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     message = EntityMessage.FromString(dataset.blob(dataset.get_ids[0]))
     message.key.path[0].id = 500
     mapper = ProtobufMessageMapper(dataset)
@@ -26,7 +26,7 @@ def test_an_unexpected_key_is_named() -> None:
 
 
 def test_a_dropped_property_is_named() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     ident = dataset.get_ids[0]
     message = EntityMessage.FromString(dataset.blob(ident))
     del message.properties["prop_e"]

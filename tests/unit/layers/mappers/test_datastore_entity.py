@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from stratabench.datasets import entities as E
 from stratabench.layers.mappers.datastore_entity import DatastoreEntityMapper
+from stratabench.layers.mappers.ndb_toolkit import generate
 
 
 def test_steps_compose_to_decode_and_encode() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     mapper = DatastoreEntityMapper(dataset)
     message = mapper.message_class.FromString(dataset.blob(4))
     entity = mapper.from_message(message)
@@ -17,7 +17,7 @@ def test_steps_compose_to_decode_and_encode() -> None:
 
 
 def test_values_carry_the_key_path() -> None:
-    dataset = E.generate("text", 10, "expando")
+    dataset = generate("text", 10, "expando")
     mapper = DatastoreEntityMapper(dataset)
     path, values = mapper.values(mapper.decode_many([dataset.blob(9)])[0])
     assert path == ((dataset.kind, 9),) and values == dataset.values(9)

@@ -11,6 +11,7 @@ import pytest
 from stratabench.datasets import entities as E
 from stratabench.layers.mappers.ndb_global_cache import store_global_cache
 from stratabench.layers.mappers.ndb_model import NdbModelMapper
+from stratabench.layers.mappers.ndb_toolkit import generate, ndb_context
 from stratabench.layers.stores import open_store
 from stratabench.layers.stores.base import Store
 
@@ -29,7 +30,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def get_multi(dataset: E.EntitiesDataset, cache: Any, ids: list[int]) -> list[Any]:
     from google.cloud import ndb
 
-    with E.ndb_context(global_cache=cache).use():
+    with ndb_context(global_cache=cache).use():
         keys = [ndb.Key(dataset.kind, ident) for ident in ids]
         return list(ndb.get_multi(keys, use_cache=False, use_datastore=False))
 
@@ -38,7 +39,7 @@ def get_multi(dataset: E.EntitiesDataset, cache: Any, ids: list[int]) -> list[An
 def test_adapter_agrees_with_ndbs_in_process_cache(store: Store, flavour: str) -> None:
     from google.cloud.ndb import global_cache
 
-    dataset = E.generate("mixed", 100, flavour)
+    dataset = generate("mixed", 100, flavour)
     mapper = NdbModelMapper(dataset)  # defines the kind's ndb class, which ndb looks up by kind
     items = {dataset.cache_key(ident): dataset.blob(ident) for ident in dataset.ids}
     adapter = store_global_cache(store)
@@ -81,7 +82,7 @@ def test_adapter_works_on_a_store_without_batches(store: Store) -> None:
         def delete(self, key: bytes) -> None:
             self.inner.delete(key)
 
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     mapper = NdbModelMapper(dataset)
     adapter = store_global_cache(Plain(store))
     adapter.set({dataset.cache_key(i): dataset.blob(i) for i in dataset.get_ids})

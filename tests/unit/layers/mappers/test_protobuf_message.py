@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime
 
-from stratabench.datasets import entities as E
+from stratabench.layers.mappers.ndb_toolkit import generate
 from stratabench.layers.mappers.protobuf_message import ProtobufMessageMapper
 
 
 def test_to_dict_is_every_stored_property_with_aware_timestamps() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     mapper = ProtobufMessageMapper(dataset)
     (message,) = mapper.decode_many([dataset.blob(2)])
     values = mapper.to_dict(message)
@@ -20,13 +20,13 @@ def test_to_dict_is_every_stored_property_with_aware_timestamps() -> None:
 
 
 def test_reading_an_absent_name_is_not_an_error() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     mapper = ProtobufMessageMapper(dataset)
     mapper.read(mapper.decode_many(dataset.get_blobs), ["prop_a", "absent"])
 
 
 def test_encode_is_the_serialized_message() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     mapper = ProtobufMessageMapper(dataset)
     (message,) = mapper.decode_many([dataset.blob(1)])
     assert mapper.encode(message) == message.SerializeToString()

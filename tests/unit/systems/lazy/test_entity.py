@@ -13,6 +13,7 @@ import pytest
 
 from stratabench.datasets import entities as E
 from stratabench.errors import DataError
+from stratabench.layers.mappers.ndb_toolkit import generate, ndb_class, ndb_context
 from stratabench.systems.lazy import (
     BlobProperty,
     DateTimeProperty,
@@ -36,8 +37,8 @@ def ndb_entities(dataset: E.EntitiesDataset) -> list[Any]:
     from google.cloud.datastore_v1.types import entity as entity_pb2
     from google.cloud.ndb import model
 
-    E.ndb_class(dataset.schema, dataset.n_props, dataset.flavour)
-    with E.ndb_context().use():
+    ndb_class(dataset.schema, dataset.n_props, dataset.flavour)
+    with ndb_context().use():
         return [model._entity_from_protobuf(entity_pb2.Entity.deserialize(blob)) for blob in dataset.blobs]
 
 
@@ -53,7 +54,7 @@ def same_type(ours: Any, theirs: Any) -> bool:
 
 def differences(dataset: E.EntitiesDataset, entities: list[Any], references: list[Any]) -> Iterator[str]:
     """Every (entity, property) whose value or type differs from ndb's."""
-    with E.ndb_context().use():
+    with ndb_context().use():
         for ours, theirs in zip(entities, references):
             if ours.key != theirs.key or hash(ours.key) != hash(theirs.key):
                 yield f"key {ours.key!r} != {theirs.key!r}"
@@ -65,17 +66,17 @@ def differences(dataset: E.EntitiesDataset, entities: list[Any], references: lis
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_every_property_of_every_entity_reads_as_ndb_reads_it(schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     entities = lazy_class(dataset).from_bytes_many(dataset.blobs)
     assert list(differences(dataset, entities, ndb_entities(dataset))) == []
 
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_materialize_reads_as_ndb_reads(schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     entities = lazy_class(dataset).from_bytes_many(dataset.blobs)
     for entity, reference in zip(entities, ndb_entities(dataset)):
-        with E.ndb_context().use():
+        with ndb_context().use():
             expected = reference.to_dict()
         values = entity.materialize()
         assert values == expected
@@ -94,13 +95,13 @@ def _break_dynamic_datetimes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _break_integers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(IntegerProperty._table, "integer_value", lambda value: float(value.integer_value))
-    for cls in (lazy_class(E.generate("mixed", 10, f)) for f in ("model", "expando")):
+    for cls in (lazy_class(generate("mixed", 10, f)) for f in ("model", "expando")):
         monkeypatch.setattr(cls._lz_properties["prop_c"], "fast", None)
 
 
 def _break_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     for flavour in E.FLAVOURS:
-        cls = lazy_class(E.generate("mixed", 10, flavour))
+        cls = lazy_class(generate("mixed", 10, flavour))
         prop = cls._lz_properties.get("prop_h")
         table = prop.table if prop is not None else _values._GENERIC
         array = table["array_value"]
@@ -111,7 +112,7 @@ def _break_text_from_blobs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(_values._GENERIC, "string_value", lambda value: value.string_value.encode())
     monkeypatch.setattr(TextProperty, "_fast_field", None)
     for flavour in E.FLAVOURS:
-        cls = lazy_class(E.generate("mixed", 10, flavour))
+        cls = lazy_class(generate("mixed", 10, flavour))
         for prop in cls._lz_properties.values():
             if isinstance(prop, TextProperty):
                 monkeypatch.setattr(prop, "fast", None)
@@ -134,7 +135,7 @@ def _break_text_from_blobs(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_equality_check_catches_a_broken_type_rule(
     monkeypatch: pytest.MonkeyPatch, breakage: Any, flavours: tuple[str, ...]
 ) -> None:
-    datasets = [E.generate("mixed", 10, flavour) for flavour in flavours]
+    datasets = [generate("mixed", 10, flavour) for flavour in flavours]
     references = [ndb_entities(dataset) for dataset in datasets]
     breakage(monkeypatch)
     for dataset, reference in zip(datasets, references):
@@ -143,7 +144,7 @@ def test_the_equality_check_catches_a_broken_type_rule(
 
 
 def test_first_read_is_cached_and_returns_the_same_object() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     entity = lazy_class(dataset).from_bytes(dataset.blob(1))
     assert entity.__dict__ == {}
     first = entity.prop_h
@@ -166,11 +167,11 @@ def test_declared_but_absent_properties_read_as_ndb_defaults() -> None:
 
 def test_unknown_names_raise_attribute_error() -> None:
     for flavour in E.FLAVOURS:
-        dataset = E.generate("text", 10, flavour)
+        dataset = generate("text", 10, flavour)
         entity = lazy_class(dataset).from_bytes(dataset.blob(1))
         with pytest.raises(AttributeError, match="prop_zz"):
             entity.prop_zz  # noqa: B018
-    model = E.generate("text", 10, "model")
+    model = generate("text", 10, "model")
     message = EntityMessage.FromString(model.blob(1))
     message.properties["extra"].string_value = "undeclared"
     entity = lazy_class(model).from_bytes(message.SerializeToString())
@@ -194,9 +195,9 @@ def test_dynamic_classes_learn_descriptors_but_stay_absent_where_not_stored() ->
 def test_keys_equal_ndbs(schema: str, n_props: int, flavour: str) -> None:
     from google.cloud import ndb
 
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     entity = lazy_class(dataset).from_bytes(dataset.blob(7))
-    with E.ndb_context().use():
+    with ndb_context().use():
         theirs = ndb.Key(dataset.kind, 7)
         other = ndb.Key(dataset.kind, 8)
         assert entity.key == theirs and theirs == entity.key
@@ -219,7 +220,7 @@ def test_key_round_trip_and_parts() -> None:
 
 
 def test_corrupt_bytes_fail_at_decode_naming_the_key() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     cls = lazy_class(dataset)
     corrupt = dataset.blob(1)[:-3] + b"\xff\xff\xff"
     with pytest.raises(DataError, match=r"for key b'wanted'.* do not parse.*corrupt or truncated"):
@@ -229,11 +230,11 @@ def test_corrupt_bytes_fail_at_decode_naming_the_key() -> None:
 
 
 def test_empty_bytes_and_wrong_kinds_fail_the_identity_check() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     cls = lazy_class(dataset)
     with pytest.raises(DataError, match=r"key 7 hold no key .*expected kind TextModel10"):
         cls.from_bytes(b"", key=7)
-    other = E.generate("text", 10, "expando")
+    other = generate("text", 10, "expando")
     with pytest.raises(DataError, match="hold kind 'TextExpando10', expected 'TextModel10'"):
         cls.from_bytes(other.blob(1))
     with pytest.raises(DataError, match="hold no key"):
@@ -304,7 +305,7 @@ def test_a_class_remembers_a_bounded_number_of_key_layouts() -> None:
 
 
 def test_bytes_like_blobs_are_read_and_returned_as_given() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     cls = lazy_class(dataset)
     blob = dataset.blob(1)
     for given in (bytearray(blob), memoryview(blob)):
@@ -315,13 +316,13 @@ def test_bytes_like_blobs_are_read_and_returned_as_given() -> None:
 
 
 def test_missing_entities_stay_none() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     result = lazy_class(dataset).from_bytes_many([None, dataset.blob(1), None])
     assert result[0] is None and result[2] is None and result[1].prop_a
 
 
 def test_deferred_parse_fails_at_first_use() -> None:
-    dataset = E.generate("text", 10, "model")
+    dataset = generate("text", 10, "model")
     cls = lazy_class(dataset)
     good, bad = cls.from_bytes_many([dataset.blob(1), b"\xff\xff"], keys=["k1", "k2"], defer=True)
     assert good.prop_a == dataset.values(1)["prop_a"]
@@ -335,7 +336,7 @@ def test_deferred_parse_fails_at_first_use() -> None:
 
 @pytest.mark.parametrize("flavour", E.FLAVOURS)
 def test_an_unmodified_entity_returns_its_stored_bytes(flavour: str) -> None:
-    dataset = E.generate("mixed", 10, flavour)
+    dataset = generate("mixed", 10, flavour)
     entity = lazy_class(dataset).from_bytes(dataset.blob(1))
     entity.materialize()
     assert entity.to_bytes() is dataset.blob(1)
@@ -348,7 +349,7 @@ def _content(blob: bytes) -> tuple[Any, dict[str, bool]]:
 
 @pytest.mark.parametrize("flavour", E.FLAVOURS)
 def test_a_modified_entity_changes_only_what_was_changed(flavour: str) -> None:
-    dataset = E.generate("mixed", 10, flavour)
+    dataset = generate("mixed", 10, flavour)
     entity = lazy_class(dataset).from_bytes(dataset.blob(1))
     entity.prop_a = "changed"
     entity.prop_c = 5
@@ -360,7 +361,7 @@ def test_a_modified_entity_changes_only_what_was_changed(flavour: str) -> None:
 
 
 def test_a_list_changed_in_place_is_written() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     entity = lazy_class(dataset).from_bytes(dataset.blob(1))
     entity.prop_h.append(9)
     (_, values), _ = _content(entity.to_bytes())
@@ -368,7 +369,7 @@ def test_a_list_changed_in_place_is_written() -> None:
 
 
 def test_deleting_a_property() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     entity = lazy_class(dataset).from_bytes(dataset.blob(1))
     del entity.prop_a
     assert entity.prop_a is None
@@ -377,7 +378,7 @@ def test_deleting_a_property() -> None:
 
 
 def test_assignments_follow_the_read_type_rules() -> None:
-    dataset = E.generate("mixed", 10, "model")
+    dataset = generate("mixed", 10, "model")
     entity = lazy_class(dataset).from_bytes(dataset.blob(1))
     entity.prop_d = 3  # FloatProperty: an int becomes a float, as ndb does
     assert type(entity.prop_d) is float
@@ -395,7 +396,7 @@ def test_assignments_follow_the_read_type_rules() -> None:
         entity.nope = 1
     with pytest.raises(AttributeError):
         entity.key = None
-    dynamic = lazy_class(E.generate("mixed", 10, "dynamic")).from_bytes(E.generate("mixed", 10, "dynamic").blob(1))
+    dynamic = lazy_class(generate("mixed", 10, "dynamic")).from_bytes(generate("mixed", 10, "dynamic").blob(1))
     dynamic.when = datetime.datetime(2020, 1, 1)  # dynamic: aware UTC, as ndb's Expando reads it back
     assert dynamic.when.tzinfo is datetime.timezone.utc
     dynamic.new_text = "x" * 2000
@@ -406,7 +407,7 @@ def test_assignments_follow_the_read_type_rules() -> None:
 
 @pytest.mark.parametrize(("schema", "n_props", "flavour"), COMBOS)
 def test_schema_driven_encoder_reproduces_the_dataset(schema: str, n_props: int, flavour: str) -> None:
-    dataset = E.generate(schema, n_props, flavour)
+    dataset = generate(schema, n_props, flavour)
     cls = lazy_class(dataset)
     if flavour == "dynamic":  # nothing declared: flags come from ndb's Expando rules, values must still match
         blob = cls.encode(Key((dataset.kind, 5), project=E.PROJECT), dataset.values(5))
@@ -435,7 +436,7 @@ def test_reserved_names_cannot_be_properties() -> None:
 
 
 def test_runs_without_ndb_or_the_datastore_library() -> None:
-    dataset = E.generate("mixed", 10, "expando")
+    dataset = generate("mixed", 10, "expando")
     code = f"""
 import sys
 from stratabench.layers.mappers.lazy_entity import LazyEntityMapper, lazy_class

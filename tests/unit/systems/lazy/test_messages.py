@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratabench.datasets import entities as E
+from stratabench.layers.mappers.ndb_toolkit import generate
 from stratabench.systems.lazy import messages
 
 
@@ -35,7 +35,7 @@ def test_schema_matches_the_installed_datastore_library() -> None:
 def test_bytes_cross_between_the_two_classes_unchanged() -> None:
     from google.cloud.datastore_v1.types import entity as entity_pb2
 
-    for blob in E.generate("mixed", 10, "model").blobs:
+    for blob in generate("mixed", 10, "model").blobs:
         theirs = entity_pb2.Entity.pb().FromString(blob)
         ours = messages.EntityMessage.FromString(blob)
         assert ours.SerializeToString(deterministic=True) == theirs.SerializeToString(deterministic=True)
