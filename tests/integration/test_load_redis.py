@@ -267,10 +267,12 @@ def multiprocessing_dirs(pid: int) -> set[Path]:
     return found
 
 
-def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.Popen[str]:
+def start_load(url: str, output: Path, *, duration_s: float = 60, lang: str = "python") -> subprocess.Popen[str]:
     """A `stratabench load` of two clients in a session of its own, returned once its clients are under load."""
     command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
-               "--duration", f"{duration_s:g}", "--warmup", "0", "-o", str(output)]
+               "--duration", f"{duration_s:g}", "--warmup", "0", "-o", str(output), "--client-lang", lang]
+    # Python: the resource tracker, the fork server and two clients; Go: two clients.
+    children = 4 if lang == "python" else 2
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL, start_new_session=True)
     import redis
@@ -279,7 +281,7 @@ def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.
     deadline = time.monotonic() + 120
     try:
         # Every client has put its keys (the default 1,000 records), so they are past the start gate.
-        while (len(psutil.Process(process.pid).children(recursive=True)) < 4  # tracker, fork server, two clients
+        while (len(psutil.Process(process.pid).children(recursive=True)) < children
                or sum(1 for _ in client.scan_iter(match="sb:*.load.*:*", count=1000)) < 1000):
             if time.monotonic() > deadline or process.poll() is not None:
                 os.killpg(process.pid, signal.SIGKILL)
@@ -411,18 +413,21 @@ def whole_lines(path: Path) -> int:
         return 0
 
 
+@pytest.mark.parametrize("lang", ["python", "go"])
 def test_the_seconds_of_a_load_killed_with_kill_9_are_kept_by_the_next_command(
         server_url: Callable[[str], str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], go_program: Callable[[str], Path], lang: str) -> None:
     # Issue 27, item 6: kill -9 kept no cell, though its clients had measured seconds. Each client now writes
     # each finished second to the command's temporary directory, and the next command keeps them.
+    if lang == "go":
+        go_program("stratabench-go")
     scratch = tmp_path / "tmp"  # a temporary directory of the test's own: no other spill is found there
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     url = server_url("redis")
     output = tmp_path / "load.jsonl"
-    process = start_load(url, output)
+    process = start_load(url, output, lang=lang)
     try:
         spill = spill_of(process.pid)
         deadline = time.monotonic() + 300  # a guard against a hang, not a measure: a loaded machine is slow
@@ -453,7 +458,7 @@ def test_the_seconds_of_a_load_killed_with_kill_9_are_kept_by_the_next_command(
     assert main(["clean", "--store", url]) == 0
     err = capsys.readouterr().err
     recovered = tmp_path / "load.recovered-2.jsonl"
-    assert (f"a killed `stratabench load` (get/c2/closed): kept the {kept} s every client finished, as a partial "
+    assert (f"a killed `stratabench load` (get/c2/closed{'' if lang == 'python' else '/go'}): kept the {kept} s every client finished, as a partial "
             f"cell: {recovered}") in err, err
     assert mine.read_text() == "mine\n", "an existing file was overwritten"
     assert not spill.exists(), "the spill was recovered, so it is removed"
