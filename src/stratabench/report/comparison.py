@@ -26,8 +26,21 @@ minimum effect is the size of change a user cares about and the machine
 can show; :data:`DEFAULT_MIN_EFFECT` says why 5%. A pair with too few
 samples for the rank test ever to reach :data:`ALPHA` (three against three:
 its smallest two-sided p is 0.1) is not called unchanged: its verdict is
-:data:`CANNOT_JUDGE`, which a regression gate counts as a failure, since it
-could hide a regression of any size.
+:data:`CANNOT_JUDGE`, counted and named.
+
+A regression gate fails on such a pair only when its values are fully
+separated beyond the gate's limit: every value after worse than every value
+before times the limit (:attr:`Change.apart`). Failing on every pair it
+cannot judge made the gate on two default runs of identical code always
+fail (the store studies' cells, outside rounds, have two or three tries
+each), so a red gate said nothing; passing them all would let a regression
+of any size through (issue 27: a 2.6× regression measured three times a
+side). Full separation is the strongest sign a few values can give: for
+identical code it happens by chance with probability 1 / C(n + m, n) (0.05
+three against three, one-sided; 1/6 two against two), and only with a gap
+beyond the limit on top, which the noise of a cell whose values lie within
+the limit of each other cannot make; a real regression beyond the limit
+makes it every time its spread is below the regression.
 
 An exact metric (a count: instructions, bytes stored, SQL statements,
 allocations; :mod:`stratabench.metrics` gives each its tolerance) is never put
@@ -105,6 +118,11 @@ class Change:
         samples for a file from before rounds.
     metric
         The metric the pair was tested on.
+    apart
+        How far apart the two sides' values are, worse way round: the
+        smallest ratio of a value after to a value before (before to after
+        for a metric where higher is better). Above 1, every value after is
+        worse than every value before, by at least this factor.
     """
 
     suite: str
@@ -116,6 +134,7 @@ class Change:
     worse: bool
     values: tuple[int, int] = (0, 0)
     metric: str = ""
+    apart: float = 0.0
 
     @property
     def changed(self) -> bool:
@@ -254,6 +273,10 @@ class Comparison:
         """Pairs with too few samples for the rank test to reach :data:`ALPHA`."""
         return [c for c in self.changes if not c.judged]
 
+    def unjudged_regressions(self, factor: float) -> list[Change]:
+        """Pairs too small to judge whose values are fully separated, the worse way, by more than ``factor``."""
+        return [c for c in self.unjudged() if c.apart > factor]
+
     def summary(self) -> str:
         """One line: cells compared, how many moved each way, the geomean ratio."""
         up, down = self.metric.change_words
@@ -322,6 +345,15 @@ def _verdict(test: SampleTest, measured: Metric, min_effect: float, counts: tupl
     if 1 / (1 + min_effect) <= test.low and test.high <= 1 + min_effect:
         return "unchanged", False
     return INCONCLUSIVE, False
+
+
+def _apart(before: Sequence[float], after: Sequence[float], measured: Metric) -> float:
+    """:attr:`Change.apart`: the smallest worse-way ratio of a value after to a value before (0 if undefined)."""
+    if not before or not after:
+        return 0.0
+    if measured.better == "lower":
+        return min(after) / max(before) if max(before) > 0 else 0.0
+    return min(before) / max(after) if max(after) > 0 else 0.0
 
 
 def _values(first: MetricResult, second: MetricResult) -> tuple[list[float], list[float]]:
@@ -409,7 +441,8 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str | 
             continue
         counts = (len(before_values), len(after_values))
         verdict, worse = _verdict(test, measured, min_effect, counts)
-        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts, used))
+        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts, used,
+                              _apart(before_values, after_values, measured)))
         exact_changes += _exact_changes(old, result, used)
     for identity, result in earlier.items():
         unmatched.append(f"{identity[0]} {identity[1]}: only in the first file")

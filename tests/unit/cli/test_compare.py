@@ -73,9 +73,11 @@ def test_a_smaller_minimum_effect_calls_a_small_change(runs: tuple[Path, Path], 
     assert rows(capsys.readouterr().out)["small"].endswith("slower")
 
 
-def test_too_few_samples_cannot_be_judged_and_fail_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_too_few_samples_cannot_be_judged_and_fail_the_gate_when_fully_apart_beyond_the_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Three against three: the smallest two-sided p is 0.1, so a doubling could never be called;
-    # the pair is "cannot judge", not "unchanged", and the gate does not pass it (issue 27, item 1).
+    # the pair is "cannot judge", not "unchanged", and the gate does not pass it (issue 27, item 1):
+    # every value after is more than 1.1x every value before.
     before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102], "b": BASE})
     after = write(tmp_path / "after.jsonl", {"a": [260, 261, 262], "b": BASE[::-1]})
     assert main(["compare", str(before), str(after)]) == 0
@@ -85,12 +87,38 @@ def test_too_few_samples_cannot_be_judged_and_fail_the_gate(tmp_path: Path, caps
     assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
     err = capsys.readouterr().err
     assert "cannot judge: bulkload a: 2.584× from 3 and 3 values, whose smallest possible p is 0.1" in err
+    assert "every value after is 2.549× or more every value before, beyond the limit: fails the gate" in err
     assert "--min-samples 4" in err
     # Four against four can reach p = 0.029: judged, and a real doubling is a regression.
     before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102, 103]})
     after = write(tmp_path / "after.jsonl", {"a": [200, 201, 202, 203]})
     assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
     assert "regression: bulkload a: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ([100, 130, 105], [125, 101, 140]),  # overlapping: noise, as identical code gives with few tries
+    ([100, 101, 102], [106, 107, 108]),  # fully apart, but by less than the limit (1.039x)
+    ([100, 101, 102], [50, 51, 52]),  # fully apart the better way
+])
+def test_a_pair_too_small_to_judge_but_not_apart_beyond_the_limit_is_named_and_passes_the_gate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], before: list[float], after: list[float]) -> None:
+    first = write(tmp_path / "before.jsonl", {"a": before, "b": BASE})
+    second = write(tmp_path / "after.jsonl", {"a": after, "b": BASE[::-1]})
+    assert main(["compare", str(first), str(second), "--fail-above", "1.1"]) == 0
+    out, err = capsys.readouterr()
+    assert rows(out)["a"].endswith("cannot judge")
+    assert "cannot judge: bulkload a: " in err and "does not fail the gate" in err
+
+
+def test_for_a_metric_where_higher_is_better_apart_the_worse_way_is_lower(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": [1000, 1010, 1020]}, metric="ops_per_s")
+    lower = write(tmp_path / "lower.jsonl", {"a": [400, 410, 420]}, metric="ops_per_s")
+    higher = write(tmp_path / "higher.jsonl", {"a": [3000, 3010, 3020]}, metric="ops_per_s")
+    assert main(["compare", str(before), str(lower), "--metric", "ops_per_s", "--fail-above", "1.1"]) == 1
+    assert "2.381× or more every value before" in capsys.readouterr().err  # 1000 / 420: the lowest before, highest after
+    assert main(["compare", str(before), str(higher), "--metric", "ops_per_s", "--fail-above", "1.1"]) == 0
 
 
 def test_the_smallest_p_of_the_rank_test() -> None:
