@@ -31,6 +31,10 @@ owner holds an exclusive ``flock`` on ``<root>/.owner`` for its whole life,
 and the kernel releases it when the process ends, however it ends. A root
 whose lock can be taken has no owner any more.
 
+A killed run may leave something to keep rather than sweep (the seconds a
+load's clients spilled: :mod:`stratabench.load.recovery`);
+:func:`leftovers` hands it over with the root's lock held, before the sweep.
+
 A root is renamed (``<root>.removing``, atomic) before it is removed. A run
 killed in the middle of removing one would otherwise leave a root without
 its ``.owner`` file and freshly modified, which looks like a root being made
@@ -55,7 +59,7 @@ from pathlib import Path
 
 from stratabench.errors import OutputError
 
-__all__ = ["BASE_NAME", "RAM_DIR_ENV", "claim_multiprocessing", "run_scratch", "scratch_base", "sweep",
+__all__ = ["BASE_NAME", "RAM_DIR_ENV", "claim_multiprocessing", "leftovers", "run_scratch", "scratch_base", "sweep",
            "sweep_multiprocessing"]
 
 BASE_NAME = "stratabench"
@@ -113,39 +117,70 @@ def _make_private_dir(path: Path) -> None:
         os.chmod(path, _private_mode())  # an older or foreign umask may have widened it
 
 
-def _owner_gone(root: Path) -> bool:
+def _lock_of_gone_owner(root: Path) -> int | None:
+    """The owner lock of ``root``, taken (an open fd), once its owner has ended; ``None`` while it lives."""
     try:
-        fd = os.open(root / _OWNER_FILE, os.O_RDWR)
-    except FileNotFoundError:
+        fd = os.open(root / _OWNER_FILE, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _owner_gone(root: Path) -> bool:
+    if not (root / _OWNER_FILE).exists():
         # Killed between making the root and locking it, or a run that is
         # making it right now: only an old root without an owner is a leftover.
         return time.time() - root.stat().st_mtime > _UNOWNED_GRACE_S
-    except OSError:
+    fd = _lock_of_gone_owner(root)
+    if fd is None:
         return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
+    os.close(fd)
     return True
+
+
+def _roots(base: Path) -> list[Path]:
+    """The run roots under ``base`` that are this user's own directories (a ``.removing`` one among them)."""
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return []
+    return [root for root in entries
+            if _ROOT_NAME.match(root.name.removesuffix(_REMOVING)) and not root.is_symlink() and root.is_dir()
+            and root.stat().st_uid == os.geteuid()]  # fmt: skip
+
+
+def leftovers(name: str, base: Path | None = None) -> Iterator[Path]:
+    """``<root>/<name>`` of every run root under ``base`` whose owner has ended, while the caller rescues it.
+
+    A killed run may leave something worth more than a sweep: its root's
+    ``name`` is yielded with the root's owner lock held until the next one
+    is asked for, so a sweep (this process's or another's) leaves the root
+    alone meanwhile, and two processes never rescue the same thing. What is
+    yielded is the caller's to read and remove; the root goes with the
+    next sweep. ``base`` defaults to :func:`scratch_base`.
+    """
+    for root in _roots(scratch_base() if base is None else base):
+        if root.name.endswith(_REMOVING) or not (root / name).exists():
+            continue
+        lock = _lock_of_gone_owner(root)
+        if lock is None:
+            continue
+        try:
+            yield root / name
+        finally:
+            os.close(lock)
 
 
 def sweep(base: Path | None = None) -> list[Path]:
     """Remove the run roots under ``base`` whose owner process has ended; return them."""
-    base = scratch_base() if base is None else base
     removed: list[Path] = []
-    try:
-        entries = list(base.iterdir())
-    except OSError:
-        return removed
-    for root in entries:
-        name = root.name.removesuffix(_REMOVING)
-        if not _ROOT_NAME.match(name) or root.is_symlink() or not root.is_dir():
-            continue
-        if root.stat().st_uid != os.geteuid():
-            continue
-        if name == root.name and not _owner_gone(root):
+    for root in _roots(scratch_base() if base is None else base):
+        if not root.name.endswith(_REMOVING) and not _owner_gone(root):
             continue
         if _remove(root):
             removed.append(root)

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,9 +26,12 @@ from stratabench.cli.main import main
 from stratabench.load.cluster import DaskClients, parse_cluster
 from stratabench.load.histogram import decode, merge
 from stratabench.load.records import generated_payloads
+from stratabench.load.recovery import SPILL_DIR, recover_killed_loads
+from stratabench.load.spill import client_file, spilled_seconds
 from stratabench.load.run import LoadResult, LoadSpec, run_load
 from stratabench.load.sweep import SweepLimits, sweep
 from stratabench.results.format import load
+from stratabench.scratch import scratch_base
 from stratabench.services.session import local_services
 
 pytestmark = pytest.mark.server
@@ -263,10 +267,12 @@ def multiprocessing_dirs(pid: int) -> set[Path]:
     return found
 
 
-def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.Popen[str]:
+def start_load(url: str, output: Path, *, duration_s: float = 60, lang: str = "python") -> subprocess.Popen[str]:
     """A `stratabench load` of two clients in a session of its own, returned once its clients are under load."""
     command = [sys.executable, "-m", "stratabench.cli.main", "load", "--store", url, "--clients", "2",
-               "--duration", f"{duration_s:g}", "--warmup", "0", "-o", str(output)]
+               "--duration", f"{duration_s:g}", "--warmup", "0", "-o", str(output), "--client-lang", lang]
+    # Python: the resource tracker, the fork server and two clients; Go: two clients.
+    children = 4 if lang == "python" else 2
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL, start_new_session=True)
     import redis
@@ -275,7 +281,7 @@ def start_load(url: str, output: Path, *, duration_s: float = 60) -> subprocess.
     deadline = time.monotonic() + 120
     try:
         # Every client has put its keys (the default 1,000 records), so they are past the start gate.
-        while (len(psutil.Process(process.pid).children(recursive=True)) < 4  # tracker, fork server, two clients
+        while (len(psutil.Process(process.pid).children(recursive=True)) < children
                or sum(1 for _ in client.scan_iter(match="sb:*.load.*:*", count=1000)) < 1000):
             if time.monotonic() > deadline or process.poll() is not None:
                 os.killpg(process.pid, signal.SIGKILL)
@@ -392,3 +398,79 @@ def test_a_stopped_load_command_deletes_its_keys_itself_and_keeps_a_partial_cell
     assert all(counts) and sum(counts) == cell.notes["ops"] == decode(cell.notes["histogram"]).get_total_count()
     assert list(cell.metrics["ops_per_s"].samples) == [float(c) for c in counts]  # one-second intervals
     assert [c["fatal"] for c in cell.notes["clients"]] == [f"stopped by {signal.Signals(signum).name}"] * 2
+
+
+def spill_of(pid: int) -> Path:
+    """Where the load command ``pid`` spills its clients' seconds: ``load-spill`` in its temporary root."""
+    (root,) = scratch_base().glob(f"*-{pid}")
+    return root / SPILL_DIR
+
+
+def whole_lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+@pytest.mark.parametrize("lang", ["python", "go"])
+def test_the_seconds_of_a_load_killed_with_kill_9_are_kept_by_the_next_command(
+        server_url: Callable[[str], str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], go_program: Callable[[str], Path], lang: str) -> None:
+    # Issue 27, item 6: kill -9 kept no cell, though its clients had measured seconds. Each client now writes
+    # each finished second to the command's temporary directory, and the next command keeps them.
+    if lang == "go":
+        go_program("stratabench-go")
+    scratch = tmp_path / "tmp"  # a temporary directory of the test's own: no other spill is found there
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    url = server_url("redis")
+    output = tmp_path / "load.jsonl"
+    process = start_load(url, output, lang=lang)
+    try:
+        spill = spill_of(process.pid)
+        deadline = time.monotonic() + 300  # a guard against a hang, not a measure: a loaded machine is slow
+        while min(whole_lines(client_file(spill, i)) for i in range(2)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert min(whole_lines(client_file(spill, i)) for i in range(2)) >= 2, "no second was spilled"
+        # A spill of a command that still runs is left alone.
+        assert recover_killed_loads("a test") == [] and (spill / "configuration.json").is_file()
+        family = {process.pid, *(child.pid for child in psutil.Process(process.pid).children(recursive=True))}
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        deadline = time.monotonic() + 30
+        while any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in family) \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    # What is on disk once every client is dead, and a torn last line, as a kill in the middle of a write leaves.
+    with client_file(spill, 0).open("ab") as torn:
+        torn.write(b'{"index":0,"interval":9999,"histogram":"HIST')
+    seconds = [spilled_seconds(client_file(spill, i)) for i in range(2)]
+    kept = min(len(s) for s in seconds)
+    assert kept >= 2
+    expected = [merge(s[i]["histogram"] for s in seconds) for i in range(kept)]
+    mine = tmp_path / "load.recovered.jsonl"  # a file of the user's where the recovered cell would go
+    mine.write_text("mine\n")
+    assert main(["clean", "--store", url]) == 0
+    err = capsys.readouterr().err
+    recovered = tmp_path / "load.recovered-2.jsonl"
+    assert (f"a killed `stratabench load` (get/c2/closed{'' if lang == 'python' else '/go'}): kept the {kept} s every client finished, as a partial "
+            f"cell: {recovered}") in err, err
+    assert mine.read_text() == "mine\n", "an existing file was overwritten"
+    assert not spill.exists(), "the spill was recovered, so it is removed"
+    assert not load_namespaces(url), "clean removed the keys, as ever"
+    (cell,) = load(recovered).cells
+    assert cell.status == "failed" and cell.notes["partial"] is True
+    assert cell.notes["recovered_by"] == "stratabench clean"
+    assert cell.error == (f"killed (kill -9 or a crash; recovered by stratabench clean) after {kept:g} of 60 s: "
+                          f"a partial cell of the {kept} intervals every client finished")
+    intervals = [decode(h) for h in cell.notes["interval_histograms"]]
+    assert len(intervals) == kept and all(got.equals(want) for got, want in zip(intervals, expected, strict=True))
+    assert cell.notes["ops"] == sum(h.get_total_count() for h in expected) > 0
+    assert [c["fatal"] for c in cell.notes["clients"]] == ["killed; recovered by stratabench clean"] * 2
+    # Once recovered, nothing is left to recover.
+    assert recover_killed_loads("a test") == []

@@ -54,6 +54,8 @@ type Spec struct {
 	// little-endian uint32 per step: the index of the key, among the client's own.
 	Reads []byte `json:"reads"`
 	Keys  []byte `json:"keys"`
+	// Spill is the file each finished interval is appended to (spill.go); empty for none.
+	Spill string `json:"spill"`
 }
 
 // Check refuses a spec this client cannot run.
@@ -218,6 +220,11 @@ type run struct {
 	errors, consecutive int64
 	firstError, fatal   string
 	spunNs              int64
+	// What a spilled interval's counts are taken from, and where in the window the next one to spill ends.
+	started, cpuStart int64
+	hostStart         hostTimes
+	spill             *spill
+	spillAt           int64
 }
 
 func (r *run) now() int64 { return int64(time.Since(r.base)) }
@@ -251,6 +258,10 @@ func (r *run) answered(kind string, latency, offset int64) {
 func (r *run) closedLoop(windowStart, deadline int64) int64 {
 	for r.fatal == "" {
 		sent := r.now()
+		for sent-windowStart >= r.spillAt {
+			r.spillUntil(sent - windowStart)
+			sent = r.now() // the spill's time is not the request's (and may end another interval)
+		}
 		if sent >= deadline {
 			return sent
 		}
@@ -268,6 +279,9 @@ func (r *run) openLoop(start, windowStart, deadline int64, rate float64) (stoppe
 	var k int64
 	for r.fatal == "" {
 		due := start + int64((float64(k)+phase)*interval)
+		if due-windowStart >= r.spillAt {
+			r.spillUntil(due - windowStart) // while it would wait anyway, when it is on time
+		}
 		now := r.now()
 		if due >= deadline || now >= deadline {
 			break
@@ -330,6 +344,11 @@ func measure(spec *Spec, requests *Requests) Report {
 	hostStart := readHostTimes()
 	cpuStart := processCPUNs()
 	started := r.now()
+	r.started, r.cpuStart, r.hostStart = started, cpuStart, hostStart
+	r.spill, r.spillAt = openSpill(spec.Spill), 1<<63-1
+	if r.spill != nil {
+		r.spillAt = r.endOf(0)
+	}
 	windowStart := started + int64(spec.WarmupS*nsPerS)
 	deadline := windowStart + r.windowNs
 	var stopped int64
@@ -341,6 +360,8 @@ func measure(spec *Spec, requests *Requests) Report {
 		stopped, s, u, l = r.openLoop(started, windowStart, deadline, *spec.RatePerS)
 		scheduled, unsent, lag = &s, &u, &l
 	}
+	r.spillUntil(min(stopped, deadline) - windowStart) // the last interval, when the window is whole
+	r.spill.close()
 	busyNs := processCPUNs() - cpuStart - r.spunNs
 	hostBusy := busyShare(hostStart, readHostTimes())
 	total := NewHistogram()

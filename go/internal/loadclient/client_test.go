@@ -2,7 +2,11 @@ package loadclient
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -136,5 +140,39 @@ func TestAnUnknownSchemeIsOneLine(t *testing.T) {
 	s.Store.URL = "ftp://x"
 	if r := Run(s, func() bool { return true }); r.Fatal == nil || *r.Fatal != "Go clients cannot load ftp:// stores; they load memtest, redis, rediss" {
 		t.Fatalf("fatal %v", r.Fatal)
+	}
+}
+
+func TestEachIntervalIsSpilledAsTheReportHasIt(t *testing.T) {
+	rate := 2000.0
+	for _, pace := range []*float64{nil, &rate} {
+		testStore.data, testStore.lose, testStore.failPuts = map[string][]byte{}, false, false
+		s := spec(10, 8, pace)
+		s.Spill = filepath.Join(t.TempDir(), "client-0.jsonl")
+		r := Run(s, func() bool { return true })
+		data, err := os.ReadFile(s.Spill)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(lines) != len(r.IntervalHistograms) {
+			t.Fatalf("%d lines for %d intervals", len(lines), len(r.IntervalHistograms))
+		}
+		for i, text := range lines {
+			var line struct {
+				Index, Interval int
+				Histogram       string
+				Kinds           map[string]int
+			}
+			if err := json.Unmarshal([]byte(text), &line); err != nil {
+				t.Fatal(err)
+			}
+			if line.Interval != i || !decode(t, line.Histogram).Equals(decode(t, r.IntervalHistograms[i])) {
+				t.Fatalf("line %d: interval %d, not the report's histogram", i, line.Interval)
+			}
+			if i == len(lines)-1 && line.Kinds["read"]+line.Kinds["update"] != int(r.Ops) {
+				t.Fatalf("last line's kinds %v, ops %d", line.Kinds, r.Ops)
+			}
+		}
 	}
 }

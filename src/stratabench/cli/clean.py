@@ -8,7 +8,10 @@ namespaces of runs in the store (by their shape: see
 databases among them, and drops them, and only them: it
 never touches a key, table or collection outside the tool's own names.
 ``--dry-run`` lists them and removes nothing. Stores that cannot list their
-namespaces (memcached) say so and what happens instead.
+namespaces (memcached) say so and what happens instead. First, the seconds
+a ``kill -9`` of ``stratabench load`` left on disk become a partial cell in
+a new results file (:mod:`stratabench.load.recovery`), as the next ``load``
+or ``run`` would do.
 
 Run it when no stratabench run is using the store: a run in progress has
 namespaces too.
@@ -17,12 +20,14 @@ namespaces too.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from stratabench.layers.stores import check_store_url, open_store
 from stratabench.layers.stores.base import Sweepable
 from stratabench.layers.stores.namespaces import SWEEP_NAMESPACE
+from stratabench.load.recovery import recover_killed_loads
 
 __all__ = ["add_parser", "clean", "handle"]
 
@@ -54,6 +59,9 @@ def clean(urls: Sequence[str], *, dry_run: bool = False) -> int:
     """
     for url in urls:  # every URL is checked before any store is touched: a typo in the last cleans nothing
         check_store_url(url)
+    # What a killed load measured, kept before anything else is (the store is not needed for it).
+    for line in [] if dry_run else recover_killed_loads("stratabench clean"):
+        print(line, file=sys.stderr)
     for url in urls:
         with open_store(url, namespace=SWEEP_NAMESPACE, sweeping=True) as store:
             if not isinstance(store, Sweepable):

@@ -28,6 +28,7 @@ from stratabench.layers.stores import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.records import generated_payloads, payloads_from_rows
+from stratabench.load.recovery import recover_killed_loads, spilling
 from stratabench.load.client import attached_reports
 from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, interrupted_result, run_load
 from stratabench.load.store_requests import store_libraries
@@ -310,8 +311,10 @@ def _runners(options: LoadOptions) -> dict[str, ClientRunner]:
 class _Session:
     """Runs configurations, writing each as a cell the moment it is measured."""
 
-    def __init__(self, options: LoadOptions, runners: dict[str, ClientRunner], writer: ResultsWriter) -> None:
+    def __init__(self, options: LoadOptions, runners: dict[str, ClientRunner], writer: ResultsWriter,
+                 header: dict[str, Any], scratch: Path) -> None:  # fmt: skip
         self.options, self.runners, self.writer = options, runners, writer
+        self.header, self.scratch = header, scratch
         self.results: list[LoadResult] = []
         self.cells: list[CellResult] = []
         self.database_url = ""
@@ -319,24 +322,30 @@ class _Session:
     def measure(self, spec: Pacing, limits: SweepLimits | None = None, **params: Any) -> LoadResult:
         started = time.monotonic()
         runner = self.runners[spec.language]
-        try:
-            if isinstance(spec, LoadSpec):
-                result = run_load(spec, runner)
-            else:
-                from stratabench.suites.parking.load import ParkingLoadSpec, run_parking_load
+        if not isinstance(spec, LoadSpec):
+            from stratabench.suites.parking.load import ParkingLoadSpec
 
-                assert isinstance(spec, ParkingLoadSpec)
-                spec = replace(spec, db_url=self.database_url)
-                result = run_parking_load(spec, runner).load
-        except KeyboardInterrupt as interrupt:
-            # The seconds measured before Ctrl-C, SIGTERM or SIGHUP are kept, as a partial cell.
-            partial = interrupted_result(spec, attached_reports(interrupt), interrupt_description(interrupt))
-            if partial is not None:
-                self._keep(partial, params, runner, started, {"partial": True})
-            raise
-        # A sweep point keeps why it passed a limit, so a report finds the knee from the file alone.
-        notes = {} if limits is None else {"over_limit": limits.exceeded(result)}
-        self._keep(result, params, runner, started, notes)
+            assert isinstance(spec, ParkingLoadSpec)
+            spec = replace(spec, db_url=self.database_url)
+        # Each finished second on disk as well, for the next command to keep after a kill -9.
+        with spilling(self.scratch if runner.spills else None, spec, output=self.options.output, header=self.header,
+                      runner=runner.description, params=params, command="stratabench load") as spill:
+            try:
+                if isinstance(spec, LoadSpec):
+                    result = run_load(spec, runner, spill=spill)
+                else:
+                    from stratabench.suites.parking.load import run_parking_load
+
+                    result = run_parking_load(spec, runner, spill=spill).load
+            except KeyboardInterrupt as interrupt:
+                # The seconds measured before Ctrl-C, SIGTERM or SIGHUP are kept, as a partial cell.
+                partial = interrupted_result(spec, attached_reports(interrupt), interrupt_description(interrupt))
+                if partial is not None:
+                    self._keep(partial, params, runner, started, {"partial": True})
+                raise
+            # A sweep point keeps why it passed a limit, so a report finds the knee from the file alone.
+            notes = {} if limits is None else {"over_limit": limits.exceeded(result)}
+            self._keep(result, params, runner, started, notes)
         if not self.options.quiet:
             if result.ok:
                 print(f"{cell_name(result)}: {result.ops_per_s:,.0f} ops/s, p99 {format_ns(result.latency.p99_ns)}",
@@ -381,10 +390,12 @@ def load(options: LoadOptions) -> int:
                            options.run_options().to_json())  # fmt: skip
     try:
         with ExitStack() as stack:
+            for line in recover_killed_loads("stratabench load"):  # before the sweep, which would remove them
+                print(line, file=sys.stderr)
             # Sweeps what killed runs left (their clients' semaphores too) and holds this run's temporary files.
-            stack.enter_context(run_scratch(options.run_id))
+            scratch = stack.enter_context(run_scratch(options.run_id))
             writer = stack.enter_context(ResultsWriter(options.output, header, overwrite=options.overwrite))
-            session = _Session(options, runners, writer)
+            session = _Session(options, runners, writer, header, scratch)
             if options.database is not None:
                 session.database_url = stack.enter_context(_parking_database(options.database))
             try:

@@ -32,6 +32,7 @@ from stratabench.input_file import file_kind
 from stratabench.layers.mappers import MAPPERS
 from stratabench.layers.stores import check_store_url
 from stratabench.layers.stores.namespaces import new_run_id
+from stratabench.load.recovery import recover_killed_loads
 from stratabench.options import RunOptions
 from stratabench.plugins import check_settings
 from stratabench.report.counts import counts_report
@@ -229,6 +230,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
     as unavailable and do not fail the run), 1 when a cell failed.
     """
     progress = make_progress(quiet)
+    for line in recover_killed_loads("stratabench run"):  # before the scratch's sweep, which would remove them
+        print(line, file=sys.stderr)
     # Scratch first, so the servers' directories are inside the run's root too.
     with run_scratch(options.run_id), _services(services) as running:
         if running:

@@ -37,7 +37,10 @@ The steps, in order:
 A client asked to stop (:func:`stop`, from a signal handler: the run was
 interrupted) ends its loop after the request in flight and reports what
 it measured, with ``fatal`` saying so; the parent keeps the intervals that
-finished (:func:`~stratabench.load.run.interrupted_result`).
+finished (:func:`~stratabench.load.run.interrupted_result`). A client
+given a spill directory also writes each interval there as it finishes
+(:mod:`stratabench.load.spill`), for the next command to keep when the
+load is killed with ``kill -9``, when no report can travel.
 
 A request that raises a :class:`~stratabench.errors.StratabenchError` (a
 :class:`~stratabench.errors.StoreError`, mostly) is counted as an error,
@@ -63,6 +66,7 @@ import psutil
 from stratabench.errors import StratabenchError
 from stratabench.load.histogram import encode, histogram_of
 from stratabench.load.integrity import CheckFailures
+from stratabench.load.spill import SecondsSpill
 
 __all__ = ["ClientReport", "ClientSpec", "RequestPlan", "RequestSource", "StartGate", "attach_reports",
            "attached_reports", "run_client", "stop"]
@@ -153,6 +157,10 @@ class ClientSpec:
         Failed requests in a row after which the client stops (the server is gone).
     gate_timeout_s
         Longest wait at the start gate.
+    spill
+        A directory where the client appends each interval the moment it
+        finishes (:mod:`stratabench.load.spill`), for the next command to
+        keep after a ``kill -9``; ``None`` for none.
     """
 
     index: int
@@ -165,6 +173,7 @@ class ClientSpec:
     phase: float = 0.0
     max_consecutive_errors: int = 5
     gate_timeout_s: float = 120.0
+    spill: str | None = None
 
 
 @dataclass(frozen=True)
@@ -294,6 +303,15 @@ class _Run:
         self.first_error: str | None = None
         self.fatal: str | None = None
         self.spun_ns = 0
+        # Set by _measure when the loop starts: what a spilled interval's counts are taken from.
+        self.started = self.cpu_start = 0
+        self.host_start: Any = None
+        self.window_ns = int(spec.duration_s * _NS)
+        self.spill = SecondsSpill(spec.spill, spec.index) if spec.spill is not None else None
+        self.spilled = 0  # intervals written to the spill
+        self.spilled_latencies = 0  # latencies in them
+        # Where in the window the next interval to spill ends: as far as the slots of interval_histograms go.
+        self.spill_at = self._end_of(0) if self.spill is not None else 2**63
 
     def request(self) -> str | None:
         """Send the next request; its kind, or ``None`` when it failed."""
@@ -316,11 +334,41 @@ class _Run:
         self.offsets.append(offset)
         self.kinds[kind] += 1
 
+    def _end_of(self, interval: int) -> int:
+        """The first offset into the window (ns) past ``interval``: the slot rule of :meth:`interval_histograms`."""
+        return -(-(interval + 1) * self.window_ns // self.spec.intervals)
+
+    def spill_until(self, offset: int) -> None:
+        """Write every interval over by ``offset`` (ns into the window) not written yet, one line each.
+
+        Called before the request at ``offset`` is sent: every request of an
+        earlier interval is recorded by then, since offsets only grow.
+        """
+        assert self.spill is not None
+        while self.spilled < self.spec.intervals and offset >= self._end_of(self.spilled):
+            latencies = self.latencies[self.spilled_latencies:]
+            self.spill.write({
+                "index": self.spec.index, "interval": self.spilled, "histogram": encode(histogram_of(latencies)),
+                "kinds": dict(self.kinds), "errors": self.errors, "first_error": self.first_error,
+                "failed_checks": self.requests.check_failures.count,
+                "first_failed_check": self.requests.check_failures.first,
+                "busy_cpu_s": max(0, time.thread_time_ns() - self.cpu_start - self.spun_ns) / _NS,
+                "wall_s": (time.perf_counter_ns() - self.started) / _NS,
+                "host_busy": _busy_share(self.host_start, psutil.cpu_times()),
+                "host": socket.gethostname(), "pid": os.getpid(), "host_cpus": _available_cpus(),
+            })  # fmt: skip
+            self.spilled += 1
+            self.spilled_latencies += len(latencies)
+        self.spill_at = self._end_of(self.spilled) if self.spilled < self.spec.intervals else 2**63
+
     def closed_loop(self, window_start: int, deadline: int) -> int:
         """Send requests back to back until ``deadline``; returns when the client stopped."""
         clock = time.perf_counter_ns
         while self.fatal is None and _stop_reason is None:
             sent = clock()
+            while sent - window_start >= self.spill_at:
+                self.spill_until(sent - window_start)
+                sent = clock()  # the spill's time is not the request's (and may end another interval)
             if sent >= deadline:
                 return sent
             kind = self.request()
@@ -336,6 +384,8 @@ class _Run:
         lag = 0
         while self.fatal is None and _stop_reason is None:
             due = start + int((k + self.spec.phase) * interval)
+            if due - window_start >= self.spill_at:
+                self.spill_until(due - window_start)  # while it would wait anyway, when it is on time
             now = clock()
             if due >= deadline or now >= deadline:
                 break
@@ -394,8 +444,8 @@ def run_client(spec: ClientSpec, gate: StartGate) -> ClientReport:
 
 def _measure(run: _Run) -> ClientReport:
     spec = run.spec
-    host_start = psutil.cpu_times()
-    cpu_start, started = time.thread_time_ns(), time.perf_counter_ns()
+    host_start = run.host_start = psutil.cpu_times()
+    cpu_start, started = run.cpu_start, run.started = time.thread_time_ns(), time.perf_counter_ns()
     window_start = started + int(spec.warmup_s * _NS)
     deadline = window_start + int(spec.duration_s * _NS)
     scheduled = unsent = final_lag = None
@@ -409,6 +459,9 @@ def _measure(run: _Run) -> ClientReport:
         stopped = time.perf_counter_ns()
     if run.fatal is None and _stop_reason is not None and stopped < deadline:
         run.fatal = _stop_reason
+    if run.spill is not None:
+        run.spill_until(min(stopped, deadline) - window_start)  # the last interval, when the window is whole
+        run.spill.close()
     busy_cpu_ns = time.thread_time_ns() - cpu_start - run.spun_ns
     host_busy = _busy_share(host_start, psutil.cpu_times())
     window_ns = max(0, min(stopped, deadline) - window_start)

@@ -143,6 +143,10 @@ class DaskClients:
         before any client starts).
     """
 
+    #: No second survives a ``kill -9`` of the load: a task reports once, through the scheduler, and a worker
+    #: of a remote cluster cannot write to this machine's disk (a local cluster stands for a remote one).
+    spills = False
+
     def __init__(self, address: ClusterAddress, *, clients: int, connect_timeout_s: float = 10.0) -> None:
         distributed = _distributed()
         self.address = address

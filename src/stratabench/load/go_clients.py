@@ -21,7 +21,9 @@ What travels, one JSON line each way (the narrow channel):
 - in, on the client's stdin: its spec, with the request plan drawn here
   (:meth:`~stratabench.load.store_requests.StoreRequestPlan.operations`, so
   a Go client sends the very requests a Python client of the same seed
-  would), the store's settings resolved here, and its key prefix;
+  would), the store's settings resolved here, its key prefix, and the file
+  it appends each finished interval to (:mod:`stratabench.load.spill`: the
+  same lines as a Python client's);
 - out, on its stdout: ``{"ready": true}`` once its keys are loaded, then
   its report, field for field a :class:`ClientReport`;
 - in again: ``go`` once every client is ready. Closing a client's stdin
@@ -50,6 +52,7 @@ from stratabench.layers.stores.base import parse_store_url
 from stratabench.layers.stores.namespaces import key_prefix
 from stratabench.lifeline import popen_tied
 from stratabench.load.client import ClientReport, ClientSpec
+from stratabench.load.spill import client_file
 from stratabench.load.store_requests import StoreRequestPlan
 from stratabench.settings import SettingReader
 
@@ -97,6 +100,7 @@ def go_client_input(spec: ClientSpec) -> dict[str, Any]:
         "payloads": [_b64(payload) for payload in plan.payloads],
         "reads": _b64(bytes(operations.reads)),
         "keys": _b64(b"".join(key.to_bytes(4, "little") for key in operations.keys)),
+        "spill": "" if spec.spill is None else str(client_file(spec.spill, spec.index)),
     }  # fmt: skip
 
 
@@ -163,6 +167,7 @@ class GoProcesses:
     """
 
     description = "Go processes"
+    spills = True
 
     def __init__(self) -> None:
         golang.ensure_built((_PROGRAM,))

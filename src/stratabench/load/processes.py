@@ -145,6 +145,7 @@ class LocalProcesses:
     """Runs clients as processes of this machine (the default client runner)."""
 
     description = "local processes"
+    spills = True
 
     def run(self, specs: Sequence[ClientSpec], timeout_s: float) -> list[ClientReport]:
         """Run one process per spec and return their reports in client order.

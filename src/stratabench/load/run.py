@@ -36,7 +36,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from stratabench.errors import StoreError, UsageError
 from stratabench.layers.stores import open_store
@@ -64,6 +64,8 @@ class ClientRunner(Protocol):
     """Runs clients somewhere: :class:`~.processes.LocalProcesses`, :class:`~.cluster.DaskClients`."""
 
     description: str
+    #: Whether its clients spill each finished second to :class:`~.client.ClientSpec`'s ``spill`` directory.
+    spills: bool
 
     def run(self, specs: Sequence[ClientSpec], timeout_s: float) -> list[ClientReport]:
         """Run every client to its report, in client order; leave no client running."""
@@ -154,11 +156,17 @@ class Pacing:
                 "duration_s": self.duration_s}  # fmt: skip
 
     #: What an answer that passed its check is, in the integrity field of a cell.
-    verified_phrase = "answers as required"
+    verified_phrase: ClassVar[str] = "answers as required"
+    #: The kind of request whose answers are checked (``read``); ``None``: every request.
+    checked_kind: ClassVar[str | None] = None
+    #: What a failed check means, in the failure line.
+    failed_check_meaning: ClassVar[str] = "answers were not what they had to be"
 
     def checked(self, reports: Sequence[ClientReport]) -> tuple[int, str]:
         """How many answers were checked, and what a failed check means, for the failure line."""
-        return sum(r.ops + r.errors for r in reports), "answers were not what they had to be"
+        if self.checked_kind is None:
+            return sum(r.ops + r.errors for r in reports), self.failed_check_meaning
+        return sum(r.kinds.get(self.checked_kind, 0) for r in reports), self.failed_check_meaning
 
     def plans(self) -> list[RequestPlan]:
         """What each client sends, one plan per client."""
@@ -261,9 +269,8 @@ class LoadSpec(Pacing):
                 "payload_bytes": round(sum(sizes) / len(sizes))}  # fmt: skip
 
     verified_phrase = "reads as written"
-
-    def checked(self, reports: Sequence[ClientReport]) -> tuple[int, str]:
-        return sum(r.kinds.get("read", 0) for r in reports), "reads did not return what was written"
+    checked_kind = "read"
+    failed_check_meaning = "reads did not return what was written"
 
     def plans(self) -> list[RequestPlan]:
         """Each client's own keys: a contiguous share of the payloads."""
@@ -365,7 +372,8 @@ def default_runner(client_lang: str) -> ClientRunner:
     return LocalProcesses()
 
 
-def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: float | None = None) -> LoadResult:
+def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: float | None = None,
+             spill: str | None = None) -> LoadResult:
     """Run one configuration of a store (see the module docstring).
 
     Parameters
@@ -376,6 +384,8 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
         Where the clients run; :func:`default_runner` when ``None``.
     timeout_s
         Longest wait for the clients; by default warm-up plus duration plus two minutes for loading.
+    spill
+        The directory the clients spill their finished seconds to (:mod:`~stratabench.load.spill`), if any.
 
     Raises
     ------
@@ -387,7 +397,7 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     store = open_store(spec.store_url, namespace=spec.namespace, options=spec.options, server_pids=())
     try:
         reports = run_clients(spec, runner if runner is not None else default_runner(spec.client_lang),
-                              timeout_s=timeout_s)
+                              timeout_s=timeout_s, spill=spill)
     finally:
         # Also on Ctrl-C, SIGTERM or SIGHUP: the clients are stopped by now, and the keys they wrote are in
         # the user's store (with a day's TTL at most): delete them before the signal ends the command.
@@ -400,18 +410,23 @@ def run_load(spec: LoadSpec, runner: ClientRunner | None = None, *, timeout_s: f
     return merge_reports(spec, reports)
 
 
-def run_clients(spec: Pacing, runner: ClientRunner | None = None, *,
-                timeout_s: float | None = None) -> tuple[ClientReport, ...]:  # fmt: skip
+def run_clients(spec: Pacing, runner: ClientRunner | None = None, *, timeout_s: float | None = None,
+                spill: str | None = None) -> tuple[ClientReport, ...]:  # fmt: skip
     """Run the clients of any configuration (:meth:`Pacing.plans`) and return their reports, no client left running.
 
     ``runner`` is local processes when ``None``; ``timeout_s`` defaults to
-    warm-up plus duration plus two minutes for preparing.
+    warm-up plus duration plus two minutes for preparing; ``spill`` is
+    where the clients write each finished second, if the runner's clients
+    can (:attr:`ClientRunner.spills`).
     """
     from stratabench.load.processes import LocalProcesses
 
     clients = runner if runner is not None else LocalProcesses()
     budget = timeout_s if timeout_s is not None else spec.warmup_s + spec.duration_s + 120.0
-    return tuple(clients.run(spec.client_specs(), budget))
+    specs = spec.client_specs()
+    if spill is not None and clients.spills:
+        specs = [replace(client, spill=spill) for client in specs]
+    return tuple(clients.run(specs, budget))
 
 
 def merge_reports(spec: Pacing, reports: Sequence[ClientReport]) -> LoadResult:

@@ -476,19 +476,22 @@ class ParkingLoadResult:
 
 
 def run_parking_load(spec: ParkingLoadSpec, runner: ClientRunner | None = None, *,
-                     on_server: Callable[[int], None] | None = None) -> ParkingLoadResult:  # fmt: skip
+                     on_server: Callable[[int], None] | None = None,
+                     spill: str | None = None) -> ParkingLoadResult:  # fmt: skip
     """Prepare the database, start the server, run the drivers, reconcile (see the module docstring).
 
     ``on_server`` is called with the server's process id once it listens
-    (a test kills it from there). The result fails with one line when a
-    driver stopped early (the server died: the histograms taken are kept),
-    when an answer failed its check, or when the database does not reconcile.
+    (a test kills it from there); ``spill`` is where the drivers write each
+    finished second (:func:`~stratabench.load.run.run_clients`). The result
+    fails with one line when a driver stopped early (the server died: the
+    histograms taken are kept), when an answer failed its check, or when
+    the database does not reconcile.
     """
     url = prepare_database(spec)
     with _server(spec, url) as (running, pid):
         if on_server is not None:
             on_server(pid)
-        reports: tuple[ClientReport, ...] = run_clients(running, runner)
+        reports: tuple[ClientReport, ...] = run_clients(running, runner, spill=spill)
     result = merge_reports(running, reports)
     problems = reconcile(running)
     if problems and result.error is None:
