@@ -185,7 +185,7 @@ class ExactChange:
         fmt = self.metric.format
         return (f"{self.suite} {self.cell}: {self.metric.name} {fmt(self.before)} → {fmt(self.after)} "
                 f"({self.ratio:.3f}×, {up if self.after > self.before else down}; exact, tolerance "
-                f"{self.metric.tolerance or 0:.1%})")
+                f"{self.metric.tolerance_text})")
 
 
 def _exact_changes(old: CellResult, new: CellResult, compared: str) -> list[ExactChange]:
@@ -309,7 +309,7 @@ class Comparison:
 
     def _rule(self) -> str:
         if self.metric.exact:
-            return f"exact: a change is beyond {self.metric.tolerance or 0:.1%}"
+            return f"exact: a change is beyond {self.metric.tolerance_text}"
         return f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}"
 
 

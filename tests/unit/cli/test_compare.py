@@ -286,6 +286,20 @@ def test_an_exact_metric_beyond_the_gate_fails_it_whatever_metric_is_compared(
         capsys.readouterr().err
 
 
+def test_live_blocks_are_judged_with_a_slack_of_blocks_and_a_relative_tolerance(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Identical code moved a small count by up to 50 blocks and a large one by up to 6% (metrics.py says where).
+    before = write_counted(tmp_path / "before.jsonl", {name: {"instructions": 1000, "allocs": count} for name, count in
+                                                         (("small", 22), ("large", 1345), ("leak", 22), ("grew", 1345))})
+    after = write_counted(tmp_path / "after.jsonl", {name: {"instructions": 1000, "allocs": count} for name, count in
+                                                       (("small", 72), ("large", 1424), ("leak", 122), ("grew", 1500))})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 1
+    err = capsys.readouterr().err
+    named = [line.split(":")[1].split()[-1] for line in err.splitlines() if line.startswith("exact change:")]
+    assert named == ["leak", "grew"]
+    assert "allocs 22 → 122 (5.545×, more; exact, tolerance 10.0% or 64 blocks)" in err
+
+
 def test_a_markdown_summary_for_a_pull_request(runs: tuple[Path, Path], tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     step = tmp_path / "step.md"
