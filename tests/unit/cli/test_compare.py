@@ -10,7 +10,7 @@ import pytest
 
 from stratabench.cli.main import main
 from stratabench.report.compare import compare_samples
-from stratabench.report.comparison import smallest_p
+from stratabench.report.comparison import smallest_one_sided_p, smallest_p
 from stratabench.results.format import cell_to_json, header_record
 from stratabench.results.records import CellResult, MetricResult
 
@@ -100,6 +100,8 @@ def test_too_few_samples_cannot_be_judged_and_fail_the_gate_when_fully_apart_bey
     ([100, 130, 105], [125, 101, 140]),  # overlapping: noise, as identical code gives with few tries
     ([100, 101, 102], [106, 107, 108]),  # fully apart, but by less than the limit (1.039x)
     ([100, 101, 102], [50, 51, 52]),  # fully apart the better way
+    ([100, 101], [260, 261]),  # two against two: fully apart by chance one time in six
+    ([100], [260]),  # one against one: no evidence at all
 ])
 def test_a_pair_too_small_to_judge_but_not_apart_beyond_the_limit_is_named_and_passes_the_gate(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], before: list[float], after: list[float]) -> None:
@@ -109,6 +111,13 @@ def test_a_pair_too_small_to_judge_but_not_apart_beyond_the_limit_is_named_and_p
     out, err = capsys.readouterr()
     assert rows(out)["a"].endswith("cannot judge")
     assert "cannot judge: bulkload a: " in err and "does not fail the gate" in err
+    if len(before) < 3:
+        assert "too few values for that to mean anything" in err
+
+
+def test_the_smallest_one_sided_p_needs_three_a_side() -> None:
+    assert smallest_one_sided_p(3, 3) == pytest.approx(0.05) and smallest_one_sided_p(2, 2) == pytest.approx(1 / 6)
+    assert smallest_one_sided_p(1, 1) == 0.5 and smallest_one_sided_p(2, 5) == pytest.approx(1 / 21)
 
 
 def test_for_a_metric_where_higher_is_better_apart_the_worse_way_is_lower(
