@@ -106,11 +106,13 @@ _ALL = [
     # pairs; 64 blocks or 10%, none. A leak that keeps more than that per operation still shows.
     Metric("allocs", "count", "lower", "memory blocks still allocated after one operation, result alive",
            tolerance=0.10, slack=64),
-    # Go's benchmark averages over its b.N loops: whole allocations per op, the bytes up to rounding.
-    Metric("alloc_total_bytes", "bytes", "lower", "every byte allocated during one operation, garbage included (Go B/op)",
-           tolerance=0.01),
-    Metric("allocs_total", "count", "lower", "every allocation made during one operation (Go allocs/op)",
-           tolerance=0.01),
+    # Go's benchmark averages over its b.N loops, and an encoder whose buffers come from a sync.Pool (which
+    # every collection empties) allocates per op what the collections during those loops made it: between
+    # default runs of identical code, segmentio-json/encode gave 39 B and 705.6 kB per op (1 and 3
+    # allocations), bson/encode 5.3 MB and 2.4 MB, go-json/encode 480.1 kB and 1.3 MB. So they are
+    # sampled, one value per repetition, not exact: a tolerance would name those cells on every run.
+    Metric("alloc_total_bytes", "bytes", "lower", "every byte allocated during one operation, garbage included (Go B/op)"),
+    Metric("allocs_total", "count", "lower", "every allocation made during one operation (Go allocs/op)"),
     Metric("size_bytes", "bytes", "lower", "encoded or stored size", tolerance=0.0),
     Metric("size_zstd_bytes", "bytes", "lower", "encoded size after zstd at its default level",
            tolerance=0.0),
