@@ -79,7 +79,7 @@ def add_parser(subparsers: Any) -> None:
         "ab", help="measure two sides (environments, settings, stores) in one interleaved run, cell by cell",
         description="Measure the same cells on two sides in one run, in randomized ABBA rounds (each round "
         "shuffles the cells and runs a cell's two sides back to back, A first in even rounds, B first in odd), "
-        "and give each cell the geometric mean of its per-round ratios B/A with its interval and one of slower, "
+        "and give each cell the geometric mean of its per-round ratios B/A (of each visit's least sample) with its interval and one of slower, "
         "faster, unchanged, inconclusive. The interval is the t interval of the mean log-ratio at the family level "
         "1 - 5% / (cells compared x looks; a look: the first judgement and each --until-sure pair), so the chance "
         "that any unchanged cell of the run is called changed is at most 5%. A change: the interval excludes 1 "

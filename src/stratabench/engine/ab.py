@@ -118,20 +118,13 @@ Measure = Callable[[CellSpec, Side, int], CellResult]
 class ForkedMeasure:
     """Measures a Python cell in a fresh worker forked from its side's zygote, with new zygotes every round.
 
-    A zygote's address-space layout (ASLR) and hash seed are drawn when it
-    starts, and every worker it forks inherits them. Measured on this
-    project's machine, two zygotes of one environment ran the same loop 3%
-    to 9% apart in CPU time, the same in every round; with one zygote per
-    side for the whole run, that offset was in every pair of a cell, where
-    the interval (the spread between rounds) could not see it: 5 of 16
-    intervals held the true ratio, and a side against itself came out 3-9%
-    slower or faster. Starting each side's zygotes afresh every round makes
-    the layout one more thing that varies between rounds, so the paired
-    ratio's interval includes it, as Stabilizer (Curtsinger & Berger)
-    re-randomizes layout for the same reason. With ASLR off and a fixed seed
-    both sides of one environment would share one layout, but two
-    environments (the comparison ``ab`` is for) would still differ by a
-    fixed, unseen one. The cost: two zygote starts a round.
+    With one zygote per side for the whole run, its layout and hash seed
+    (:meth:`~stratabench.engine.zygote.Zygotes.for_round` says why they
+    matter) were in every pair of a cell: 5 of 16 intervals held the true
+    ratio, and a side against itself came out 3-9% slower or faster. With
+    ASLR off and a fixed seed both sides of one environment would share one
+    layout, but two environments (the comparison ``ab`` is for) would still
+    differ by a fixed, unseen one. The cost: two zygote starts a round.
 
     Each visit is one round of the cell as a run measures it
     (:class:`~stratabench.engine.sampling.RoundPlan`): a side's first visit
@@ -149,18 +142,15 @@ class ForkedMeasure:
 
     def __init__(self, preload: Iterable[str]) -> None:
         self.preload = tuple(preload)
-        self.number: int | None = None
         self.zygotes: dict[str, Zygotes] = {}
         self.loops: dict[tuple[str, str, str], int | None] = {}
         self.visited: set[tuple[str, tuple[str, str, str]]] = set()
 
     def __call__(self, spec: CellSpec, side: Side, number: int) -> CellResult:
-        if number != self.number:
-            self.close()
-            self.number = number
         zygotes = self.zygotes.get(side.label)
         if zygotes is None:
             zygotes = self.zygotes[side.label] = Zygotes(self.preload, side.python)
+        zygotes.for_round(number)
         key = (spec.suite, spec.name, repr(sorted(spec.params.items())))
         first = (side.label, key) not in self.visited
         engine = side.options.engine

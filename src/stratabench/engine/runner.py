@@ -71,8 +71,9 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     Python cells of every suite are measured together in rounds
     (:mod:`stratabench.engine.rounds`): each round gives every cell still
     sampling a fresh worker (forked from a zygote that imported the cells'
-    factory modules once, unless ``--spawn``; this process with
-    ``--in-process``), in a seeded shuffled order with each group's cells
+    factory modules once, a new zygote every round, as
+    :meth:`~stratabench.engine.zygote.Zygotes.for_round` says why, unless
+    ``--spawn``; this process with ``--in-process``), in a seeded shuffled order with each group's cells
     back to back; a cell's result is written when it drops out, and
     each round's record (order, reference workload) when it ends. A suite's
     external cells (Go) are then handed to its adapter together. An
@@ -103,7 +104,8 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
                     record(run_cell(cell, options, zygotes))
             else:
                 run_rounds(python_cells, options.engine,
-                           lambda spec, round_plan: run_cell(spec, options, zygotes, round_plan),
+                           lambda spec, round_plan: run_cell(spec, options, zygotes.for_round(round_plan.number),
+                                                             round_plan),
                            seed=seed, finished=record, round_ended=round_ended, started=progress.cell_started)
         for suite, cells in plan.suites:
             external = [cell for cell in cells if cell.language != "python"]

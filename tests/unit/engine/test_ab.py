@@ -197,7 +197,8 @@ def test_the_cells_first_visit_calibrates_each_side_traces_and_verifies_once_and
     options = RunOptions(engine=EngineOptions(samples=3))
     sides = [Side("A", "a", options, "python-a"), Side("B", "b", options, "python-b")]
     with ForkedMeasure([]) as measure:
-        monkeypatch.setattr(ab, "Zygotes", lambda preload, python: SimpleNamespace(python=python, close=lambda: None))
+        monkeypatch.setattr(ab, "Zygotes", lambda preload, python: SimpleNamespace(python=python, close=lambda: None,
+                                                                                 for_round=lambda number: None))
         run_ab(cells(2), sides, range(3), 0, measure, Sink(), QuietProgress(io.StringIO()))
     assert len(plans) == 2 * 2 * 3
     for name in ("c0", "c1"):

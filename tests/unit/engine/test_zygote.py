@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from stratabench.cli.progress import QuietProgress
 from stratabench.engine.cell import run_cell
+from stratabench.engine.runner import Plan, execute
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.zygote import Zygotes
 from stratabench.options import EngineOptions, RunOptions
+from stratabench.results.records import CellResult
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks")
 
@@ -24,6 +31,7 @@ import time
 from stratabench.engine.operation import Operation
 
 IMPORTED_BY = os.getpid()
+ZYGOTE_TOKEN = os.urandom(8).hex()  # drawn once per zygote (where the module is imported): a reused pid cannot hide
 CELLS_SEEN = []  # a module global each cell appends to: a fresh process starts with it empty
 
 
@@ -37,6 +45,9 @@ class Probe:
             time.sleep(600)
         if cell.params.get("crash"):
             os._exit(3)
+        if os.environ.get("PROBE_LOG"):
+            with open(os.environ["PROBE_LOG"], "a") as log:
+                log.write(f"{cell.name} {ZYGOTE_TOKEN}\\n")
         notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
                  "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV")}
         return Operation(call=lambda: None, trace_memory=False, notes=notes)
@@ -44,6 +55,19 @@ class Probe:
 
 OPTIONS = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0,
                                           cell_timeout_s=20))
+
+
+class NoExternal:
+    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        raise AssertionError("no external cells planned")
+
+
+class Sink:
+    def write(self, result: CellResult) -> None:
+        pass
+
+    def write_round(self, record: dict[str, Any]) -> None:
+        pass
 
 
 @pytest.fixture
@@ -70,6 +94,22 @@ def test_each_cell_runs_in_a_fresh_child_of_the_zygote_that_imported_its_module(
     assert first.notes["imported_by"] == second.notes["imported_by"] == zygote
     # ...and what one cell did to its globals is not seen by the next.
     assert first.notes["seen"] == ["first"] and second.notes["seen"] == ["second"]
+
+
+def test_a_run_forks_each_round_from_new_zygotes_and_the_cells_of_one_round_from_the_same(
+        probe: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A zygote's layout and hash seed are in every worker it forks: new ones each round put them between rounds.
+    log = tmp_path / "zygotes.log"
+    monkeypatch.setenv("PROBE_LOG", str(log))
+    plan = Plan([(NoExternal(), [cell(probe, "first"), cell(probe, "second")])])
+    options = RunOptions(engine=replace(OPTIONS.engine, samples=3))
+    results = execute(plan, options, Sink(), QuietProgress(io.StringIO()))
+    assert [result.ok for result in results] == [True, True], [result.error for result in results]
+    visits = [line.split() for line in log.read_text().splitlines()]
+    assert sorted(name for name, _ in visits) == ["first"] * 3 + ["second"] * 3
+    rounds = [{token for _, token in visits[number:number + 2]} for number in range(0, 6, 2)]
+    assert [len(tokens) for tokens in rounds] == [1, 1, 1]  # both cells of a round: one zygote
+    assert len(set.union(*rounds)) == 3  # three rounds: three zygotes
 
 
 def test_a_cell_with_its_own_environment_gets_a_zygote_of_its_own(probe: str) -> None:

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from stratabench.metrics import metric
-from stratabench.report.ab import ab_summary, family_level, judge, log_ratio_interval
+from stratabench.report.ab import ab_summary, family_level, judge, least_per_round, log_ratio_interval
 from stratabench.results.records import CellResult, MetricResult
 
 ROUNDS = 6
@@ -98,6 +98,17 @@ def test_the_interval_is_the_t_interval_of_the_mean_log_ratio() -> None:
     assert math.isclose(high, math.exp(logs.mean() + half), rel_tol=1e-9)
     assert log_ratio_interval([1.1, 1.1, 1.1], 0.99) == (1.1, 1.1, 1.1)  # no spread: the interval is the ratio
     assert log_ratio_interval([1.1], 0.99) is None  # one pair: no interval, the cell is inconclusive
+
+
+def test_each_round_is_its_visits_least_sample_so_a_burst_within_a_visit_does_not_move_the_ratio() -> None:
+    a = CellResult("s", "c", {}, "python", "ok", loops=1,
+                   metrics={"cpu_ns": MetricResult.of([100.0, 101.0, 100.5] * 6, [n for n in range(6) for _ in range(3)])})
+    # B costs 10% more; in every round one of its three samples was slowed by a neighbour's burst.
+    b = CellResult("s", "c", {}, "python", "ok", loops=1,
+                   metrics={"cpu_ns": MetricResult.of([110.0, 190.0, 111.0] * 6, [n for n in range(6) for _ in range(3)])})
+    assert least_per_round(b.metrics["cpu_ns"]) == {n: 110.0 for n in range(6)}
+    judged = judge(a, b, metric("cpu_ns"), 0.05, family_level(32))
+    assert judged is not None and judged.verdict == "slower" and math.isclose(judged.ratio, 1.10)
 
 
 def test_one_pair_is_inconclusive_and_the_summary_states_the_rule() -> None:
