@@ -137,7 +137,8 @@ def test_the_spill_of_a_running_load_is_left_alone_and_one_without_a_whole_secon
      "--min-time", "0.001", "--in-process", "-q", "-o", "{tmp}/next.jsonl"],
 ])  # fmt: skip
 def test_the_next_load_run_or_clean_keeps_what_a_killed_load_spilled(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        command: list[str]) -> None:
     from stratabench.cli.main import main
     from stratabench.scratch import scratch_base
 
