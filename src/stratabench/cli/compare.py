@@ -11,7 +11,7 @@ from stratabench.cli.arguments import add_format_argument, fraction, number_in
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import ALPHA, CANNOT_JUDGE, INCONCLUSIVE, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_p
+from stratabench.report.comparison import ALPHA, CANNOT_JUDGE, INCONCLUSIVE, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_one_sided_p, smallest_p
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.cli.report import read_results
@@ -29,7 +29,9 @@ def add_parser(subparsers: Any) -> None:
         "faster (larger or smaller) only when p < 0.05 and the ratio is beyond --min-effect; unchanged when the "
         "interval rules out a change that large; inconclusive otherwise; a pair with too few values for the test "
         "ever to reach p < 0.05 (three against three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
-        "factor, a cell cannot be judged, or a cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
+        "factor, a cell that cannot be judged has every value after worse than every value before times that factor (with at "
+        "least three a side: one or two cannot tell a regression from noise), or a "
+        "cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
@@ -43,7 +45,8 @@ def add_parser(subparsers: Any) -> None:
     add_format_argument(parser)
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
                         help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "
-                        "few samples to judge, or failed in either file; exit 65 if no cell could be compared")
+                        "few samples to judge but every one after is worse than every one before by more than FACTOR (at least 3 a side), "
+                        "or failed in either file; exit 65 if no cell could be compared")
     add_summary_argument(parser)
     parser.set_defaults(handler=handle)
 
@@ -115,12 +118,20 @@ def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
     exact_worse = comparison.exact_regressions(args.fail_above)
     for exact in exact_worse:
         print(f"regression: {exact.line()}; limit {args.fail_above:g}×", file=sys.stderr)
-    unjudged = comparison.unjudged()
-    for change in unjudged:
+    # A pair too small for the rank test fails only when fully separated beyond the limit (the module
+    # stratabench.report.comparison says why); the others are named, and do not fail the gate.
+    unjudged = comparison.unjudged_regressions(args.fail_above)
+    failing = {id(change) for change in unjudged}
+    for change in comparison.unjudged():
         before_n, after_n = change.values
+        apart = (f"every value after is {change.apart:.3f}× or more every value before, beyond the limit: fails the gate"
+                 if id(change) in failing else "its values are not all apart beyond the limit: does not fail the gate"
+                 if change.apart <= args.fail_above else
+                 f"all apart beyond the limit, but too few values for that to mean anything (one-sided p "
+                 f"{smallest_one_sided_p(before_n, after_n):.3g} at best): does not fail the gate")
         print(f"cannot judge: {change.suite} {change.cell}: {change.test.ratio:.3f}× from {before_n} and {after_n} "
               f"values, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
-              "rerun both with more rounds (--min-samples 4 or more)", file=sys.stderr)
+              f"{apart}; rerun both with more rounds (--min-samples 4 or more)", file=sys.stderr)
     for line in comparison.failed:
         print(f"failed cell: {line}", file=sys.stderr)
     inconclusive = comparison.inconclusive()

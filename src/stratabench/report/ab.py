@@ -189,7 +189,7 @@ def ab_summary(verdicts: Sequence[AbVerdict], measured: Metric, min_effect: floa
     counts = {word: sum(1 for v in verdicts if v.verdict == word) for word in (up, down, "unchanged", INCONCLUSIVE)}
     logs = [math.log(v.ratio) for v in verdicts if v.ratio > 0]
     geomean = f"{math.exp(sum(logs) / len(logs)):.3f}" if logs else "-"
-    rule = (f"exact, tolerance {measured.tolerance or 0:.1%}" if measured.exact else
+    rule = (f"exact, tolerance {measured.tolerance_text}" if measured.exact else
             rule_text(min_effect, level))
     return (f"{len(verdicts)} cells compared: {counts[up]} {up}, {counts[down]} {down}, {counts['unchanged']} "
             f"unchanged, {counts[INCONCLUSIVE]} {INCONCLUSIVE}; geomean ratio {geomean} ({measured.name}, B/A; "

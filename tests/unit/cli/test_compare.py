@@ -10,7 +10,7 @@ import pytest
 
 from stratabench.cli.main import main
 from stratabench.report.compare import compare_samples
-from stratabench.report.comparison import smallest_p
+from stratabench.report.comparison import smallest_one_sided_p, smallest_p
 from stratabench.results.format import cell_to_json, header_record
 from stratabench.results.records import CellResult, MetricResult
 
@@ -73,9 +73,11 @@ def test_a_smaller_minimum_effect_calls_a_small_change(runs: tuple[Path, Path], 
     assert rows(capsys.readouterr().out)["small"].endswith("slower")
 
 
-def test_too_few_samples_cannot_be_judged_and_fail_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_too_few_samples_cannot_be_judged_and_fail_the_gate_when_fully_apart_beyond_the_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Three against three: the smallest two-sided p is 0.1, so a doubling could never be called;
-    # the pair is "cannot judge", not "unchanged", and the gate does not pass it (issue 27, item 1).
+    # the pair is "cannot judge", not "unchanged", and the gate does not pass it (issue 27, item 1):
+    # every value after is more than 1.1x every value before.
     before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102], "b": BASE})
     after = write(tmp_path / "after.jsonl", {"a": [260, 261, 262], "b": BASE[::-1]})
     assert main(["compare", str(before), str(after)]) == 0
@@ -85,12 +87,47 @@ def test_too_few_samples_cannot_be_judged_and_fail_the_gate(tmp_path: Path, caps
     assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
     err = capsys.readouterr().err
     assert "cannot judge: bulkload a: 2.584× from 3 and 3 values, whose smallest possible p is 0.1" in err
+    assert "every value after is 2.549× or more every value before, beyond the limit: fails the gate" in err
     assert "--min-samples 4" in err
     # Four against four can reach p = 0.029: judged, and a real doubling is a regression.
     before = write(tmp_path / "before.jsonl", {"a": [100, 101, 102, 103]})
     after = write(tmp_path / "after.jsonl", {"a": [200, 201, 202, 203]})
     assert main(["compare", str(before), str(after), "--fail-above", "1.1"]) == 1
     assert "regression: bulkload a: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ([100, 130, 105], [125, 101, 140]),  # overlapping: noise, as identical code gives with few tries
+    ([100, 101, 102], [106, 107, 108]),  # fully apart, but by less than the limit (1.039x)
+    ([100, 101, 102], [50, 51, 52]),  # fully apart the better way
+    ([100, 101], [260, 261]),  # two against two: fully apart by chance one time in six
+    ([100], [260]),  # one against one: no evidence at all
+])
+def test_a_pair_too_small_to_judge_but_not_apart_beyond_the_limit_is_named_and_passes_the_gate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], before: list[float], after: list[float]) -> None:
+    first = write(tmp_path / "before.jsonl", {"a": before, "b": BASE})
+    second = write(tmp_path / "after.jsonl", {"a": after, "b": BASE[::-1]})
+    assert main(["compare", str(first), str(second), "--fail-above", "1.1"]) == 0
+    out, err = capsys.readouterr()
+    assert rows(out)["a"].endswith("cannot judge")
+    assert "cannot judge: bulkload a: " in err and "does not fail the gate" in err
+    if len(before) < 3:
+        assert "too few values for that to mean anything" in err
+
+
+def test_the_smallest_one_sided_p_needs_three_a_side() -> None:
+    assert smallest_one_sided_p(3, 3) == pytest.approx(0.05) and smallest_one_sided_p(2, 2) == pytest.approx(1 / 6)
+    assert smallest_one_sided_p(1, 1) == 0.5 and smallest_one_sided_p(2, 5) == pytest.approx(1 / 21)
+
+
+def test_for_a_metric_where_higher_is_better_apart_the_worse_way_is_lower(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write(tmp_path / "before.jsonl", {"a": [1000, 1010, 1020]}, metric="ops_per_s")
+    lower = write(tmp_path / "lower.jsonl", {"a": [400, 410, 420]}, metric="ops_per_s")
+    higher = write(tmp_path / "higher.jsonl", {"a": [3000, 3010, 3020]}, metric="ops_per_s")
+    assert main(["compare", str(before), str(lower), "--metric", "ops_per_s", "--fail-above", "1.1"]) == 1
+    assert "2.381× or more every value before" in capsys.readouterr().err  # 1000 / 420: the lowest before, highest after
+    assert main(["compare", str(before), str(higher), "--metric", "ops_per_s", "--fail-above", "1.1"]) == 0
 
 
 def test_the_smallest_p_of_the_rank_test() -> None:
@@ -256,6 +293,20 @@ def test_an_exact_metric_beyond_the_gate_fails_it_whatever_metric_is_compared(
     assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 1
     assert "regression: bulkload a: sql_statements 20 → 30 (1.500×, more; exact, tolerance 0.0%)" in \
         capsys.readouterr().err
+
+
+def test_live_blocks_are_judged_with_a_slack_of_blocks_and_a_relative_tolerance(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Identical code moved a small count by up to 50 blocks and a large one by up to 6% (metrics.py says where).
+    before = write_counted(tmp_path / "before.jsonl", {name: {"instructions": 1000, "allocs": count} for name, count in
+                                                         (("small", 22), ("large", 1345), ("leak", 22), ("grew", 1345))})
+    after = write_counted(tmp_path / "after.jsonl", {name: {"instructions": 1000, "allocs": count} for name, count in
+                                                       (("small", 72), ("large", 1424), ("leak", 122), ("grew", 1500))})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 1
+    err = capsys.readouterr().err
+    named = [line.split(":")[1].split()[-1] for line in err.splitlines() if line.startswith("exact change:")]
+    assert named == ["leak", "grew"]
+    assert "allocs 22 → 122 (5.545×, more; exact, tolerance 10.0% or 64 blocks)" in err
 
 
 def test_a_markdown_summary_for_a_pull_request(runs: tuple[Path, Path], tmp_path: Path,

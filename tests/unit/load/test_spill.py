@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,28 @@ def test_the_spill_of_a_running_load_is_left_alone_and_one_without_a_whole_secon
     (empty.parent / SPILL_DIR / "configuration.json").write_text(json.dumps({"spec": []}))
     (said,) = recover_killed_loads("stratabench clean", tmp_path / "other")
     assert said.startswith(f"the seconds a killed load left in {empty} could not be kept: ")
+
+
+@pytest.mark.parametrize("command", [
+    ["clean", "--store", "memory://"],
+    ["load", "--store", "memory://", "--duration", "0.2", "--warmup", "0", "-q", "-o", "{tmp}/next.jsonl"],
+    ["run", "matrix", "--data", "{tmp}/records.jsonl", "--codec", "json", "--compressor", "none", "--samples", "2",
+     "--min-time", "0.001", "--in-process", "-q", "-o", "{tmp}/next.jsonl"],
+])  # fmt: skip
+def test_the_next_load_run_or_clean_keeps_what_a_killed_load_spilled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        command: list[str]) -> None:
+    from stratabench.cli.main import main
+    from stratabench.scratch import scratch_base
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    (tmp_path / "records.jsonl").write_text('{"a": 1}\n{"a": 2}\n')
+    output = tmp_path / "killed.jsonl"
+    spilled = killed_load(scratch_base(), 31, output, lines=2)
+    assert main([part.format(tmp=tmp_path) for part in command]) == 0
+    recovered = tmp_path / "killed.recovered.jsonl"
+    assert f"kept the 2 s every client finished, as a partial cell: {recovered}" in capsys.readouterr().err
+    assert not spilled.exists()
+    (cell,) = load(recovered).cells
+    assert cell.notes["recovered_by"] == f"stratabench {command[0]}"
