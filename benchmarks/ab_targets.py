@@ -11,7 +11,9 @@ took against timing the same cell.
 work, and 16 twins with none, measured by ``ab``'s own rounds (forked
 workers, ABBA, this machine's clock): how many injected cells are called
 slower (target: at 10% and above, 15 of 16 at least), how many twins are
-called changed (target 0), and how many intervals contain the true ratio
+called changed (target 0), and how many intervals contain the true ratio,
+the 32 cells judged as ``ab`` judges 32 (the family level, with the looks
+``--until-sure N`` adds; N more rounds at most for inconclusive cells)
 (target 90%): the stated one (1 + X), and, after the counts, the counted one
 (an operation's fixed cost, its call and loop, is not scaled by the added
 work, so the true ratio is 1 + X times the share of the count that is).
@@ -24,6 +26,7 @@ slower or faster of those compared (target: at most 1 in 300, exit 0 each
 time) and the ab run's wall time against the run's (target 2.5x at most).
 
     .venv/bin/python benchmarks/ab_targets.py [--suites bulkload,cache,entities] [--repeats 3] [--skip counts]
+        [--until-sure 6]
 
 A benchmark, not a test: it prints figures from one run and asserts nothing.
 """
@@ -134,12 +137,14 @@ def power(levels: list[float], rounds: int, until_sure: int, shares: list[float]
                 false = [v for v in verdicts[16:] if v is not None and v.verdict not in ("unchanged", "inconclusive")]
                 twins_covered = sum(1 for v in verdicts[16:] if v is not None and v.low <= 1 <= v.high)
                 inconclusive = sum(1 for v in verdicts if v is not None and v.inconclusive)
+                pairs = [v.pairs for v in verdicts if v is not None]
                 print(f"power {level:.0%} ({name}): injected called slower {len(hits)} of 16 (target >= 15 at 10% "
                       f"and above); intervals holding {1 + level:.2f} {len(covered)} of 16"
                       + (f", the counted true ratio ({min(truths):.4f}-{max(truths):.4f}) {len(counted)} of 16"
                          if truths else "") + f" (target >= 90%); twins "
                       f"called changed {len(false)} of 16 (target 0), their intervals holding 1 {twins_covered} of 16; "
-                      f"inconclusive {inconclusive} of 32; {rounds} rounds, {seconds:.0f} s; {load()}")
+                      f"inconclusive {inconclusive} of 32; {min(pairs)}-{max(pairs)} pairs (mean {sum(pairs) / len(pairs):.1f}), "
+                      f"{seconds:.0f} s; {load()}")
                 print("  ratios:", " ".join(f"{v.ratio:.3f}" for v in verdicts[:16] if v is not None))
                 print("  intervals:", " ".join(f"{v.low:.3f}-{v.high:.3f}/{v.pairs}" for v in verdicts if v is not None))
 
