@@ -29,8 +29,8 @@ def add_parser(subparsers: Any) -> None:
         "faster (larger or smaller) only when p < 0.05 and the ratio is beyond --min-effect; unchanged when the "
         "interval rules out a change that large; inconclusive otherwise; a pair with too few values for the test "
         "ever to reach p < 0.05 (three against three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
-        "factor, a cell that cannot be judged has every value after worse than every value before times that factor (with at "
-        "least three a side: one or two cannot tell a regression from noise), or a "
+        "factor, a cell that cannot be judged has one or two values a side (no test can rule out a regression there) or, "
+        "with three or more, every value after worse than every value before times that factor, or a "
         "cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
@@ -118,17 +118,17 @@ def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
     exact_worse = comparison.exact_regressions(args.fail_above)
     for exact in exact_worse:
         print(f"regression: {exact.line()}; limit {args.fail_above:g}×", file=sys.stderr)
-    # A pair too small for the rank test fails only when fully separated beyond the limit (the module
-    # stratabench.report.comparison says why); the others are named, and do not fail the gate.
+    # A pair too small for the rank test fails when not even the one-sided test can speak, or when it
+    # does (fully separated beyond the limit); stratabench.report.comparison says why. The rest are named.
     unjudged = comparison.unjudged_regressions(args.fail_above)
     failing = {id(change) for change in unjudged}
     for change in comparison.unjudged():
         before_n, after_n = change.values
-        apart = (f"every value after is {change.apart:.3f}× or more every value before, beyond the limit: fails the gate"
-                 if id(change) in failing else "its values are not all apart beyond the limit: does not fail the gate"
-                 if change.apart <= args.fail_above else
-                 f"all apart beyond the limit, but too few values for that to mean anything (one-sided p "
-                 f"{smallest_one_sided_p(before_n, after_n):.3g} at best): does not fail the gate")
+        one_sided = smallest_one_sided_p(before_n, after_n)
+        apart = (f"too few values for any test (one-sided p {one_sided:.3g} at best), so it could hide a "
+                 "regression of any size: fails the gate" if one_sided > ALPHA else
+                 f"every value after is {change.apart:.3f}× or more every value before, beyond the limit: fails the gate"
+                 if id(change) in failing else "its values are not all apart beyond the limit: does not fail the gate")
         print(f"cannot judge: {change.suite} {change.cell}: {change.test.ratio:.3f}× from {before_n} and {after_n} "
               f"values, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
               f"{apart}; rerun both with more rounds (--min-samples 4 or more)", file=sys.stderr)

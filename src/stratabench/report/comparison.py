@@ -28,20 +28,21 @@ samples for the rank test ever to reach :data:`ALPHA` (three against three:
 its smallest two-sided p is 0.1) is not called unchanged: its verdict is
 :data:`CANNOT_JUDGE`, counted and named.
 
-A regression gate fails on such a pair only when the one-sided rank test
-(the gate asks one question: worse?) can still speak and does: its values
-are fully separated beyond the gate's limit, every value after worse than
-every value before times the limit (:attr:`Change.apart`), and so many
-that full separation alone has a chance of at most :data:`ALPHA` for
-identical code, 1 / C(n + m, n) (:func:`smallest_one_sided_p`: 0.05 three
-against three). Failing on every pair it cannot judge made the gate on two
-default runs of identical code always fail (the store studies' cells,
-outside rounds, have one to three tries each), so a red gate said nothing;
-passing them all would let a regression of any size through (issue 27: a
-2.6× regression measured three times a side now fails). With one or two
-values a side no test can tell a regression from noise (two loaded default
-runs put 8 such store cells fully apart beyond 10%, one 7.9×): those pairs
-are named and do not fail the gate; measure them more to gate on them.
+A regression gate fails on such a pair in two cases. With so few values
+that not even the one-sided rank test (the gate asks one question: worse?)
+can reach :data:`ALPHA` (one or two a side: 1 / C(n + m, n) is 1/6 at best
+two against two, :func:`smallest_one_sided_p`), no test can rule out a
+regression of any size, so the pair fails the gate as "cannot judge"
+(issue 27: a gate must not pass what it could not test); measure such
+cells with more tries to gate on them. With enough values for the
+one-sided test (three against three: 0.05), it fails only when that test
+speaks: the values are fully separated beyond the gate's limit, every
+value after worse than every value before times the limit
+(:attr:`Change.apart`). Failing every such pair regardless made the gate
+on two default runs of identical code fail on noise (two loaded default
+runs put 8 store cells fully apart beyond 10%, one 7.9×, all with one or
+two tries); passing them all let a 2.6× regression measured three times
+a side through.
 
 An exact metric (a count: instructions, bytes stored, SQL statements,
 allocations; :mod:`stratabench.metrics` gives each its tolerance) is never put
@@ -275,9 +276,10 @@ class Comparison:
         return [c for c in self.changes if not c.judged]
 
     def unjudged_regressions(self, factor: float) -> list[Change]:
-        """Pairs too small to judge two-sided whose values are fully separated, the worse way, by more than
-        ``factor``, and numerous enough for that to be significant one-sided."""
-        return [c for c in self.unjudged() if c.apart > factor and smallest_one_sided_p(*c.values) <= ALPHA]
+        """Pairs too small to judge two-sided that fail a gate at ``factor``: too few values for even the
+        one-sided test, or enough for it and fully separated, the worse way, by more than ``factor``."""
+        return [c for c in self.unjudged()
+                if smallest_one_sided_p(*c.values) > ALPHA or c.apart > factor]
 
     def summary(self) -> str:
         """One line: cells compared, how many moved each way, the geomean ratio."""

@@ -100,8 +100,6 @@ def test_too_few_samples_cannot_be_judged_and_fail_the_gate_when_fully_apart_bey
     ([100, 130, 105], [125, 101, 140]),  # overlapping: noise, as identical code gives with few tries
     ([100, 101, 102], [106, 107, 108]),  # fully apart, but by less than the limit (1.039x)
     ([100, 101, 102], [50, 51, 52]),  # fully apart the better way
-    ([100, 101], [260, 261]),  # two against two: fully apart by chance one time in six
-    ([100], [260]),  # one against one: no evidence at all
 ])
 def test_a_pair_too_small_to_judge_but_not_apart_beyond_the_limit_is_named_and_passes_the_gate(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], before: list[float], after: list[float]) -> None:
@@ -111,8 +109,24 @@ def test_a_pair_too_small_to_judge_but_not_apart_beyond_the_limit_is_named_and_p
     out, err = capsys.readouterr()
     assert rows(out)["a"].endswith("cannot judge")
     assert "cannot judge: bulkload a: " in err and "does not fail the gate" in err
-    if len(before) < 3:
-        assert "too few values for that to mean anything" in err
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ([100, 101], [260, 261]),  # two against two, a 2.6x regression: fully apart by chance one time in six
+    ([100, 101], [100, 101]),  # two against two, identical: still no test could have seen a regression
+    ([100], [260]),  # one against one: no evidence at all
+    ([100, 101, 102], [100]),  # three against one: 1/4 at best
+])
+def test_a_pair_too_small_for_any_test_fails_the_gate_whatever_its_values(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], before: list[float], after: list[float]) -> None:
+    # Issue 27: a gate must not pass what it could not test; the slowest cells are the ones with few tries.
+    first = write(tmp_path / "before.jsonl", {"a": before, "b": BASE})
+    second = write(tmp_path / "after.jsonl", {"a": after, "b": BASE[::-1]})
+    assert main(["compare", str(first), str(second)]) == 0
+    assert rows(capsys.readouterr().out)["a"].endswith("cannot judge")
+    assert main(["compare", str(first), str(second), "--fail-above", "1.1"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot judge: bulkload a: " in err and "too few values for any test" in err and "fails the gate" in err
 
 
 def test_the_smallest_one_sided_p_needs_three_a_side() -> None:
