@@ -40,7 +40,7 @@ from stratabench.cli.arguments import (
     whole_in,
 )
 from stratabench.cli.progress import make_progress
-from stratabench.cli.run import plugin_modules
+from stratabench.cli.run import plugin_modules, recovered_scratch
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.engine.ab import SIDES, AbCell, ForkedMeasure, Side, run_until_sure
@@ -63,7 +63,6 @@ from stratabench.results.environment import environment
 from stratabench.results.format import cell_from_json, header_record
 from stratabench.results.records import CellResult
 from stratabench.results.writer import ResultsWriter
-from stratabench.scratch import run_scratch
 from stratabench.suites.kit.plan import plan_run
 
 __all__ = ["add_parser"]
@@ -305,7 +304,7 @@ def handle(args: argparse.Namespace) -> int:
     order_seed = args.order_seed if args.order_seed is not None else int.from_bytes(os.urandom(4), "big")
     output = Path(args.output) if args.output else Path(f"results/{run_id}.jsonl")
     progress = make_progress(args.quiet)
-    with run_scratch(run_id), ExitStack() as stack:
+    with recovered_scratch(run_id, "stratabench ab"), ExitStack() as stack:
         planned, environments = {}, {}
         for side in sides:
             planned[side.label], environments[side.label] = _plan_in(side, stack)

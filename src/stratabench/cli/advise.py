@@ -11,14 +11,13 @@ from typing import Any
 
 from stratabench.cli.arguments import add_output_arguments, names, number_in, positive_int
 from stratabench.cli.progress import make_progress
-from stratabench.cli.run import _check_data_file, _output_path, _services
+from stratabench.cli.run import _check_data_file, _output_path, _services, recovered_scratch
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.layers.stores import check_store_url
 from stratabench.report.formats import REPORTERS
 from stratabench.results.environment import environment, load_average
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
-from stratabench.scratch import run_scratch
 from stratabench.errors import UsageError
 from stratabench.suites.matrix.advise import CACHE_TIERS, DEFAULT_HIT_RATIO, AdviseOptions, advice_report, advise
 from stratabench.suites.matrix.goals import DEFAULT_PRICES, parse_goal, parse_prices
@@ -87,7 +86,7 @@ def handle(args: argparse.Namespace) -> int:
     # The load step's client processes make multiprocessing's temporary directory; made now, it lives
     # outside the run's scratch root, which is gone by the time multiprocessing removes it at exit.
     multiprocessing.util.get_temp_dir()
-    with run_scratch(run_id) as scratch, _services(args.services) as running:
+    with recovered_scratch(run_id, "stratabench advise") as scratch, _services(args.services) as running:
         options = dataclasses.replace(options, stores=options.stores + tuple(s.url for s in running.values()),
                                       workdir=scratch)
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

@@ -222,6 +222,21 @@ def plugin_modules() -> list[str]:
     return [module for _, registry in registries() for info in registry for module in info.requires]
 
 
+@contextlib.contextmanager
+def recovered_scratch(run_id: str, command: str) -> Iterator[Path]:
+    """The command's scratch root, made after the seconds of any ``load`` killed with kill -9 are kept.
+
+    The scratch's sweep removes a dead command's root, its load spill
+    included, so the spill is turned into a results file first
+    (:func:`~stratabench.load.recovery.recover_killed_loads`), each file said
+    in one line.
+    """
+    for line in recover_killed_loads(command):
+        print(line, file=sys.stderr)
+    with run_scratch(run_id) as scratch:
+        yield scratch
+
+
 def run(options: RunOptions, output: Path, reporter: Any, *, services: str | None = None,
         overwrite: bool = False, quiet: bool = False, detail: Detail = "tables") -> int:
     """Plan, start services, measure, write results, print the report.
@@ -230,10 +245,8 @@ def run(options: RunOptions, output: Path, reporter: Any, *, services: str | Non
     as unavailable and do not fail the run), 1 when a cell failed.
     """
     progress = make_progress(quiet)
-    for line in recover_killed_loads("stratabench run"):  # before the scratch's sweep, which would remove them
-        print(line, file=sys.stderr)
     # Scratch first, so the servers' directories are inside the run's root too.
-    with run_scratch(options.run_id), _services(services) as running:
+    with recovered_scratch(options.run_id, "stratabench run"), _services(services) as running:
         if running:
             urls = tuple(service.url for service in running.values())
             options = dataclasses.replace(options, stores=options.stores + urls)

@@ -135,8 +135,10 @@ def test_the_spill_of_a_running_load_is_left_alone_and_one_without_a_whole_secon
     ["load", "--store", "memory://", "--duration", "0.2", "--warmup", "0", "-q", "-o", "{tmp}/next.jsonl"],
     ["run", "matrix", "--data", "{tmp}/records.jsonl", "--codec", "json", "--compressor", "none", "--samples", "2",
      "--min-time", "0.001", "--in-process", "-q", "-o", "{tmp}/next.jsonl"],
+    ["ab", "timeit", "--b=timeit.stmt=pass", "--rounds", "2", "--samples", "1", "--min-time", "0.001",
+     "--in-process", "-q", "-o", "{tmp}/next.jsonl"],
 ])  # fmt: skip
-def test_the_next_load_run_or_clean_keeps_what_a_killed_load_spilled(
+def test_the_next_load_run_ab_or_clean_keeps_what_a_killed_load_spilled(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         command: list[str]) -> None:
     from stratabench.cli.main import main
