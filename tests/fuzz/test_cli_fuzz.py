@@ -1,8 +1,10 @@
 """Property-based fuzzing of the command line (issue 14): no input gives a traceback.
 
 Hypothesis generates flags, settings, store URLs, ``--data`` files and
-results files, and feeds them to ``main(argv)`` in this process with the
-output captured, plus a sample through the real ``stratabench`` process.
+results files, and runs each as ``stratabench`` in a process of its own
+(forked from a warmed interpreter, :mod:`fork_server`: its own descriptors,
+exit status, crash or hang), plus a sample through ``python -m stratabench``
+itself.
 Each must end with a documented exit status
 (:func:`stratabench.errors.exit_statuses`), an error as one ``error:``
 line, and no traceback. The paths are the cheap ones (``run --dry-run``,
@@ -16,8 +18,8 @@ URLs whose password holds every reserved character, which must appear in
 no output and no file written. Every sub-command (``services up`` and the
 others too) gets argument lists of its own options with any values, ended
 by an option no parser knows, so that every value is converted and nothing
-runs. 1,900 inputs per run in all, 28 of them through real processes;
-about two and a half minutes on two cores.
+runs. 1,900 inputs per run in all, each in a process of its own, 28 of
+them started as ``python -m stratabench``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from stratabench.cli.main import main
 from stratabench.errors import exit_statuses
 from stratabench.plugins import declared_settings
 from stratabench.results.format import cell_to_json, header_record
@@ -55,16 +56,64 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         yield
 
 
+class ForkServer:
+    """``tests/fuzz/fork_server.py``: each input runs as ``stratabench`` in a process of its own (see there why)."""
+
+    #: A child still running after this many seconds is killed and the input fails as a hang; below the
+    #: 60-s alarms of the special-file tests, so the server has answered before they would fire.
+    TIMEOUT_S = 45.0
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.requests = 0
+        self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fork_server.py"))],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None and self.process.stdout.readline() == "ready\n"
+
+    def run(self, argv: list[str]) -> tuple[int, str, str]:
+        """Exit status, stdout and stderr of ``stratabench ARGV`` run in a forked child."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.requests += 1
+        out, err = self.directory / f"{self.requests}.out", self.directory / f"{self.requests}.err"
+        request = {"id": self.requests, "argv": argv, "out": str(out), "err": str(err), "cwd": str(self.directory),
+                   "timeout": self.TIMEOUT_S}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        while True:  # an answer to an earlier request cut short by an alarm is skipped
+            answer = json.loads(self.process.stdout.readline())
+            if answer["id"] == self.requests:
+                break
+        shown = out.read_text(errors="replace"), err.read_text(errors="replace")
+        out.unlink()
+        err.unlink()
+        assert not answer["hung"], (argv, f"no answer after {self.TIMEOUT_S:g} s: the command hangs", shown[1])
+        assert answer["signal"] is None, (argv, f"killed by signal {answer['signal']}", shown[1])
+        return answer["status"], *shown
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()  # the server ends at the end of its input
+        self.process.wait(timeout=60)
+        self.process.stdout.close()
+
+
+SERVER: list[ForkServer] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fork_server(private_cache: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One server for the module, started after the private cache is set, so every child inherits it."""
+    server = ForkServer(tmp_path_factory.mktemp("fuzz-processes"))
+    SERVER.append(server)
+    yield
+    SERVER.remove(server)
+    server.close()
+
+
 def call(*argv: str) -> tuple[int, str]:
-    """``main(argv)``, with stdout and stderr captured; fails on a traceback or an undocumented status."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exit_:  # only --help exits this way
-            code = exit_.code if isinstance(exit_.code, int) else 0
-    errors = err.getvalue()
-    assert "Traceback" not in errors and "Traceback" not in out.getvalue(), (argv, errors)
+    """``stratabench ARGV`` in a process of its own; fails on a traceback, a crash, a hang or an undocumented status."""
+    code, output, errors = SERVER[0].run(list(argv))
+    assert "Traceback" not in errors and "Traceback" not in output, (argv, errors)
     assert code in DOCUMENTED, (argv, code, errors)
     error_lines = [line for line in errors.splitlines() if line.startswith("error:")]
     assert len(error_lines) <= 1, (argv, errors)
