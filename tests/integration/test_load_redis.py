@@ -400,10 +400,47 @@ def test_a_stopped_load_command_deletes_its_keys_itself_and_keeps_a_partial_cell
     assert [c["fatal"] for c in cell.notes["clients"]] == [f"stopped by {signal.Signals(signum).name}"] * 2
 
 
+def test_a_load_of_go_clients_stopped_by_sigterm_keeps_the_seconds_they_spilled(
+        server_url: Callable[[str], str], tmp_path: Path, go_program: Callable[[str], Path]) -> None:
+    # Issue 27, item 6, for Go clients: they end with the command's process group and send no report, so the
+    # partial cell comes from the seconds they spilled. It kept none before.
+    go_program("stratabench-go")
+    url = server_url("redis")
+    output = tmp_path / "load.jsonl"
+    process = start_load(url, output, lang="go")
+    try:
+        spill = two_seconds_spilled(process.pid)
+        os.killpg(process.pid, signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err and f"results so far: {output}" in err, err
+    assert not load_namespaces(url)
+    (cell,) = load(output).cells
+    assert cell.status == "failed" and cell.notes["partial"] is True
+    kept = len(cell.notes["interval_histograms"])
+    assert 2 <= kept < 60 and cell.error == (
+        f"terminated (SIGTERM) after {kept:g} of 60 s: a partial cell of the {kept} intervals every client finished")
+    counts = [decode(h).get_total_count() for h in cell.notes["interval_histograms"]]
+    assert all(counts) and sum(counts) == cell.notes["ops"] == decode(cell.notes["histogram"]).get_total_count()
+
+
 def spill_of(pid: int) -> Path:
     """Where the load command ``pid`` spills its clients' seconds: ``load-spill`` in its temporary root."""
     (root,) = scratch_base().glob(f"*-{pid}")
     return root / SPILL_DIR
+
+
+def two_seconds_spilled(pid: int) -> Path:
+    """The spill of load command ``pid`` once each of its two clients has spilled two whole seconds."""
+    spill = spill_of(pid)
+    deadline = time.monotonic() + 300  # a guard against a hang, not a measure: a loaded machine is slow
+    while min(whole_lines(client_file(spill, i)) for i in range(2)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert min(whole_lines(client_file(spill, i)) for i in range(2)) >= 2, "no second was spilled"
+    return spill
 
 
 def whole_lines(path: Path) -> int:
@@ -429,11 +466,7 @@ def test_the_seconds_of_a_load_killed_with_kill_9_are_kept_by_the_next_command(
     output = tmp_path / "load.jsonl"
     process = start_load(url, output, lang=lang)
     try:
-        spill = spill_of(process.pid)
-        deadline = time.monotonic() + 300  # a guard against a hang, not a measure: a loaded machine is slow
-        while min(whole_lines(client_file(spill, i)) for i in range(2)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert min(whole_lines(client_file(spill, i)) for i in range(2)) >= 2, "no second was spilled"
+        spill = two_seconds_spilled(process.pid)
         # A spill of a command that still runs is left alone.
         assert recover_killed_loads("a test") == [] and (spill / "configuration.json").is_file()
         family = {process.pid, *(child.pid for child in psutil.Process(process.pid).children(recursive=True))}

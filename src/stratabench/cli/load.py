@@ -28,7 +28,7 @@ from stratabench.layers.stores import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.recovery import recover_killed_loads, spilling
+from stratabench.load.recovery import recover_killed_loads, spilled_reports, spilling
 from stratabench.load.client import attached_reports
 from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, interrupted_result, run_load
 from stratabench.load.store_requests import store_libraries
@@ -338,8 +338,12 @@ class _Session:
 
                     result = run_parking_load(spec, runner, spill=spill).load
             except KeyboardInterrupt as interrupt:
-                # The seconds measured before Ctrl-C, SIGTERM or SIGHUP are kept, as a partial cell.
-                partial = interrupted_result(spec, attached_reports(interrupt), interrupt_description(interrupt))
+                # The seconds measured before Ctrl-C, SIGTERM or SIGHUP are kept, as a partial cell: from the
+                # reports the Python clients sent as they stopped, or else (Go clients, stopped with the
+                # command) from the seconds they spilled.
+                reports = attached_reports(interrupt) or (
+                    spilled_reports(spill, spec, interrupt_description(interrupt)) if spill else ())
+                partial = interrupted_result(spec, reports, interrupt_description(interrupt))
                 if partial is not None:
                     self._keep(partial, params, runner, started, {"partial": True})
                 raise

@@ -40,7 +40,7 @@ from stratabench.load.spill import client_file, spilled_seconds
 from stratabench.results.writer import ResultsWriter
 from stratabench.scratch import leftovers
 
-__all__ = ["SPILL_DIR", "recover_killed_loads", "spilled_report", "spilling"]
+__all__ = ["SPILL_DIR", "recover_killed_loads", "spilled_report", "spilled_reports", "spilling"]
 
 SPILL_DIR = "load-spill"
 """The spill's directory in a command's temporary root."""
@@ -159,6 +159,19 @@ def spilled_report(directory: str | Path, index: int, interval_s: float, fatal: 
     )  # fmt: skip
 
 
+def spilled_reports(directory: str | Path, spec: Pacing, fatal: str) -> list[ClientReport]:
+    """Every client's report rebuilt from its spill file, or none when a client finished no interval.
+
+    The seconds every client finished are the only ones a partial cell may
+    keep (:func:`~stratabench.load.run.interrupted_result`), so one client
+    without a line leaves nothing to keep.
+    """
+    interval_s = spec.duration_s / spec.intervals
+    reports = [spilled_report(directory, index, interval_s, fatal) for index in range(spec.clients)]
+    finished = [report for report in reports if report is not None]
+    return finished if len(finished) == len(reports) else []
+
+
 def recover_killed_loads(by: str, base: Path | None = None) -> list[str]:
     """Keep what killed loads spilled, as partial cells in new results files; one line each to say where.
 
@@ -186,12 +199,9 @@ def _recover(directory: Path, by: str) -> str:
     spec = _RecordedPacing(clients=int(record["clients"]), rate_per_s=record["rate_per_s"],
                            warmup_s=float(record["warmup_s"]), duration_s=float(record["duration_s"]), record=record)
     killed = f"a killed `{configuration['command']}` ({spec.cell_name})"
-    interval_s = spec.duration_s / spec.intervals
-    reports = [spilled_report(directory, index, interval_s, f"killed; recovered by {by}")
-               for index in range(spec.clients)]  # fmt: skip
-    finished = [report for report in reports if report is not None]
+    finished = spilled_reports(directory, spec, f"killed; recovered by {by}")
     partial = interrupted_result(spec, finished, f"killed (kill -9 or a crash; recovered by {by})") \
-        if len(finished) == len(reports) else None
+        if finished else None
     if partial is None:
         return f"{killed} finished no second in every client: nothing to keep"
     cell = load_cell(partial, params=configuration["params"], runner=configuration["runner"],
