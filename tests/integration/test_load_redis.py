@@ -10,6 +10,7 @@ keeps the histograms, and leaves no client process alive.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -453,13 +454,17 @@ def whole_lines(path: Path) -> int:
 @pytest.mark.parametrize("lang", ["python", "go"])
 def test_the_seconds_of_a_load_killed_with_kill_9_are_kept_by_the_next_command(
         server_url: Callable[[str], str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], go_program: Callable[[str], Path], lang: str) -> None:
+        capsys: pytest.CaptureFixture[str], go_program: Callable[[str], Path], lang: str,
+        request: pytest.FixtureRequest) -> None:
     # Issue 27, item 6: kill -9 kept no cell, though its clients had measured seconds. Each client now writes
     # each finished second to the command's temporary directory, and the next command keeps them.
     if lang == "go":
         go_program("stratabench-go")
-    scratch = tmp_path / "tmp"  # a temporary directory of the test's own: no other spill is found there
-    scratch.mkdir()
+    # A temporary directory of the test's own, so no other spill is found there; short, since multiprocessing's
+    # fork server binds a socket inside it and a socket's path has at most 107 bytes (a fresh clone's pytest
+    # directory was too long: "AF_UNIX path too long").
+    scratch = Path(tempfile.mkdtemp(prefix="sb-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     url = server_url("redis")
