@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.cli.arguments import add_output_arguments, fraction, number_in, parse_settings, whole_in
+from stratabench.cli.run import recovered_scratch
 from stratabench.cli.signals import interrupt_description
 from stratabench.layers.stores.namespaces import new_run_id
 from stratabench.errors import StratabenchError, UsageError
@@ -28,7 +29,7 @@ from stratabench.layers.stores import open_store
 from stratabench.load.cells import cell_name, load_cell
 from stratabench.load.cluster import ClusterAddress, DaskClients, parse_cluster
 from stratabench.load.records import generated_payloads, payloads_from_rows
-from stratabench.load.recovery import recover_killed_loads, spilled_reports, spilling
+from stratabench.load.recovery import spilled_reports, spilling
 from stratabench.load.client import attached_reports
 from stratabench.load.run import ClientRunner, LoadResult, LoadSpec, Pacing, default_runner, interrupted_result, run_load
 from stratabench.load.store_requests import store_libraries
@@ -41,7 +42,6 @@ from stratabench.suites.kit.reports import run_report
 from stratabench.results.environment import environment
 from stratabench.results.format import header_record
 from stratabench.results.writer import ResultsWriter
-from stratabench.scratch import run_scratch
 from stratabench.suites.parking.process import IMPLEMENTATIONS
 from stratabench.units import format_bytes, format_ns
 
@@ -394,10 +394,9 @@ def load(options: LoadOptions) -> int:
                            options.run_options().to_json())  # fmt: skip
     try:
         with ExitStack() as stack:
-            for line in recover_killed_loads("stratabench load"):  # before the sweep, which would remove them
-                print(line, file=sys.stderr)
-            # Sweeps what killed runs left (their clients' semaphores too) and holds this run's temporary files.
-            scratch = stack.enter_context(run_scratch(options.run_id))
+            # Keeps what killed loads spilled, sweeps what killed runs left (their clients' semaphores too)
+            # and holds this run's temporary files.
+            scratch = stack.enter_context(recovered_scratch(options.run_id, "stratabench load"))
             writer = stack.enter_context(ResultsWriter(options.output, header, overwrite=options.overwrite))
             session = _Session(options, runners, writer, header, scratch)
             if options.database is not None:
