@@ -19,7 +19,7 @@ from stratabench.engine.operation import CellSpec
 from stratabench.engine.sampling import RoundPlan
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.report.ab import AbVerdict, judge
+from stratabench.report.ab import AbVerdict, ab_summary, ab_table, judge
 from stratabench.results.records import CellResult, MetricResult
 
 
@@ -208,3 +208,46 @@ def test_the_cells_first_visit_calibrates_each_side_traces_and_verifies_once_and
             ("python-a", 0, True, None, 3), ("python-b", 0, True, 1, 3),
             *((python, number, False, 1, 3) for number, pair in ((1, ("python-b", "python-a")),
                                                                  (2, ("python-a", "python-b"))) for python in pair)]
+
+
+class FakeGo:
+    """A side's Go adapter on a fake clock: wall time only (no worker CPU time), B 20% slower, the machine drifting."""
+
+    def __init__(self, cost: float, moment: "itertools.count[int]") -> None:
+        self.cost, self.moment, self.calls = cost, moment, 0
+
+    def run_external(self, cells: list[CellSpec], workdir: Path) -> Any:
+        self.calls += 1
+        for spec in cells:
+            drift = 1.02 ** next(self.moment)
+            yield CellResult(spec.suite, spec.name, {}, "go", "ok", loops=100, judged="wall_ns",
+                             metrics={"wall_ns": MetricResult.of([self.cost * drift, self.cost * drift * 1.05])})
+
+
+def test_a_go_cell_without_cpu_time_is_judged_on_its_wall_time_and_says_so() -> None:
+    moment = itertools.count()
+    go = CellSpec("s", "go json/warm", {}, "go")
+    py = CellSpec("s", "json/raw")
+    planned = [AbCell({"A": go, "B": go}, {"A": FakeGo(100.0, moment), "B": FakeGo(120.0, moment)}),
+               AbCell({"A": py, "B": py})]
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        value = 100.0 * 1.02 ** next(moment)
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1,
+                          metrics={"wall_ns": MetricResult.of([value]), "cpu_ns": MetricResult.of([value])})
+
+    run_ab(planned, SIDES, range(6), 4, measure, Sink(), QuietProgress(io.StringIO()))
+    options = RunOptions()
+    go_a, go_b = (planned[0].result(label, options) for label in ("A", "B"))
+    # Without a fallback a Go cell cannot be compared on CPU time; with wall time as the fallback it is.
+    assert judge(go_a, go_b, metric("cpu_ns"), 0.05) is None
+    judged = judge(go_a, go_b, metric("cpu_ns"), 0.05, fallback=metric("wall_ns"))
+    assert judged is not None and judged.metric == "wall_ns" and judged.pairs == 6
+    assert judged.verdict == "slower" and abs(judged.ratio / 1.20 - 1) < 0.03
+    python = judge(*(planned[1].result(label, options) for label in ("A", "B")), metric("cpu_ns"), 0.05,
+                   fallback=metric("wall_ns"))
+    assert python is not None and python.metric == "cpu_ns"
+    line = ab_summary([judged, python], metric("cpu_ns"), 0.05, 0, 0.99)
+    assert "cpu_ns on 1, wall_ns on 1" in line
+    table = ab_table([judged, python], metric("cpu_ns"), "t", [])
+    assert [row["metric"] for row in table.rows] == ["wall_ns", "cpu_ns"]
