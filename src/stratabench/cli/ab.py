@@ -160,7 +160,8 @@ print(json.dumps({"cells": [cell.to_json() for _, cells in plan.suites for cell 
 
 
 #: Run in another environment's interpreter for the run: its external (Go) cells through its own stratabench and
-#: its own Go build. One JSON line in (the options), then per cell one line in (cell, workdir) and one line out.
+#: its own Go build. One JSON line in (the options), then per batch one line in (a suite's cells, workdir) and one
+#: line out per result, then one line that ends the batch (done, or the adapter's error).
 _RUN_THERE = """
 import json, sys
 from pathlib import Path
@@ -177,10 +178,11 @@ plan = plan_run(RunOptions.from_json(json.loads(sys.stdin.readline())), Quiet())
 runners = {(cell.suite, cell.name): runner for runner, cells in plan.suites for cell in cells}
 for line in sys.stdin:
     request = json.loads(line)
-    cell = CellSpec.from_json(request["cell"])
+    cells = [CellSpec.from_json(cell) for cell in request["cells"]]
     try:
-        answer = {"results": [cell_to_json(result) for result in
-                              runners[(cell.suite, cell.name)].run_external([cell], Path(request["workdir"]))]}
+        for result in runners[(cells[0].suite, cells[0].name)].run_external(cells, Path(request["workdir"])):
+            print(json.dumps({"result": cell_to_json(result)}), file=answers, flush=True)
+        answer = {"done": True}
     except StratabenchError as error:
         answer = {"status": status_of(error), "error": error.message}
     print(json.dumps(answer), file=answers, flush=True)
@@ -192,7 +194,7 @@ class _EnvironmentRunner:
 
     One process for the run (started at the first cell, so a plan without Go
     cells costs nothing); it plans once with the side's options and then runs
-    one cell per request, in ``ab``'s order like any other visit.
+    one batch (a suite's cells) per request, in ``ab``'s order like any other visit.
     """
 
     def __init__(self, side: Side) -> None:
@@ -204,18 +206,23 @@ class _EnvironmentRunner:
             self.process = popen_tied([self.side.python, "-c", _RUN_THERE], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self._send(self.side.options.to_json())
-        for cell in cells:
-            self._send({"cell": cell.to_json(), "workdir": str(workdir)})
-            assert self.process.stdout is not None
-            line = self.process.stdout.readline()
-            if not line:
-                raise StratabenchError(f"side {self.side.label}'s environment ({self.side.python}) stopped running "
-                                       f"its Go cells (exit {self.process.wait()})")
+        self._send({"cells": [cell.to_json() for cell in cells], "workdir": str(workdir)})
+        pending = {cell.name: cell for cell in cells}
+        assert self.process.stdout is not None
+        while line := self.process.stdout.readline():
             answer = json.loads(line)
-            if "results" in answer:
-                yield from (cell_from_json(record) for record in answer["results"])
+            if "result" in answer:
+                result = cell_from_json(answer["result"])
+                pending.pop(result.cell, None)
+                yield result
+            elif "done" in answer:
+                return
             else:
-                yield CellResult.failure(cell, answer["status"], answer["error"])
+                for cell in pending.values():
+                    yield CellResult.failure(cell, answer["status"], answer["error"])
+                return
+        raise StratabenchError(f"side {self.side.label}'s environment ({self.side.python}) stopped running "
+                               f"its Go cells (exit {self.process.wait()})")
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process is not None and self.process.stdin is not None

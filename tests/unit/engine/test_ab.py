@@ -251,3 +251,44 @@ def test_a_go_cell_without_cpu_time_is_judged_on_its_wall_time_and_says_so() -> 
     assert "cpu_ns on 1, wall_ns on 1" in line
     table = ab_table([judged, python], metric("cpu_ns"), "t", [])
     assert [row["metric"] for row in table.rows] == ["wall_ns", "cpu_ns"]
+
+
+def test_a_suites_external_cells_go_to_each_sides_adapter_as_one_batch_a_round_in_abba_order() -> None:
+    moment = itertools.count()
+    adapters = {"A": FakeGo(100.0, moment), "B": FakeGo(100.0, moment)}
+    batches: list[tuple[str, list[str]]] = []
+    for label, adapter in adapters.items():
+        run = adapter.run_external
+
+        def logged(cells: list[CellSpec], workdir: Path, label: str = label, run: Any = run) -> Any:
+            batches.append((label, [cell.name for cell in cells]))
+            yield from run(cells, workdir)
+
+        adapter.run_external = logged  # type: ignore[method-assign]
+    specs = [CellSpec("s", f"go {n}", {}, "go") for n in range(3)]
+    planned = [AbCell({"A": spec, "B": spec}, dict(adapters)) for spec in specs]
+    sink = Sink()
+    run_ab(planned, SIDES, range(4), 2, lambda spec, side, number: pytest.fail("no Python cell"), sink,
+           QuietProgress(io.StringIO()))
+    names = ["go 0", "go 1", "go 2"]
+    assert batches == [("A", names), ("B", names), ("B", names), ("A", names)] * 2
+    assert len(sink.results) == 3 * 2 * 4 and all(len(cell.rounds["A"]) == 4 for cell in planned)
+
+
+def test_an_adapter_that_fails_mid_batch_fails_the_cells_it_had_not_reported_with_its_reason() -> None:
+    from stratabench.errors import StratabenchError
+
+    class Broken:
+        def run_external(self, cells: list[CellSpec], workdir: Path) -> Any:
+            yield CellResult(cells[0].suite, cells[0].name, {}, "go", "ok", loops=1,
+                             metrics={"wall_ns": MetricResult.of([1.0])})
+            raise StratabenchError("Go program crashed")
+
+    specs = [CellSpec("s", f"go {n}", {}, "go") for n in range(3)]
+    planned = [AbCell({"A": spec, "B": spec}, {"A": Broken(), "B": Broken()}) for spec in specs]
+    run_ab(planned, SIDES, range(2), 0, lambda spec, side, number: pytest.fail("no Python cell"), Sink(),
+           QuietProgress(io.StringIO()))
+    assert planned[0].failed is None and len(planned[0].rounds["A"]) == 2
+    for cell in planned[1:]:
+        assert cell.failed is not None and cell.failed.error == "Go program crashed"
+        assert len(cell.rounds["A"]) + len(cell.rounds["B"]) == 1  # a failed cell is measured no more
