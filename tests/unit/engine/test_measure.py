@@ -285,3 +285,40 @@ def test_costly_extra_metrics_are_taken_once_in_a_cell_s_first_round_only() -> N
     later = measure_operation(op, options, clock.clock, RoundPlan(1, first.loops, 1, False))
     assert first.samples["size_zstd_bytes"] == [10.0] and "size_zstd_bytes" not in later.samples
     assert calls == [1]
+
+
+def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibration(tmp_path: Path) -> None:
+    # An operation that asks the system for something every second call only (as a store
+    # flushes every so many writes): its counted syscalls depend on how many calls came before
+    # the pass. Two costs calibrate to 100 and 3 loops; the pass must count the same either way.
+    import os
+
+    from stratabench.engine.measure import MEMORY_PASS_AFTER
+    from stratabench.engine.sampling import RoundPlan
+
+    path = tmp_path / "data"
+    path.write_bytes(b"x" * 10)
+    fd = os.open(path, os.O_RDONLY)
+    counted = []
+    try:
+        for wall_ns, loops in ((1_000, 100), (40_000, 3)):
+            clock = FakeClock()
+            calls: list[int] = []
+
+            def call(cost: int = wall_ns) -> None:
+                clock.advance(cost)
+                calls.append(1)
+                if len(calls) % 2 == 0:
+                    os.pread(fd, 10, 0)
+
+            op = Operation(call=call)
+            options = EngineOptions(warmups=0, min_sample_ns=100_000, memory_samples=1)
+            for plan in (None, RoundPlan(0, None, 3, True)):
+                measurement = measure_operation(op, options, clock.clock, plan)
+                assert measurement.loops == loops
+                counted.append(measurement.samples["syscalls"])
+                calls.clear()
+    finally:
+        os.close(fd)
+    # The pass is call MEMORY_PASS_AFTER + 1, an even call: one read, in every measurement.
+    assert MEMORY_PASS_AFTER == 1 and counted == [[1.0]] * 4
