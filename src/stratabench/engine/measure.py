@@ -160,19 +160,38 @@ def loop_timer(call: Callable[[], object], clock: Clock = SYSTEM_CLOCK) -> LoopT
     return timed
 
 
-def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS) -> int:
+def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS, *, on_cpu: bool = False) -> int:
     """The smallest loop count whose loop lasts at least ``min_sample_ns``.
 
     Starts at one operation and grows by the measured shortfall (at least
     2×, at most 10× a step, so one outlier cannot overshoot by much). The
     calibration loops also warm the operation up.
+
+    A loop count is fixed for the whole run (every round times the one the
+    cell's first round calibrated), so one descheduled step must not fix it:
+    a step during which the host took the CPU away lasts long on the wall
+    clock, and on wall time alone it stopped the growth at a loop of one for
+    the whole run. So a step's wall time stops the growth only when a second
+    timing of the same loop count reaches the length too (a pause seldom
+    hits two loops in a row; if the second falls short, the growth goes on
+    from it). With ``on_cpu`` (a cell judged on CPU time: work inside the
+    process, which a pause of the host leaves out), a step whose CPU time
+    reaches the length stops it at once and the growth follows CPU time;
+    wall time, confirmed, still bounds an operation that mostly waits.
     """
     loops = 1
+    reached: int | None = None  # the loop count whose wall time reached the length once, to be timed again
     while loops < max_loops:
-        wall, _ = timed(loops)
-        if wall >= min_sample_ns:
+        wall, cpu = timed(loops)
+        if on_cpu and cpu >= min_sample_ns:
             break
-        factor = 10 if wall <= 0 else min(10, max(2, math.ceil(min_sample_ns / wall * 1.05)))
+        if wall >= min_sample_ns:
+            if reached == loops:
+                break
+            reached = loops
+            continue
+        length = cpu if on_cpu else wall
+        factor = 10 if length <= 0 else min(10, max(2, math.ceil(min_sample_ns / length * 1.05)))
         loops = min(max_loops, loops * factor)
     return loops
 
@@ -391,7 +410,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         elif plan is not None and plan.loops is not None:
             loops = plan.loops  # calibrated in the cell's first round: every round's samples time the same loop
         else:
-            loops = calibrate(timed, options.min_sample_ns)
+            loops = calibrate(timed, options.min_sample_ns, on_cpu=op.judged_metric == CPU_METRIC)
             # Calibration ends with an untimed run of exactly ``loops`` operations
             # (the one that reached the sample length): that run is a warm-up, and
             # another would only cost a sample's time in every cell.

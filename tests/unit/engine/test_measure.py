@@ -46,6 +46,54 @@ def test_slow_operation_runs_once_per_sample() -> None:
     assert calibrate(loop_timer(op.call, clock.clock), 100_000_000) == 1
 
 
+def descheduled_once(clock: FakeClock, wall_ns: int, pause_ns: int) -> Operation:
+    """An operation of ``wall_ns`` (all CPU) whose first call the host pauses for ``pause_ns`` (wall only)."""
+    calls = []
+
+    def call() -> list[int]:
+        clock.advance(wall_ns + (0 if calls else pause_ns), wall_ns)
+        calls.append(1)
+        return calls
+
+    return Operation(call=call, trace_memory=False)
+
+
+@pytest.mark.parametrize("on_cpu", [True, False])
+def test_a_descheduled_calibration_step_does_not_fix_a_loop_of_one(on_cpu: bool) -> None:
+    # 1 µs operations, 100 µs samples; the first step (one call) is paused for 200 µs: on its wall time alone the
+    # calibration stopped at one loop, which every round of the run would then time.
+    clock = FakeClock()
+    op = descheduled_once(clock, 1_000, 200_000)
+    assert calibrate(loop_timer(op.call, clock.clock), 100_000, on_cpu=on_cpu) == 100
+
+
+def test_a_wall_timed_step_that_reaches_the_length_twice_stops_the_calibration() -> None:
+    # An operation that waits: 50 µs of wall time, 1 µs of CPU. On CPU time alone it would grow without bound.
+    clock = FakeClock()
+    op = costing(clock, 50_000, cpu_ns=1_000)
+    timed_loops: list[int] = []
+    timed = loop_timer(op.call, clock.clock)
+
+    def recording(loops: int) -> tuple[int, int]:
+        timed_loops.append(loops)
+        return timed(loops)
+
+    assert calibrate(recording, 100_000, on_cpu=True) == 10
+    assert timed_loops == [1, 10, 10]
+
+
+def test_a_cell_s_loop_count_survives_a_descheduled_calibration() -> None:
+    # The same pause inside a whole measurement: every sample times 100 operations, not one.
+    for waits in (False, True):
+        clock = FakeClock()
+        op = descheduled_once(clock, 1_000, 200_000)
+        op.waits = waits
+        measurement = measure_operation(op, EngineOptions(samples=3, min_sample_ns=100_000, memory_samples=0),
+                                        clock.clock)
+        assert measurement.loops == 100
+        assert measurement.samples["wall_ns"] == [1000.0] * 3
+
+
 def test_samples_are_per_operation() -> None:
     clock = FakeClock()
     op = costing(clock, 1_000, cpu_ns=600)
