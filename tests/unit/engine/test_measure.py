@@ -46,6 +46,54 @@ def test_slow_operation_runs_once_per_sample() -> None:
     assert calibrate(loop_timer(op.call, clock.clock), 100_000_000) == 1
 
 
+def descheduled_once(clock: FakeClock, wall_ns: int, pause_ns: int) -> Operation:
+    """An operation of ``wall_ns`` (all CPU) whose first call the host pauses for ``pause_ns`` (wall only)."""
+    calls = []
+
+    def call() -> list[int]:
+        clock.advance(wall_ns + (0 if calls else pause_ns), wall_ns)
+        calls.append(1)
+        return calls
+
+    return Operation(call=call, trace_memory=False)
+
+
+@pytest.mark.parametrize("on_cpu", [True, False])
+def test_a_descheduled_calibration_step_does_not_fix_a_loop_of_one(on_cpu: bool) -> None:
+    # 1 µs operations, 100 µs samples; the first step (one call) is paused for 200 µs: on its wall time alone the
+    # calibration stopped at one loop, which every round of the run would then time.
+    clock = FakeClock()
+    op = descheduled_once(clock, 1_000, 200_000)
+    assert calibrate(loop_timer(op.call, clock.clock), 100_000, on_cpu=on_cpu) == 100
+
+
+def test_a_wall_timed_step_that_reaches_the_length_twice_stops_the_calibration() -> None:
+    # An operation that waits: 50 µs of wall time, 1 µs of CPU. On CPU time alone it would grow without bound.
+    clock = FakeClock()
+    op = costing(clock, 50_000, cpu_ns=1_000)
+    timed_loops: list[int] = []
+    timed = loop_timer(op.call, clock.clock)
+
+    def recording(loops: int) -> tuple[int, int]:
+        timed_loops.append(loops)
+        return timed(loops)
+
+    assert calibrate(recording, 100_000, on_cpu=True) == 10
+    assert timed_loops == [1, 10, 10]
+
+
+def test_a_cell_s_loop_count_survives_a_descheduled_calibration() -> None:
+    # The same pause inside a whole measurement: every sample times 100 operations, not one.
+    for waits in (False, True):
+        clock = FakeClock()
+        op = descheduled_once(clock, 1_000, 200_000)
+        op.waits = waits
+        measurement = measure_operation(op, EngineOptions(samples=3, min_sample_ns=100_000, memory_samples=0),
+                                        clock.clock)
+        assert measurement.loops == 100
+        assert measurement.samples["wall_ns"] == [1000.0] * 3
+
+
 def test_samples_are_per_operation() -> None:
     clock = FakeClock()
     op = costing(clock, 1_000, cpu_ns=600)
@@ -237,3 +285,40 @@ def test_costly_extra_metrics_are_taken_once_in_a_cell_s_first_round_only() -> N
     later = measure_operation(op, options, clock.clock, RoundPlan(1, first.loops, 1, False))
     assert first.samples["size_zstd_bytes"] == [10.0] and "size_zstd_bytes" not in later.samples
     assert calls == [1]
+
+
+def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibration(tmp_path: Path) -> None:
+    # An operation that asks the system for something every second call only (as a store
+    # flushes every so many writes): its counted syscalls depend on how many calls came before
+    # the pass. Two costs calibrate to 100 and 3 loops; the pass must count the same either way.
+    import os
+
+    from stratabench.engine.measure import MEMORY_PASS_AFTER
+    from stratabench.engine.sampling import RoundPlan
+
+    path = tmp_path / "data"
+    path.write_bytes(b"x" * 10)
+    fd = os.open(path, os.O_RDONLY)
+    counted = []
+    try:
+        for wall_ns, loops in ((1_000, 100), (40_000, 3)):
+            clock = FakeClock()
+            calls: list[int] = []
+
+            def call(cost: int = wall_ns) -> None:
+                clock.advance(cost)
+                calls.append(1)
+                if len(calls) % 2 == 0:
+                    os.pread(fd, 10, 0)
+
+            op = Operation(call=call)
+            options = EngineOptions(warmups=0, min_sample_ns=100_000, memory_samples=1)
+            for plan in (None, RoundPlan(0, None, 3, True)):
+                measurement = measure_operation(op, options, clock.clock, plan)
+                assert measurement.loops == loops
+                counted.append(measurement.samples["syscalls"])
+                calls.clear()
+    finally:
+        os.close(fd)
+    # The pass is call MEMORY_PASS_AFTER + 1, an even call: one read, in every measurement.
+    assert MEMORY_PASS_AFTER == 1 and counted == [[1.0]] * 4
