@@ -61,7 +61,7 @@ from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.results.environment import environment
 from stratabench.results.format import cell_from_json, header_record
-from stratabench.results.records import CellResult
+from stratabench.results.records import WALL_METRIC, CellResult
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites.kit.plan import plan_run
 
@@ -109,7 +109,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--metric", default=None,
                         help="the metric to compare (default cpu_ns, the worker's CPU time: on a loaded 2-core "
                         "machine its per-round ratios held within 2%% where wall_ns's spread ±25%%; wall_ns to "
-                        "include waiting on I/O and servers; instructions with --count instructions)")
+                        "include waiting on I/O and servers; instructions with --count instructions). By default a cell with "
+                        "no worker CPU time (Go, treestore's worker, parking's server) is judged on wall_ns, and its "
+                        "row says so")
     parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
                         help="smallest change called a change (default 5%%)")
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
@@ -158,7 +160,8 @@ print(json.dumps({"cells": [cell.to_json() for _, cells in plan.suites for cell 
 
 
 #: Run in another environment's interpreter for the run: its external (Go) cells through its own stratabench and
-#: its own Go build. One JSON line in (the options), then per cell one line in (cell, workdir) and one line out.
+#: its own Go build. One JSON line in (the options), then per batch one line in (a suite's cells, workdir) and one
+#: line out per result, then one line that ends the batch (done, or the adapter's error).
 _RUN_THERE = """
 import json, sys
 from pathlib import Path
@@ -175,10 +178,11 @@ plan = plan_run(RunOptions.from_json(json.loads(sys.stdin.readline())), Quiet())
 runners = {(cell.suite, cell.name): runner for runner, cells in plan.suites for cell in cells}
 for line in sys.stdin:
     request = json.loads(line)
-    cell = CellSpec.from_json(request["cell"])
+    cells = [CellSpec.from_json(cell) for cell in request["cells"]]
     try:
-        answer = {"results": [cell_to_json(result) for result in
-                              runners[(cell.suite, cell.name)].run_external([cell], Path(request["workdir"]))]}
+        for result in runners[(cells[0].suite, cells[0].name)].run_external(cells, Path(request["workdir"])):
+            print(json.dumps({"result": cell_to_json(result)}), file=answers, flush=True)
+        answer = {"done": True}
     except StratabenchError as error:
         answer = {"status": status_of(error), "error": error.message}
     print(json.dumps(answer), file=answers, flush=True)
@@ -190,7 +194,7 @@ class _EnvironmentRunner:
 
     One process for the run (started at the first cell, so a plan without Go
     cells costs nothing); it plans once with the side's options and then runs
-    one cell per request, in ``ab``'s order like any other visit.
+    one batch (a suite's cells) per request, in ``ab``'s order like any other visit.
     """
 
     def __init__(self, side: Side) -> None:
@@ -202,18 +206,23 @@ class _EnvironmentRunner:
             self.process = popen_tied([self.side.python, "-c", _RUN_THERE], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self._send(self.side.options.to_json())
-        for cell in cells:
-            self._send({"cell": cell.to_json(), "workdir": str(workdir)})
-            assert self.process.stdout is not None
-            line = self.process.stdout.readline()
-            if not line:
-                raise StratabenchError(f"side {self.side.label}'s environment ({self.side.python}) stopped running "
-                                       f"its Go cells (exit {self.process.wait()})")
+        self._send({"cells": [cell.to_json() for cell in cells], "workdir": str(workdir)})
+        pending = {cell.name: cell for cell in cells}
+        assert self.process.stdout is not None
+        while line := self.process.stdout.readline():
             answer = json.loads(line)
-            if "results" in answer:
-                yield from (cell_from_json(record) for record in answer["results"])
+            if "result" in answer:
+                result = cell_from_json(answer["result"])
+                pending.pop(result.cell, None)
+                yield result
+            elif "done" in answer:
+                return
             else:
-                yield CellResult.failure(cell, answer["status"], answer["error"])
+                for cell in pending.values():
+                    yield CellResult.failure(cell, answer["status"], answer["error"])
+                return
+        raise StratabenchError(f"side {self.side.label}'s environment ({self.side.python}) stopped running "
+                               f"its Go cells (exit {self.process.wait()})")
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process is not None and self.process.stdin is not None
@@ -297,6 +306,9 @@ def handle(args: argparse.Namespace) -> int:
     measured = metric(args.metric or ("instructions" if base.engine.count else "cpu_ns"))
     if args.metric is not None and args.metric not in METRICS:
         raise UsageError(f"--metric {args.metric!r} is not a metric; known: {', '.join(METRICS)}")
+    # A cell measured outside a Python worker (Go, treestore's worker, parking's server) has no worker CPU time:
+    # with the default metric it is judged on its wall time, and its row says so.
+    args.fallback = metric(WALL_METRIC) if args.metric is None and not base.engine.count else None
     sides = [_side(label, text, base) for label, text in zip(SIDES, (args.a, args.b))]
     if not base.engine.isolate and any(side.python != sys.executable for side in sides):
         raise UsageError("--in-process measures in this interpreter: a side that is another Python environment "
@@ -329,19 +341,21 @@ def handle(args: argparse.Namespace) -> int:
         # Every cell may be called changed at each look (the first judgement, then each --until-sure pair).
         level = family_level(len(cells), 1 + (until_sure + 1) // 2)
         run_until_sure(cells, sides, rounds, until_sure, order_seed, measure, writer, progress,
-                       lambda cell: _inconclusive(cell, sides, measured, args.min_effect, level))
+                       lambda cell: _inconclusive(cell, sides, measured, args.min_effect, level, args.fallback))
         progress.finish()
         writer.finish(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), {})
     return _report(args, cells, not_compared, sides, measured, reporter, output, level)
 
 
-def _judge(cell: AbCell, sides: list[Side], measured: Any, min_effect: float, level: float) -> AbVerdict | None:
+def _judge(cell: AbCell, sides: list[Side], measured: Any, min_effect: float, level: float,
+           fallback: Any) -> AbVerdict | None:
     a, b = (cell.result(side.label, side.options) for side in sides)
-    return judge(a, b, measured, min_effect, level)
+    return judge(a, b, measured, min_effect, level, fallback)
 
 
-def _inconclusive(cell: AbCell, sides: list[Side], measured: Any, min_effect: float, level: float) -> bool:
-    verdict = _judge(cell, sides, measured, min_effect, level)
+def _inconclusive(cell: AbCell, sides: list[Side], measured: Any, min_effect: float, level: float,
+                  fallback: Any) -> bool:
+    verdict = _judge(cell, sides, measured, min_effect, level, fallback)
     return verdict is not None and verdict.inconclusive
 
 
@@ -350,17 +364,19 @@ def _report(args: argparse.Namespace, cells: list[AbCell], not_compared: list[st
     verdicts = []
     for cell in cells:
         failed = cell.failed
-        verdict = _judge(cell, sides, measured, args.min_effect, level)
+        verdict = _judge(cell, sides, measured, args.min_effect, level, args.fallback)
         if failed is not None:
             not_compared.append(f"{cell.spec.suite} {cell.spec.name}: {failed.status}: {failed.error}")
         elif verdict is None:
-            not_compared.append(f"{cell.spec.suite} {cell.spec.name}: no {measured.name} on both sides")
+            not_compared.append(f"{cell.spec.suite} {cell.spec.name}: no {measured.name}"
+                                f"{' or ' + args.fallback.name if args.fallback else ''} on both sides")
         else:
             verdicts.append(verdict)
     summary = ab_summary(verdicts, measured, args.min_effect, len(not_compared), level)
     notes = [summary, *(f"{side.label}: {side.description}" for side in sides),
              *(f"not compared: {line}" for line in not_compared), *(counts_notes() if args.count else ())]
-    table = ab_table(verdicts, measured, f"ab {measured.name}: B/A, paired round by round", notes)
+    judged_on = measured.name + (f" ({args.fallback.name} where a cell has none)" if args.fallback else "")
+    table = ab_table(verdicts, measured, f"ab {judged_on}: B/A, paired round by round", notes)
     sys.stdout.write(reporter.render([table]))
     print(summary, file=sys.stderr)
     print(f"results: {output}", file=sys.stderr)

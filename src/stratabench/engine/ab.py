@@ -21,16 +21,18 @@ falls on both sides of a pair and cancels in their ratio:
    sample with its round), and the report pairs the two sides round by
    round (:mod:`stratabench.report.ab`).
 
-Go cells run through each side's adapter (for another Python environment,
-that environment's own stratabench and Go build), once per side and round,
-in the same ABBA order. The scheduling knows nothing of how a cell is measured
+Go cells (and the other cells measured outside a Python worker) run
+through each side's adapter (for another Python environment, that
+environment's own stratabench and Go build): a suite's such cells as one
+batch per side and round, the two batches back to back in the same ABBA
+order. The scheduling knows nothing of how a cell is measured
 (tests pass a fake ``measure``).
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -174,17 +176,47 @@ class ForkedMeasure:
         self.close()
 
 
-def _external(cell: AbCell, side: Side, number: int) -> CellResult:
-    """One external (Go) cell, one side, one round, through the side's adapter."""
-    runner = cell.runner[side.label]
+def _external(group: Sequence[AbCell], side: Side) -> Iterator[tuple[AbCell, CellResult]]:
+    """A suite's external (Go) cells on one side in one round: one call of the side's adapter for them all.
+
+    The adapter starts its program once for the batch (a Go benchmark binary,
+    treestore's worker per backend, which builds its dataset first), as a
+    run's does; one call per cell paid that start at every visit, more than
+    the cell's own measurement. Each cell gets its result, or the adapter's
+    one-line reason.
+    """
+    label = side.label
+    pending = {cell.specs[label].name: cell for cell in group}
     with tempfile.TemporaryDirectory(prefix="stratabench-ab-") as workdir:
         try:
-            for result in runner.run_external([cell.specs[side.label]], Path(workdir)):
-                if result.cell == cell.spec.name:
-                    return result
+            for result in group[0].runner[label].run_external([cell.specs[label] for cell in group], Path(workdir)):
+                cell = pending.pop(result.cell, None)
+                if cell is not None:
+                    yield cell, result
         except StratabenchError as error:
-            return CellResult.failure(cell.spec, status_of(error), error.message)
-    return CellResult.failure(cell.spec, "failed", "the adapter returned no result for this cell")
+            for cell in pending.values():
+                yield cell, CellResult.failure(cell.specs[label], status_of(error), error.message)
+            return
+    for cell in pending.values():
+        yield cell, CellResult.failure(cell.specs[label], "failed", "the adapter returned no result for this cell")
+
+
+#: One visit of a round: its block (a Python cell, or a suite's external cells), a side, and the cells it measures.
+_Visit = tuple[tuple[str, object], str, list[AbCell]]
+
+
+def _visits(live: Sequence[AbCell]) -> list[_Visit]:
+    """A round's visits: each Python cell on each side, and each suite's external cells as one batch a side."""
+    visits: list[_Visit] = []
+    batches: dict[str, list[AbCell]] = {}
+    for index, cell in enumerate(live):
+        if cell.spec.language == "python":
+            visits += [(("cell", index), label, [cell]) for label in SIDES]
+        else:
+            batches.setdefault(cell.spec.suite, []).append(cell)
+    for suite, group in batches.items():
+        visits += [(("suite", suite), label, group) for label in SIDES]
+    return visits
 
 
 def run_ab(cells: Sequence[AbCell], sides: Sequence[Side], rounds: Iterable[int], seed: int,
@@ -194,24 +226,31 @@ def run_ab(cells: Sequence[AbCell], sides: Sequence[Side], rounds: Iterable[int]
     Each result goes to ``sink`` with its side and round in its notes, so
     the results file keeps every value; a cell that failed on either side
     is measured no more. ``cells`` accumulate their rounds, so a later call
-    (``--until-sure``) adds rounds to the ones a cell has.
+    (``--until-sure``) adds rounds to the ones a cell has. A suite's
+    external cells go to each side's adapter together (:func:`_external`),
+    the two sides' batches back to back in the same ABBA order.
     """
     by_label = {side.label: side for side in sides}
+
+    def record(cell: AbCell, label: str, number: int, result: CellResult) -> None:
+        result = replace(result, notes={**result.notes, "ab_side": label, "ab_round": number})
+        sink.write(result)
+        cell.rounds[label].append((number, result))
+        progress.cell_finished(result)
+
     for number in rounds:
         live = [cell for cell in cells if cell.failed is None]
-        visits = [(index, label) for index, _ in enumerate(live) for label in SIDES]
-        for index, label in round_order(visits, number, seed, lambda visit: visit[0]):
-            cell = live[index]
-            if cell.failed is not None:
+        for _, label, group in round_order(_visits(live), number, seed, lambda visit: visit[0]):
+            group = [cell for cell in group if cell.failed is None]
+            if not group:
                 continue
-            progress.cell_started(cell.spec)
+            progress.cell_started(group[0].spec)
             side = by_label[label]
-            result = (_external(cell, side, number) if cell.spec.language != "python"
-                      else measure(cell.specs[label], side, number))
-            result = replace(result, notes={**result.notes, "ab_side": label, "ab_round": number})
-            sink.write(result)
-            cell.rounds[label].append((number, result))
-            progress.cell_finished(result)
+            if group[0].spec.language == "python":
+                record(group[0], label, number, measure(group[0].specs[label], side, number))
+            else:
+                for cell, result in _external(group, side):
+                    record(cell, label, number, result)
 
 
 def run_until_sure(cells: Sequence[AbCell], sides: Sequence[Side], rounds: int, more: int, seed: int,

@@ -36,11 +36,17 @@ costs: a wider interval (t = 10.3 for 331 cells and six pairs, 6.2 for
 Fewer than two pairs give no interval: such a cell is inconclusive. An
 exact metric (``--count instructions``) needs no pairs: its two counts are
 compared by the metric's tolerance, as ``compare`` does.
+
+A cell measured outside a Python worker (a Go program, treestore's worker,
+parking's server) has no CPU time of the worker to compare: with the
+default metric it is judged on its wall time instead (``fallback``), by the
+same rule, and each verdict names the metric that judged it.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -75,6 +81,8 @@ class AbVerdict:
         ``level`` (for an exact metric: the ratio of the counts, ``level`` 1).
     pairs
         The rounds that measured both sides.
+    metric
+        The metric that judged the cell (the one asked for, or the fallback).
     verdict
         ``slower``/``faster`` (or the metric's words), ``unchanged`` or ``inconclusive``.
     worse
@@ -92,6 +100,7 @@ class AbVerdict:
     pairs: int
     verdict: str
     worse: bool
+    metric: str = ""
 
     @property
     def inconclusive(self) -> bool:
@@ -137,12 +146,15 @@ def least_per_round(measured: MetricResult) -> dict[int, float]:
 
 
 def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float,
-          level: float = family_level(1)) -> AbVerdict | None:
+          level: float = family_level(1), fallback: Metric | None = None) -> AbVerdict | None:
     """The verdict on one cell from each side's result, its rounds merged; ``None`` when no round measured both.
 
     The ratio and its interval are :func:`log_ratio_interval`'s over the rounds both sides measured, at
     ``level`` (:func:`family_level` of the cells compared); an exact metric is judged by its tolerance instead.
+    A cell that lacks ``measured`` on either side is judged on ``fallback`` when both sides have that.
     """
+    if fallback is not None and not (measured.name in a.metrics and measured.name in b.metrics):
+        measured = fallback
     up, down = measured.change_words
     a_value, b_value = a.median(measured.name), b.median(measured.name)
     if not (a.ok and b.ok) or a_value is None or b_value is None or a_value == 0:
@@ -152,7 +164,7 @@ def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float,
         moved = measured.beyond_tolerance(a_value, b_value)
         word = "unchanged" if not moved else up if ratio > 1 else down
         return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, ratio, ratio, 1.0, 1, word,
-                         moved and (ratio > 1) == (measured.better == "lower"))
+                         moved and (ratio > 1) == (measured.better == "lower"), measured.name)
     first, second = a.metrics.get(measured.name), b.metrics.get(measured.name)
     if first is None or second is None or first.rounds is None or second.rounds is None:
         return None
@@ -172,7 +184,8 @@ def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float,
     else:
         word = INCONCLUSIVE
     worse = word == (up if measured.better == "lower" else down)
-    return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, low, high, level, len(ratios), word, worse)
+    return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, low, high, level, len(ratios), word, worse,
+                     measured.name)
 
 
 def rule_text(min_effect: float, level: float) -> str:
@@ -184,15 +197,19 @@ def rule_text(min_effect: float, level: float) -> str:
 
 def ab_summary(verdicts: Sequence[AbVerdict], measured: Metric, min_effect: float, not_compared: int,
                level: float) -> str:
-    """One line: cells compared, how many each word, the geomean ratio, the rule."""
+    """One line: cells compared, how many each word, the geomean ratio, the metrics that judged them, the rule."""
     up, down = measured.change_words
     counts = {word: sum(1 for v in verdicts if v.verdict == word) for word in (up, down, "unchanged", INCONCLUSIVE)}
     logs = [math.log(v.ratio) for v in verdicts if v.ratio > 0]
     geomean = f"{math.exp(sum(logs) / len(logs)):.3f}" if logs else "-"
     rule = (f"exact, tolerance {measured.tolerance_text}" if measured.exact else
             rule_text(min_effect, level))
+    judged_by = Counter(v.metric or measured.name for v in verdicts)
+    metrics = (measured.name if set(judged_by) <= {measured.name} else
+               ", ".join(f"{name} on {count}" for name, count in
+                         sorted(judged_by.items(), key=lambda item: (item[0] != measured.name, item[0]))))
     return (f"{len(verdicts)} cells compared: {counts[up]} {up}, {counts[down]} {down}, {counts['unchanged']} "
-            f"unchanged, {counts[INCONCLUSIVE]} {INCONCLUSIVE}; geomean ratio {geomean} ({measured.name}, B/A; "
+            f"unchanged, {counts[INCONCLUSIVE]} {INCONCLUSIVE}; geomean ratio {geomean} ({metrics}, B/A; "
             f"{rule}); {not_compared} not compared")
 
 
@@ -202,13 +219,14 @@ def ab_table(verdicts: Sequence[AbVerdict], measured: Metric, title: str, notes:
     table = Table(title, [
         Column("suite", "suite"), Column("cell", "cell"), Column("a", "A", "right", fmt),
         Column("b", "B", "right", fmt), Column("ratio", "B/A", "right"), Column("interval", "interval", "right"),
-        Column("pairs", "pairs", "right"), Column("verdict", "verdict"),
+        Column("pairs", "pairs", "right"), Column("metric", "judged on"), Column("verdict", "verdict"),
     ])
     for v in verdicts:
         table.rows.append({
             "suite": v.suite, "cell": v.cell, "a": v.a, "b": v.b, "ratio": f"{v.ratio:.3f}",
             "interval": "exact" if v.level == 1.0 and v.low == v.high else
-            f"{v.low:.3f}–{v.high:.3f} ({level_label(v.level)})", "pairs": v.pairs, "verdict": v.verdict,
+            f"{v.low:.3f}–{v.high:.3f} ({level_label(v.level)})", "pairs": v.pairs,
+            "metric": v.metric or measured.name, "verdict": v.verdict,
         })
     table.notes = list(notes)
     return table

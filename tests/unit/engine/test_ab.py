@@ -19,7 +19,7 @@ from stratabench.engine.operation import CellSpec
 from stratabench.engine.sampling import RoundPlan
 from stratabench.metrics import metric
 from stratabench.options import EngineOptions, RunOptions
-from stratabench.report.ab import AbVerdict, judge
+from stratabench.report.ab import AbVerdict, ab_summary, ab_table, judge
 from stratabench.results.records import CellResult, MetricResult
 
 
@@ -208,3 +208,87 @@ def test_the_cells_first_visit_calibrates_each_side_traces_and_verifies_once_and
             ("python-a", 0, True, None, 3), ("python-b", 0, True, 1, 3),
             *((python, number, False, 1, 3) for number, pair in ((1, ("python-b", "python-a")),
                                                                  (2, ("python-a", "python-b"))) for python in pair)]
+
+
+class FakeGo:
+    """A side's Go adapter on a fake clock: wall time only (no worker CPU time), B 20% slower, the machine drifting."""
+
+    def __init__(self, cost: float, moment: "itertools.count[int]") -> None:
+        self.cost, self.moment, self.calls = cost, moment, 0
+
+    def run_external(self, cells: list[CellSpec], workdir: Path) -> Any:
+        self.calls += 1
+        for spec in cells:
+            drift = 1.02 ** next(self.moment)
+            yield CellResult(spec.suite, spec.name, {}, "go", "ok", loops=100, judged="wall_ns",
+                             metrics={"wall_ns": MetricResult.of([self.cost * drift, self.cost * drift * 1.05])})
+
+
+def test_a_go_cell_without_cpu_time_is_judged_on_its_wall_time_and_says_so() -> None:
+    moment = itertools.count()
+    go = CellSpec("s", "go json/warm", {}, "go")
+    py = CellSpec("s", "json/raw")
+    planned = [AbCell({"A": go, "B": go}, {"A": FakeGo(100.0, moment), "B": FakeGo(120.0, moment)}),
+               AbCell({"A": py, "B": py})]
+
+    def measure(spec: CellSpec, side: Side, number: int) -> CellResult:
+        value = 100.0 * 1.02 ** next(moment)
+        return CellResult(spec.suite, spec.name, {}, "python", "ok", loops=1,
+                          metrics={"wall_ns": MetricResult.of([value]), "cpu_ns": MetricResult.of([value])})
+
+    run_ab(planned, SIDES, range(6), 4, measure, Sink(), QuietProgress(io.StringIO()))
+    options = RunOptions()
+    go_a, go_b = (planned[0].result(label, options) for label in ("A", "B"))
+    # Without a fallback a Go cell cannot be compared on CPU time; with wall time as the fallback it is.
+    assert judge(go_a, go_b, metric("cpu_ns"), 0.05) is None
+    judged = judge(go_a, go_b, metric("cpu_ns"), 0.05, fallback=metric("wall_ns"))
+    assert judged is not None and judged.metric == "wall_ns" and judged.pairs == 6
+    assert judged.verdict == "slower" and abs(judged.ratio / 1.20 - 1) < 0.03
+    python = judge(*(planned[1].result(label, options) for label in ("A", "B")), metric("cpu_ns"), 0.05,
+                   fallback=metric("wall_ns"))
+    assert python is not None and python.metric == "cpu_ns"
+    line = ab_summary([judged, python], metric("cpu_ns"), 0.05, 0, 0.99)
+    assert "cpu_ns on 1, wall_ns on 1" in line
+    table = ab_table([judged, python], metric("cpu_ns"), "t", [])
+    assert [row["metric"] for row in table.rows] == ["wall_ns", "cpu_ns"]
+
+
+def test_a_suites_external_cells_go_to_each_sides_adapter_as_one_batch_a_round_in_abba_order() -> None:
+    moment = itertools.count()
+    adapters = {"A": FakeGo(100.0, moment), "B": FakeGo(100.0, moment)}
+    batches: list[tuple[str, list[str]]] = []
+    for label, adapter in adapters.items():
+        run = adapter.run_external
+
+        def logged(cells: list[CellSpec], workdir: Path, label: str = label, run: Any = run) -> Any:
+            batches.append((label, [cell.name for cell in cells]))
+            yield from run(cells, workdir)
+
+        adapter.run_external = logged  # type: ignore[method-assign]
+    specs = [CellSpec("s", f"go {n}", {}, "go") for n in range(3)]
+    planned = [AbCell({"A": spec, "B": spec}, dict(adapters)) for spec in specs]
+    sink = Sink()
+    run_ab(planned, SIDES, range(4), 2, lambda spec, side, number: pytest.fail("no Python cell"), sink,
+           QuietProgress(io.StringIO()))
+    names = ["go 0", "go 1", "go 2"]
+    assert batches == [("A", names), ("B", names), ("B", names), ("A", names)] * 2
+    assert len(sink.results) == 3 * 2 * 4 and all(len(cell.rounds["A"]) == 4 for cell in planned)
+
+
+def test_an_adapter_that_fails_mid_batch_fails_the_cells_it_had_not_reported_with_its_reason() -> None:
+    from stratabench.errors import StratabenchError
+
+    class Broken:
+        def run_external(self, cells: list[CellSpec], workdir: Path) -> Any:
+            yield CellResult(cells[0].suite, cells[0].name, {}, "go", "ok", loops=1,
+                             metrics={"wall_ns": MetricResult.of([1.0])})
+            raise StratabenchError("Go program crashed")
+
+    specs = [CellSpec("s", f"go {n}", {}, "go") for n in range(3)]
+    planned = [AbCell({"A": spec, "B": spec}, {"A": Broken(), "B": Broken()}) for spec in specs]
+    run_ab(planned, SIDES, range(2), 0, lambda spec, side, number: pytest.fail("no Python cell"), Sink(),
+           QuietProgress(io.StringIO()))
+    assert planned[0].failed is None and len(planned[0].rounds["A"]) == 2
+    for cell in planned[1:]:
+        assert cell.failed is not None and cell.failed.error == "Go program crashed"
+        assert len(cell.rounds["A"]) + len(cell.rounds["B"]) == 1  # a failed cell is measured no more
