@@ -9,7 +9,7 @@ bytes stored, SQL statements, allocations, syscalls). Measuring the same code
 twice gives the same figure, or one within a small stated tolerance, whatever
 the machine is doing. Such a metric declares its tolerance here, once, and
 ``compare`` and ``ab`` judge it by that tolerance alone: a change beyond it is
-a change, named, never put through a rank test.
+a change, named, never put through a statistical test.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from stratabench.cli.arguments import add_format_argument, fraction, number_in
 from stratabench.cli.summary import STEP_SUMMARY, add_summary_argument, write_summary
 from stratabench.errors import NoCellsError, UsageError
 from stratabench.metrics import METRICS
-from stratabench.report.comparison import ALPHA, CANNOT_JUDGE, INCONCLUSIVE, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table, smallest_one_sided_p, smallest_p
+from stratabench.report.comparison import CANNOT_JUDGE, INCONCLUSIVE, MIN_VALUES, Comparison, DEFAULT_MIN_EFFECT, compare_results, comparison_table
 from stratabench.report.formats import REPORTERS
 from stratabench.report.summary import markdown_summary
 from stratabench.cli.report import read_results
@@ -22,16 +22,17 @@ __all__ = ["add_parser"]
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "compare", help="compare two results files cell by cell (rank test, ratio intervals, a CI gate)",
+        "compare", help="compare two results files cell by cell (family-level t intervals of the ratios, a CI gate)",
         description="Pair the cells two runs have in common (same suite, cell name and parameters) and test "
-        "each pair on its per-round values (raw samples for files from before rounds): the ratio of medians "
-        "(second/first) with a bootstrap 95% interval, and a two-sided Mann-Whitney U test. A cell is slower or "
-        "faster (larger or smaller) only when p < 0.05 and the ratio is beyond --min-effect; unchanged when the "
-        "interval rules out a change that large; inconclusive otherwise; a pair with too few values for the test "
-        "ever to reach p < 0.05 (three against three) is 'cannot judge'. With --fail-above, exit 1 when a cell got significantly worse by more than that "
-        "factor, a cell that cannot be judged has one or two values a side (no test can rule out a regression there) or, "
-        "with three or more, every value after worse than every value before times that factor, or a "
-        "cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a regression gate for CI.",
+        "each pair on its per-round values (raw samples for files from before rounds and cells measured outside "
+        "rounds): the ratio of geometric means (second/first) with Welch's t interval of the log-ratio at the "
+        "family level, 1 - 5% / cells compared, so that two runs of identical code call any cell changed at most "
+        "one time in 20. A cell is slower or faster (larger or smaller) only when that interval excludes 1 and the "
+        "ratio is beyond --min-effect; unchanged when the interval rules out a change that large; inconclusive "
+        "otherwise; a pair with fewer than three values a side is 'cannot judge'. With --fail-above, exit 1 when a "
+        "cell got worse by more than that factor, a cell cannot be judged (no test can rule out a regression "
+        "there), or a cell failed in either file, and refuse to pass a comparison of nothing (exit 65): a "
+        "regression gate for CI.",
     )
     parser.add_argument("before", help="the first (baseline) results file")
     parser.add_argument("after", help="the second results file")
@@ -40,13 +41,13 @@ def add_parser(subparsers: Any) -> None:
                         "inside the worker and wall_ns for cells that wait on files or servers; instructions for two "
                         "counted runs, judged exactly by its tolerance)")
     parser.add_argument("--min-effect", type=fraction(0, 10), default=DEFAULT_MIN_EFFECT, metavar="FRACTION",
-                        help="smallest change called a change, as 0.05 or 5%% (default 5%%); a change must also "
-                        "pass the rank test, so noise beyond it is inconclusive, not a change")
+                        help="smallest change called a change, as 0.05 or 5%% (default 5%%); a change's interval "
+                        "must also exclude 1, so noise beyond it is inconclusive, not a change")
     add_format_argument(parser)
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
-                        help="exit 1 if a cell is significantly worse by more than FACTOR (1.10: 10%% worse), has too "
-                        "few samples to judge but every one after is worse than every one before by more than FACTOR (at least 3 a side), "
-                        "or failed in either file; exit 65 if no cell could be compared")
+                        help="exit 1 if a cell is called worse by more than FACTOR (1.10: 10%% worse), has too "
+                        "few values to judge (fewer than 3 a side), or failed in either file; exit 65 if no cell could "
+                        "be compared")
     add_summary_argument(parser)
     parser.set_defaults(handler=handle)
 
@@ -118,20 +119,13 @@ def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
     exact_worse = comparison.exact_regressions(args.fail_above)
     for exact in exact_worse:
         print(f"regression: {exact.line()}; limit {args.fail_above:g}×", file=sys.stderr)
-    # A pair too small for the rank test fails when not even the one-sided test can speak, or when it
-    # does (fully separated beyond the limit); stratabench.report.comparison says why. The rest are named.
-    unjudged = comparison.unjudged_regressions(args.fail_above)
-    failing = {id(change) for change in unjudged}
-    for change in comparison.unjudged():
+    # A pair with too few values for any test could hide a regression of any size: a gate must not pass it.
+    unjudged = comparison.unjudged()
+    for change in unjudged:
         before_n, after_n = change.values
-        one_sided = smallest_one_sided_p(before_n, after_n)
-        apart = (f"too few values for any test (one-sided p {one_sided:.3g} at best), so it could hide a "
-                 "regression of any size: fails the gate" if one_sided > ALPHA else
-                 f"every value after is {change.apart:.3f}× or more every value before, beyond the limit: fails the gate"
-                 if id(change) in failing else "its values are not all apart beyond the limit: does not fail the gate")
         print(f"cannot judge: {change.suite} {change.cell}: {change.test.ratio:.3f}× from {before_n} and {after_n} "
-              f"values, whose smallest possible p is {smallest_p(before_n, after_n):.3g} (not below {ALPHA:g}); "
-              f"{apart}; rerun both with more rounds (--min-samples 4 or more)", file=sys.stderr)
+              f"values (fewer than {MIN_VALUES} a side: no test can rule out a regression of any size); fails the "
+              "gate; rerun both with more rounds or tries", file=sys.stderr)
     for line in comparison.failed:
         print(f"failed cell: {line}", file=sys.stderr)
     inconclusive = comparison.inconclusive()

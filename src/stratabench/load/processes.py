@@ -3,7 +3,7 @@
 Threads of one Python process share one interpreter lock, so eight client
 threads measure the lock as much as the server. Each client here is a
 process of its own, started with ``forkserver`` (``spawn`` where there is
-none): the fork server imports the load engine once, so eight clients start
+none, or where its socket's path under TMPDIR would be too long): the fork server imports the load engine once, so eight clients start
 in a fraction of a second, and no client inherits the parent's threads or
 open connections as a plain ``fork`` would.
 
@@ -47,6 +47,10 @@ _END_GRACE_S = 3.0
 #: How long an interrupted run waits for its clients' reports of what they measured.
 _REPORT_GRACE_S = 5.0
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: The longest path a Unix socket can bind (``sun_path`` holds 108 bytes with its NUL), on Linux.
+_UNIX_SOCKET_PATH_MAX = 107
+#: The name multiprocessing gives the fork server's socket: ``tempfile.mktemp(prefix="listener-")``, 8 random letters.
+_LISTENER_NAME = "listener-" + "x" * 8
 
 
 class BarrierGate:
@@ -104,7 +108,7 @@ def _context(preload: tuple[str, ...]) -> BaseContext:
     # Before the first semaphore: after a kill -9, the next run's start removes them and the fork server's directory.
     claim_multiprocessing()
     context: BaseContext
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    if "forkserver" in multiprocessing.get_all_start_methods() and _fork_server_socket_fits():
         forking = multiprocessing.get_context("forkserver")
         forking.set_forkserver_preload([*_PRELOAD, *preload])
         context = forking
@@ -112,6 +116,19 @@ def _context(preload: tuple[str, ...]) -> BaseContext:
         context = multiprocessing.get_context("spawn")
     _start_helpers_deaf_to_stop_signals(context)
     return context
+
+
+def _fork_server_socket_fits() -> bool:
+    """Whether the fork server's socket path, in multiprocessing's directory under TMPDIR, can be bound.
+
+    With a long TMPDIR (a deep CI workspace) it cannot, and the fork server
+    fails with "OSError: AF_UNIX path too long"; ``spawn`` needs no socket,
+    so the clients start that way instead, slower but the same clients.
+    """
+    from multiprocessing import util
+
+    address = os.path.join(util.get_temp_dir(), _LISTENER_NAME)
+    return len(os.fsencode(address)) <= _UNIX_SOCKET_PATH_MAX
 
 
 def _start_helpers_deaf_to_stop_signals(context: BaseContext) -> None:

@@ -58,7 +58,7 @@ from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import level_label
 
 __all__ = ["FAMILY_ALPHA", "INCONCLUSIVE", "AbVerdict", "ab_summary", "ab_table", "family_level", "judge",
-           "least_per_round", "log_ratio_interval", "rule_text"]
+           "least_per_round", "log_ratio_interval", "rule_text", "verdict_word"]
 
 #: The chance, at most, that a run calls any unchanged cell changed (split among its cells and looks).
 FAMILY_ALPHA = 0.05
@@ -111,6 +111,21 @@ def family_level(cells: int, looks: int = 1, alpha: float = FAMILY_ALPHA) -> flo
     """The interval level at which ``cells`` cells, each judged ``looks`` times, call any unchanged one changed
     with a chance of at most ``alpha`` (Bonferroni): ``1 - alpha / (cells x looks)``."""
     return 1 - alpha / (max(cells, 1) * max(looks, 1))
+
+
+def verdict_word(ratio: float, low: float, high: float, min_effect: float, measured: Metric) -> str:
+    """The word for a ratio and its interval (at the family level): the metric's word up or down when the
+    interval excludes 1 and the ratio is beyond ``min_effect``, ``unchanged`` when the whole interval is
+    within it, :data:`INCONCLUSIVE` otherwise. ``compare`` judges two runs by the same words."""
+    up, down = measured.change_words
+    bound = 1 + min_effect
+    if low > 1 and ratio > bound:
+        return up
+    if high < 1 and ratio < 1 / bound:
+        return down
+    if low >= 1 / bound and high <= bound:
+        return "unchanged"
+    return INCONCLUSIVE
 
 
 def log_ratio_interval(ratios: Sequence[float], level: float) -> tuple[float, float, float] | None:
@@ -174,15 +189,7 @@ def judge(a: CellResult, b: CellResult, measured: Metric, min_effect: float,
         return None
     interval = log_ratio_interval(ratios, level)
     ratio, low, high = interval if interval is not None else (ratios[0], 0.0, math.inf)
-    bound = 1 + min_effect
-    if low > 1 and ratio > bound:
-        word = up
-    elif high < 1 and ratio < 1 / bound:
-        word = down
-    elif low >= 1 / bound and high <= bound:
-        word = "unchanged"
-    else:
-        word = INCONCLUSIVE
+    word = verdict_word(ratio, low, high, min_effect, measured)
     worse = word == (up if measured.better == "lower" else down)
     return AbVerdict(a.suite, a.cell, a_value, b_value, ratio, low, high, level, len(ratios), word, worse,
                      measured.name)

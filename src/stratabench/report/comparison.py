@@ -3,50 +3,49 @@
 Each cell is tested on its per-round values (each round's median: one
 fresh worker at one moment of its run), so the test sees the spread
 between rounds, which includes the machine's drift over a run, and not the
-spread of samples from one window. Files from before rounds (format 2) are
-tested on their raw samples, as before, with a note. One of four words per
-cell, as Chromium's pinpoint does:
+spread of samples from one window. Files from before rounds (format 2), and
+cells measured outside rounds (Go, treestore's tries, parking's runs), are
+tested on their raw samples, with a note. One of four words per cell, as
+Chromium's pinpoint does:
 
 - the metric's word for the direction it moved (``slower``/``faster`` for
-  a time, ``larger``/``smaller`` for bytes) when the Mann–Whitney U test is
-  significant (p below :data:`ALPHA`) and the ratio of medians is beyond
-  the minimum effect;
+  a time, ``larger``/``smaller`` for bytes) when the ratio's interval
+  excludes 1 and the ratio is beyond the minimum effect;
 - ``unchanged`` when the ratio's interval lies within the minimum effect
   both ways: a change that large is ruled out;
 - :data:`INCONCLUSIVE` otherwise: a change that neither shows nor can be
   ruled out, with the effect it could still hide (:attr:`Change.could_hide`).
 
-A regression gate fails on the first kind in the worse direction, and
-counts the inconclusive. A change needs both a significant test and a
-ratio beyond the minimum effect. Significance alone is not
-enough: samples taken back to back in one run are correlated (the same
-frequency, the same neighbours), so a test over them finds "significant"
-differences of a percent or two between two runs of identical code. The
-minimum effect is the size of change a user cares about and the machine
-can show; :data:`DEFAULT_MIN_EFFECT` says why 5%. A pair with too few
-samples for the rank test ever to reach :data:`ALPHA` (three against three:
-its smallest two-sided p is 0.1) is not called unchanged: its verdict is
-:data:`CANNOT_JUDGE`, counted and named.
+The ratio and its interval (:func:`log_ratio_test`). The ratio is that of
+the two sides' geometric means; its interval is Welch's t interval of the
+difference of the mean logarithms (``scipy.stats.ttest_ind``, unequal
+variances: the two runs are not paired), at the **family level** of
+``stratabench ab`` (:func:`stratabench.report.ab.family_level`): ``1 - 0.05
+/ cells``, Bonferroni's correction for every cell compared, so the chance
+that a comparison of two runs of identical code calls *any* cell changed is
+at most 5% (whatever the cells' dependence), and the words are
+:func:`stratabench.report.ab.verdict_word`'s. Why: tested one by one at
+5%, about 450 cells of identical code gave 16 "faster" calls in a default
+pair (one in 20, as a per-cell level must). What it costs: a wider
+interval. With the six rounds of a default run a side (Welch's df about
+10, t = 6.1 for 453 cells), a change is called when it exceeds about 3.5
+times the round-to-round spread of the cell's logs (the interval's
+half-width is t x sd x sqrt(2/6)): a 10% regression in a cell whose rounds
+vary by 2-2.5%, a 20% one at 5%; noisier cells stay inconclusive, counted,
+with the change they could still hide. A rank test cannot reach such a
+level with six values a side (its smallest two-sided p is 2/924).
 
-A regression gate fails on such a pair in two cases. With so few values
-that not even the one-sided rank test (the gate asks one question: worse?)
-can reach :data:`ALPHA` (one or two a side: 1 / C(n + m, n) is 1/6 at best
-two against two, :func:`smallest_one_sided_p`), no test can rule out a
-regression of any size, so the pair fails the gate as "cannot judge"
-(issue 27: a gate must not pass what it could not test); measure such
-cells with more tries to gate on them. With enough values for the
-one-sided test (three against three: 0.05), it fails only when that test
-speaks: the values are fully separated beyond the gate's limit, every
-value after worse than every value before times the limit
-(:attr:`Change.apart`). Failing every such pair regardless made the gate
-on two default runs of identical code fail on noise (two loaded default
-runs put 8 store cells fully apart beyond 10%, one 7.9×, all with one or
-two tries); passing them all let a 2.6× regression measured three times
-a side through.
+A gate fails on a change for the worse beyond its factor. The minimum
+effect is the size of change a user cares about and the machine can
+show; :data:`DEFAULT_MIN_EFFECT` says why 5%. A pair with fewer than
+:data:`MIN_VALUES` values a side is not tested (Welch's df could fall to
+one, where no interval says anything): its verdict is :data:`CANNOT_JUDGE`,
+counted and named, and a regression gate fails on it (issue 27: a gate
+must not pass what it could not test; measure such cells with more tries).
 
 An exact metric (a count: instructions, bytes stored, SQL statements,
 allocations; :mod:`stratabench.metrics` gives each its tolerance) is never put
-through the rank test: a change beyond its tolerance is a change. Whatever
+through the test: a change beyond its tolerance is a change. Whatever
 metric is compared, every exact metric both cells of a pair carry is checked
 so, and each one that moved beyond its tolerance is named
 (:attr:`Comparison.exact_changes`).
@@ -69,31 +68,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scipy import stats
+
 from stratabench.metrics import Metric, metric
 from stratabench.metrics import METRICS
-from stratabench.report.compare import SampleTest, compare_exact, compare_samples
+from stratabench.report.ab import FAMILY_ALPHA, INCONCLUSIVE, family_level, verdict_word
+from stratabench.report.compare import SampleTest, compare_exact
 from stratabench.report.table import Column, Table
 from stratabench.results.format import ResultsFile
 from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, judged_metric_of
+from stratabench.results.stats import level_label
 
-__all__ = ["ALPHA", "CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "INCONCLUSIVE", "Change", "Comparison", "ExactChange",
-           "compare_results", "comparison_table", "smallest_one_sided_p", "smallest_p"]
-
-#: The significance level of the rank test.
-ALPHA = 0.05
+__all__ = ["CANNOT_JUDGE", "DEFAULT_MIN_EFFECT", "INCONCLUSIVE", "MIN_VALUES", "Change", "Comparison", "ExactChange",
+           "compare_results", "comparison_table", "log_ratio_test"]
 
 #: The smallest change called a change: 5%, below the 10% a gate typically
-#: fails on. A change must also pass the rank test on the per-round values,
-#: and "unchanged" needs the ratio's interval inside 5% both ways; two runs
+#: fails on. A change must also have its interval exclude 1, and
+#: "unchanged" needs the ratio's interval inside 5% both ways; two runs
 #: of identical code whose medians are each known to ±5% (the default
 #: run's target) can differ by more, and are then inconclusive, not changed.
 DEFAULT_MIN_EFFECT = 0.05
 
-#: The verdict of a pair whose sample counts cannot reach :data:`ALPHA`.
-CANNOT_JUDGE = "cannot judge"
+#: The fewest values a side a pair is tested on; with fewer it cannot be judged.
+MIN_VALUES = 3
 
-#: The verdict of a pair whose change neither shows nor can be ruled out.
-INCONCLUSIVE = "inconclusive"
+#: The verdict of a pair with fewer than :data:`MIN_VALUES` values a side.
+CANNOT_JUDGE = "cannot judge"
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,8 @@ class Change:
     before, after
         Its results in the first and second file.
     test
-        ``after / before`` of the metric's medians, its interval and p-value.
+        ``after / before`` of the metric's geometric means, its interval at the family level and Welch's p
+        (:func:`log_ratio_test`; for an exact metric, the ratio of its medians).
     verdict
         ``unchanged``, the metric's word for the direction it moved
         (``slower``/``faster`` for a time, ``larger``/``smaller`` for bytes),
@@ -120,11 +121,6 @@ class Change:
         samples for a file from before rounds.
     metric
         The metric the pair was tested on.
-    apart
-        How far apart the two sides' values are, worse way round: the
-        smallest ratio of a value after to a value before (before to after
-        for a metric where higher is better). Above 1, every value after is
-        worse than every value before, by at least this factor.
     """
 
     suite: str
@@ -136,7 +132,6 @@ class Change:
     worse: bool
     values: tuple[int, int] = (0, 0)
     metric: str = ""
-    apart: float = 0.0
 
     @property
     def changed(self) -> bool:
@@ -149,7 +144,7 @@ class Change:
 
     @property
     def judged(self) -> bool:
-        """Whether the samples were enough for the rank test to call a change at all."""
+        """Whether the pair had enough values a side (:data:`MIN_VALUES`) to be tested at all."""
         return self.verdict != CANNOT_JUDGE
 
 
@@ -231,6 +226,8 @@ class Comparison:
         tested on raw samples whose spread leaves out the run's drift.
     judged
         Each pair was tested on its cells' judged metric (:attr:`Change.metric`).
+    level
+        The level of every pair's interval: :func:`~stratabench.report.ab.family_level` of the pairs tested.
     """
 
     metric: Metric
@@ -243,6 +240,7 @@ class Comparison:
     exact_changes: list[ExactChange] = field(default_factory=list)
     drift: str | None = None
     judged: bool = False
+    level: float = family_level(1)
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -272,14 +270,8 @@ class Comparison:
                 if c.worse and (c.ratio if c.metric.better == "lower" else 1 / c.ratio if c.ratio else math.inf) > factor]
 
     def unjudged(self) -> list[Change]:
-        """Pairs with too few samples for the rank test to reach :data:`ALPHA`."""
+        """Pairs with fewer than :data:`MIN_VALUES` values a side: a gate fails on them."""
         return [c for c in self.changes if not c.judged]
-
-    def unjudged_regressions(self, factor: float) -> list[Change]:
-        """Pairs too small to judge two-sided that fail a gate at ``factor``: too few values for even the
-        one-sided test, or enough for it and fully separated, the worse way, by more than ``factor``."""
-        return [c for c in self.unjudged()
-                if smallest_one_sided_p(*c.values) > ALPHA or c.apart > factor]
 
     def summary(self) -> str:
         """One line: cells compared, how many moved each way, the geomean ratio."""
@@ -314,7 +306,8 @@ class Comparison:
     def _rule(self) -> str:
         if self.metric.exact:
             return f"exact: a change is beyond {self.metric.tolerance_text}"
-        return f"a change is p < {ALPHA:g} and beyond {self.min_effect:.0%}"
+        return (f"Welch's t interval of the log-ratio at {level_label(self.level)}, 1 - {FAMILY_ALPHA:.0%} / cells; "
+                f"a change: the interval excludes 1 and the ratio is beyond {self.min_effect:.0%}")
 
 
 def _worse_by(change: Change, measured: Metric) -> float:
@@ -325,18 +318,25 @@ def _identity(result: CellResult) -> tuple[str, str, str]:
     return (result.suite, result.cell, repr(sorted(result.params.items(), key=lambda item: str(item[0]))))
 
 
-def smallest_p(before: int, after: int) -> float:
-    """The smallest two-sided p the exact Mann–Whitney test can give ``before`` against ``after`` samples.
+def log_ratio_test(before: Sequence[float], after: Sequence[float], level: float) -> SampleTest | None:
+    """``after / before`` of the geometric means, with Welch's t interval of the log-ratio at ``level`` and its p.
 
-    It is reached when every sample of one side ranks below every sample of
-    the other: 2 of the C(before + after, before) equally likely orders.
+    ``None`` when a value is not a positive finite number (a time or a count of zero has no logarithm).
+    Two sides without any spread give the ratio itself as the interval, p 0 (1 when equal).
     """
-    return min(1.0, 2 / math.comb(before + after, before))
-
-
-def smallest_one_sided_p(before: int, after: int) -> float:
-    """The smallest one-sided p of the exact Mann–Whitney test: every sample after above every one before."""
-    return min(1.0, 1 / math.comb(before + after, before))
+    if not all(math.isfinite(value) and value > 0 for value in (*before, *after)) or not (before and after):
+        return None
+    first, second = [math.log(value) for value in before], [math.log(value) for value in after]
+    shift = math.fsum(second) / len(second) - math.fsum(first) / len(first)
+    ratio = math.exp(shift)
+    if len(first) < 2 or len(second) < 2 or (max(first) == min(first) and max(second) == min(second)):
+        return SampleTest(ratio, ratio, ratio, level, 1.0 if shift == 0 or len(first) < 2 or len(second) < 2 else 0.0)
+    tested = stats.ttest_ind(second, first, equal_var=False)
+    interval = tested.confidence_interval(level)
+    # Few values with much spread can put the bound beyond a float's range: the interval is then unbounded.
+    high = float(interval.high)
+    return SampleTest(ratio, math.exp(float(interval.low)), math.exp(high) if high < 700 else math.inf, level,
+                      float(tested.pvalue))
 
 
 def _verdict(test: SampleTest, measured: Metric, min_effect: float, counts: tuple[int, int]) -> tuple[str, bool]:
@@ -345,24 +345,10 @@ def _verdict(test: SampleTest, measured: Metric, min_effect: float, counts: tupl
         if not measured.beyond_tolerance(1.0, test.ratio):
             return "unchanged", False
         return (up, measured.better == "lower") if test.ratio > 1 else (down, measured.better != "lower")
-    if smallest_p(*counts) >= ALPHA:
+    if min(counts) < MIN_VALUES:
         return CANNOT_JUDGE, False
-    inside = 1 / (1 + min_effect) < test.ratio < 1 + min_effect
-    if test.p_value < ALPHA and not inside:
-        went_up = test.ratio > 1
-        return (up if went_up else down), went_up == (measured.better == "lower")
-    if 1 / (1 + min_effect) <= test.low and test.high <= 1 + min_effect:
-        return "unchanged", False
-    return INCONCLUSIVE, False
-
-
-def _apart(before: Sequence[float], after: Sequence[float], measured: Metric) -> float:
-    """:attr:`Change.apart`: the smallest worse-way ratio of a value after to a value before (0 if undefined)."""
-    if not before or not after:
-        return 0.0
-    if measured.better == "lower":
-        return min(after) / max(before) if max(before) > 0 else 0.0
-    return min(before) / max(after) if max(after) > 0 else 0.0
+    word = verdict_word(test.ratio, test.low, test.high, min_effect, measured)
+    return word, word == (up if measured.better == "lower" else down)
 
 
 def _values(first: MetricResult, second: MetricResult) -> tuple[list[float], list[float]]:
@@ -418,10 +404,9 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str | 
     measured = metric(WALL_METRIC if metric_name is None else metric_name)
     earlier = {_identity(result): result for result in before.cells}
     by_name = {(result.suite, result.cell): result for result in before.cells}
-    changes: list[Change] = []
+    pairs: list[tuple[CellResult, CellResult, str, list[float], list[float]]] = []
     unmatched: list[str] = []
     failed: list[str] = []
-    exact_changes: list[ExactChange] = []
     for result in after.cells:
         old = earlier.pop(_identity(result), None)
         name = f"{result.suite} {result.cell}"
@@ -443,15 +428,21 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str | 
         if first is None or second is None:
             unmatched.append(f"{name}: no {used} in {'the first file' if first is None else 'the second file'}")
             continue
-        before_values, after_values = _values(first, second)
-        test = (compare_exact if measured.exact else compare_samples)(before_values, after_values)
+        pairs.append((old, result, used, *_values(first, second)))
+    # Bonferroni over the pairs the test judges: every one compared on a sampled metric, with enough values.
+    level = family_level(sum(1 for *_, first_values, second_values in pairs
+                             if not measured.exact and min(len(first_values), len(second_values)) >= MIN_VALUES))
+    changes: list[Change] = []
+    exact_changes: list[ExactChange] = []
+    for old, result, used, before_values, after_values in pairs:
+        test = compare_exact(before_values, after_values) if measured.exact else \
+            log_ratio_test(before_values, after_values, level)
         if test is None:
-            unmatched.append(f"{name}: a median of {used} is zero, or a sample is not a number")
+            unmatched.append(f"{result.suite} {result.cell}: a value of {used} is zero, or not a number")
             continue
         counts = (len(before_values), len(after_values))
         verdict, worse = _verdict(test, measured, min_effect, counts)
-        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts, used,
-                              _apart(before_values, after_values, measured)))
+        changes.append(Change(result.suite, result.cell, old, result, test, verdict, worse, counts, used))
         exact_changes += _exact_changes(old, result, used)
     for identity, result in earlier.items():
         unmatched.append(f"{identity[0]} {identity[1]}: only in the first file")
@@ -461,7 +452,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str | 
     drift = (f"{' and '.join(old_files)} cells were tested on their raw samples (format 2, before rounds): "
              "their spread does not include the run's drift") if old_files else None
     return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after),
-                      failed, exact_changes, drift, judged)
+                      failed, exact_changes, drift, judged, level)
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:
@@ -474,7 +465,7 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
         [Column("suite", "suite"), Column("cell", "cell"),
          *([Column("metric", "metric")] if comparison.judged else []), Column("before", "before", "right", fmt),
          Column("after", "after", "right", fmt), Column("ratio", "after/before", "right"),
-         Column("interval", "95% interval", "right"), Column("p", "p", "right"), Column("verdict", "verdict")],
+         Column("interval", f"{level_label(comparison.level)} interval", "right"), Column("p", "p", "right"), Column("verdict", "verdict")],
     )
     for change in comparison.changes:
         table.rows.append({
@@ -492,8 +483,11 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
            "worker thread's CPU time) for work inside the worker, wall_ns for cells that wait on files or servers "
            "(--metric NAME compares every cell on one)"] if comparison.judged else []),
         "ratio: of counts, exact (no interval, no test)." if measured.exact else
-        "ratio: of medians, with a bootstrap 95% interval; p: two-sided Mann–Whitney U test on the per-round values "
-        "(each round's median; the raw samples for a file from before rounds); inconclusive ±x%: neither a change beyond "
+        "ratio: of the geometric means of the per-round values (each round's median; the raw samples for a file "
+        "from before rounds and for cells measured outside rounds), with Welch's t interval of the log-ratio at "
+        f"{level_label(comparison.level)} (1 - {FAMILY_ALPHA:.0%} / cells compared: the chance that any unchanged "
+        "cell is called changed is at most 5%); p: Welch's two-sided t test on the logs; cannot judge: fewer than "
+        f"{MIN_VALUES} values a side; inconclusive ±x%: neither a change beyond "
         f"{comparison.min_effect:.0%} nor its absence shows; ±x% is the largest change its interval could still hide.",
     ]
     for label, results in (("first", before), ("second", after)):

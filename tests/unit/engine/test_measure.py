@@ -10,7 +10,15 @@ import pytest
 
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import FakeClock
-from stratabench.engine.measure import calibrate, loop_timer, measure_operation, memory_pass, statement_timer
+from stratabench.engine.measure import (
+    calibrate,
+    later_warmup_loops,
+    loop_timer,
+    measure_operation,
+    memory_pass,
+    statement_timer,
+)
+from stratabench.engine.sampling import RoundPlan
 from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 
@@ -119,6 +127,22 @@ def test_calibration_last_run_is_the_first_warm_up() -> None:
         assert measurement.loops == 100
         calibration = 1 + 10 + 100
         assert len(calls) == calibration + extra_loops + 3 * 100
+
+
+def test_a_later_round_warms_up_on_a_third_of_its_loop() -> None:
+    # The first round calibrates (1, 10, then 100 operations, the last its warm-up) and samples once; a later one
+    # times the first round's 100 after a warm-up of 34, not 100.
+    for plan, warm_up in ((RoundPlan(0, None, 1, True), 1 + 10 + 100), (RoundPlan(3, 100, 1, False), 34)):
+        clock = FakeClock()
+        op = costing(clock, 1_000)
+        calls: list[int] = []
+        inner = op.call
+        op.call = lambda: (calls.append(1), inner())[1]
+        options = EngineOptions(warmups=1, min_sample_ns=100_000, memory_samples=0)
+        measurement = measure_operation(op, options, clock.clock, plan)
+        assert measurement.loops == 100
+        assert len(calls) == warm_up + 100
+    assert [later_warmup_loops(loops) for loops in (1, 2, 3, 4, 300)] == [1, 1, 1, 2, 100]
 
 
 def test_sampling_stops_at_the_time_budget_after_three_samples() -> None:
