@@ -59,6 +59,8 @@ def test_two_environments_measured_in_one_run(tmp_path: Path, capsys: pytest.Cap
     assert "json/raw" in out and "B/A" in out
     assert "cells compared:" in err and "not compared: bulkload go" not in err, err
     assert "go json/warm" in out  # a Go cell on both sides: B's through B's own stratabench and Go build
+    # It has no worker CPU time: judged on its wall time, and its row says so.
+    assert any("go json/warm" in line and "wall_ns" in line for line in out.splitlines()), out
     records = [json.loads(line) for line in output.read_text().splitlines()]
     sides = records[0]["ab"]["sides"]
     assert sides["B"]["python"] == str(other) and sides["A"]["python"] == sys.executable
