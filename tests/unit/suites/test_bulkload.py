@@ -236,3 +236,22 @@ def test_a_lazy_format_is_answered_and_charted_on_reading_every_field() -> None:
     ratios = {row["name"]: row["vs_json"] for row in table.rows}
     assert ratios["protobuf/typed"] is None and ratios["protobuf/typed access"] is None
     assert ratios["protobuf/typed read"] is not None and ratios["embed/resident"] is None
+
+
+def test_the_zygote_s_warm_up_leaves_the_default_records_in_the_process(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    # Read once in the zygote (BulkloadSuite.warm), then every forked visit starts with them: the same list,
+    # not another read of the pickle.
+    from stratabench.datasets import bulkload as dataset
+    from stratabench.suites.bulkload.suite import DEFAULT_SIZE
+
+    monkeypatch.setenv("STRATABENCH_CACHE_DIR", str(tmp_path))
+    dataset.cached_rows.cache_clear()
+    dataset.cached_hash.cache_clear()
+    BulkloadSuite.warm()
+    rows = dataset.cached_rows(DEFAULT_SIZE, dataset.DEFAULT_SEED)
+    assert len(rows) == DEFAULT_SIZE
+    assert dataset.cached_rows(DEFAULT_SIZE, dataset.DEFAULT_SEED) is rows
+    assert dataset.cached_hash.cache_info().currsize == 1
+    dataset.cached_rows.cache_clear()
+    dataset.cached_hash.cache_clear()
