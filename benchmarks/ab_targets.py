@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
 sys.path.insert(0, str(HERE))
 
+from stratabench.cli.ab import ROUND_MIN_TIME_S, ROUND_SAMPLES, ROUND_WARMUPS  # noqa: E402
 from stratabench.cli.progress import QuietProgress  # noqa: E402
 from stratabench.engine.ab import AbCell, ForkedMeasure, Side, run_until_sure  # noqa: E402
 from stratabench.engine.cell import run_cell  # noqa: E402
@@ -108,7 +109,9 @@ def power(levels: list[float], rounds: int, until_sure: int, shares: list[float]
     ``shares`` of work that the added work scales, against the counted one. The 32 cells are judged as ``ab``
     judges a run of 32 cells (the family level of 32 cells and the looks ``--until-sure`` adds), the extra
     rounds going to the cells inconclusive on CPU time."""
-    options = RunOptions(engine=EngineOptions(samples=3, min_sample_ns=20_000_000, memory_samples=0))
+    # ab's own sampling of a visit (its defaults), so the figures are those of `stratabench ab`.
+    options = RunOptions(engine=EngineOptions(samples=ROUND_SAMPLES, warmups=ROUND_WARMUPS,
+                                              min_sample_ns=int(ROUND_MIN_TIME_S * 1e9), memory_samples=0))
     sides = [Side("A", "as is", options, sys.executable), Side("B", "more work", options, sys.executable)]
     confidence = family_level(32, 1 + (until_sure + 1) // 2)
     print(f"power: each of 32 cells judged at {confidence:.4%} (1 - 5% / (32 cells x looks)), {rounds} rounds"

@@ -65,12 +65,19 @@ from stratabench.results.records import WALL_METRIC, CellResult
 from stratabench.results.writer import ResultsWriter
 from stratabench.suites.kit.plan import plan_run
 
-__all__ = ["add_parser"]
+__all__ = ["ROUND_MIN_TIME_S", "ROUND_SAMPLES", "ROUND_WARMUPS", "add_parser"]
 
 #: Rounds by default: six pairs give a median's interval of 96.9%.
 DEFAULT_ROUNDS = 6
-#: A round's sample length by default (unless --min-time): each visit is short, the rounds give the spread.
-ROUND_MIN_TIME_S = 0.02
+#: A visit's sampling by default (unless --samples, --warmups, --min-time): short, since the rounds give the spread
+#: (a new zygote's layout moves a cell 3-9% from round to round, more than its samples within a visit differ).
+#: Two samples and no warm-up after the cell's first visit (which calibrates, and its calibration warms): the
+#: least of the two is the visit's value, so a first sample that pays the fork's cold pages is not the one kept.
+#: ab visits every cell twice a round where run visits it once; with 3 samples of 20 ms after a warm-up, ab over
+#: the default suites took 4-5x one run, its Python visits 528 s of 1008 (profiled).
+ROUND_SAMPLES = 2
+ROUND_WARMUPS = 0
+ROUND_MIN_TIME_S = 0.01
 
 
 def add_parser(subparsers: Any) -> None:
@@ -116,7 +123,7 @@ def add_parser(subparsers: Any) -> None:
                         help="smallest change called a change (default 5%%)")
     parser.add_argument("--fail-above", type=number_in(1, 1000), metavar="FACTOR",
                         help="exit 1 if a cell is slower (worse) by more than FACTOR (1.10: 10%% worse)")
-    add_engine_arguments(parser, samples=3)
+    add_engine_arguments(parser, samples=ROUND_SAMPLES, warmups=ROUND_WARMUPS)
     add_output_arguments(parser)
     add_summary_argument(parser)
     parser.set_defaults(handler=handle)

@@ -142,7 +142,7 @@ PRESETS: dict[str, tuple[float, float, int, int, float]] = {
 }
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None = None) -> None:
+def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None = None, warmups: int = 1) -> None:
     """The measurement options: sampling (adaptive unless ``samples`` is given), calibration, isolation."""
     group = parser.add_argument_group("measurement")
     fast, default, rigorous = PRESETS["fast"], PRESETS["default"], PRESETS["rigorous"]
@@ -167,8 +167,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
                        help=f"adaptive floor (default {default[2]}: the fewest whose interval reaches 95%%)")
     group.add_argument("--max-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
                        help=f"adaptive cap (default {default[3]})")
-    group.add_argument("--warmups", type=whole_in(0, MAX_SAMPLES), default=1, metavar="N",
-                       help="untimed warm-up loops before the samples (default 1)")
+    group.add_argument("--warmups", type=whole_in(0, MAX_SAMPLES), default=warmups, metavar="N",
+                       help=f"untimed warm-up loops before the samples (default {warmups})")
     group.add_argument("--min-time", type=_min_time, default=None, metavar="SECONDS",
                        help=f"calibrate loops so each sample lasts at least this long (default {default[4]:g})")
     group.add_argument("--memory-samples", type=whole_in(0, MAX_SAMPLES), default=1, metavar="N",

@@ -90,3 +90,15 @@ def test_in_process_is_refused_for_a_side_that_is_another_environment(
     assert main(["ab", "bulkload", "--b", str(other), "--in-process", "-o", str(tmp_path / "ab.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "drop --in-process" in err
+
+
+def test_a_visit_takes_two_samples_without_a_warm_up_by_default_and_the_options_change_it() -> None:
+    from stratabench.cli.ab import ROUND_SAMPLES, ROUND_WARMUPS
+    from stratabench.cli.arguments import engine_options
+    from stratabench.cli.main import build_parser
+
+    engine = engine_options(build_parser().parse_args(["ab", "--b", "x"]))
+    assert (engine.samples, engine.warmups) == (ROUND_SAMPLES, ROUND_WARMUPS) == (2, 0)
+    engine = engine_options(build_parser().parse_args(["ab", "--b", "x", "--samples", "3", "--warmups", "1"]))
+    assert (engine.samples, engine.warmups) == (3, 1)
+    assert engine_options(build_parser().parse_args(["run"])).warmups == 1  # run keeps its warm-up
