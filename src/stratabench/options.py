@@ -60,9 +60,13 @@ class EngineOptions:
         Adaptive sampling stops after the cell's samples took this long in
         total (in a run: after its rounds took this long, each worker's
         start and preparation included); a cell that had not reached
-        ``target`` by then is flagged.
+        ``target`` by then is flagged. Samples (rounds) the budget cannot
+        carry to the next count whose interval is narrower (9, 12, 15...)
+        are not taken.
     warmups
-        Untimed loops run before the samples, at the calibrated loop count.
+        Untimed loops run before the samples, at the calibrated loop count
+        (in a later round of a run, a third of it: the first round's
+        calibration already warmed that count up once).
     min_sample_ns
         Calibration target: each sample lasts at least this long, so the
         clock's resolution and the loop's own cost are negligible. Slower

@@ -10,8 +10,11 @@ the answer is known, as pyperf's advice and benchstat's intervals suggest:
    then never fewer than three;
 2. then stop as soon as the median's interval is within ``target`` of the
    median (relative half-width);
-3. or when the cell's sampling budget is spent, or the sample cap reached:
-   the target was missed, and the cell is flagged unstable with its figure.
+3. or when the cell's sampling budget is spent, or the sample cap reached,
+   or when what the budget (or the cap) still allows could not narrow the
+   interval (:func:`narrowing_count`: from six samples to eight the
+   interval is the whole range, so a seventh and eighth can only widen
+   it): the target was missed, and the cell is flagged unstable with its figure.
 
 ``--samples N`` fixes the count: exactly N, whatever the interval says
 (still bounded by ``max_sample_ns``).
@@ -29,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from stratabench.options import EngineOptions
-from stratabench.results.stats import summarize
+from stratabench.results.stats import median_ci_ranks, summarize
 
-__all__ = ["RoundPlan", "StoppingRule", "Stop"]
+__all__ = ["RoundPlan", "StoppingRule", "Stop", "narrowing_count"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
@@ -99,11 +102,34 @@ class StoppingRule:
             return stopped("cap")
         if spent_ns >= options.cell_budget_ns:
             return stopped("budget")
+        narrower = narrowing_count(n)
+        if narrower > options.max_samples:
+            return stopped("cap")
+        if spent_ns / n * narrower > options.cell_budget_ns:
+            # The samples the budget still pays for could not drop another value from either end of the
+            # interval (six to eight samples all have the whole range as theirs): they would only cost.
+            return stopped("budget")
         return None
 
     def met(self, samples: Sequence[float]) -> bool:
         """Whether the median's interval of ``samples`` is within the target."""
         return summarize(samples).relative_half_width <= self.options.target
+
+
+def narrowing_count(n: int) -> int:
+    """The fewest samples above ``n`` whose median interval leaves out one more order statistic at each end.
+
+    The order-statistic interval of the median narrows in steps: from six
+    samples to eight it is the whole range, from nine to eleven the second
+    to the second-last, from twelve the third. A sample that does not reach
+    the next step can only widen the interval, never bring it within the
+    target.
+    """
+    low = median_ci_ranks(n)[0]
+    more = n + 1
+    while median_ci_ranks(more)[0] <= low:
+        more += 1
+    return more
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pytest
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.sampling import Stop, StoppingRule
+from stratabench.engine.sampling import Stop, StoppingRule, narrowing_count
 from stratabench.options import EngineOptions
 from stratabench.results.stats import floor_samples, instability, level_label, summarize
 
@@ -48,9 +48,25 @@ def test_a_noisy_stream_runs_to_its_budget_and_is_flagged() -> None:
     stream = (noise.uniform(50.0, 150.0) for _ in itertools.count())
     samples, stop = sample_until_stopped(StoppingRule(ADAPTIVE), stream, 100_000_000)
     assert stop.reason == "budget" and stop.target_missed
-    assert len(samples) == 10  # 10 samples of 0.1 s spend the 1 s budget
+    # 9 samples of 0.1 s: the next interval that could be narrower needs 12, which the 1 s budget does not pay for.
+    assert len(samples) == 9
     flags = instability(summarize(samples), target=0.02, target_missed=True, budget_s=1.0)
-    assert flags[0].startswith("wall_ns: interval ±") and "target, from 10 samples (97.85%); 1 s budget spent" in flags[0]
+    assert flags[0].startswith("wall_ns: interval ±") and "target, from 9 samples (96.09%); 1 s budget spent" in flags[0]
+
+
+@pytest.mark.parametrize(("budget_ns", "taken"), [(850_000_000, 6), (900_000_000, 9)])
+def test_samples_that_cannot_narrow_the_interval_are_not_taken(budget_ns: int, taken: int) -> None:
+    # Six to eight samples all have their whole range as the interval: a budget that pays for eight samples of
+    # 0.1 s but not nine stops at six (it took eight before), one that pays for nine takes nine.
+    noise = random.Random(7)
+    stream = (noise.uniform(50.0, 150.0) for _ in itertools.count())
+    options = EngineOptions(min_samples=6, max_samples=40, target=0.02, cell_budget_ns=budget_ns, min_sample_ns=1)
+    samples, stop = sample_until_stopped(StoppingRule(options), stream, 100_000_000)
+    assert (len(samples), stop.reason) == (taken, "budget")
+
+
+def test_the_interval_narrows_at_nine_twelve_and_fifteen_samples() -> None:
+    assert [narrowing_count(n) for n in (6, 7, 8, 9, 11, 12)] == [9, 9, 9, 12, 12, 15]
 
 
 def test_a_noisy_stream_of_quick_samples_stops_at_the_cap() -> None:

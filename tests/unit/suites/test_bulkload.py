@@ -138,11 +138,47 @@ def test_go_line_with_a_wrong_hash_fails_the_cell() -> None:
     spec = CellSpec("bulkload", "go gob/warm", {"format": "gob", "variant": "warm", "size": 1000, "seed": 100}, "go")
     line = {"format": "gob", "variant": "warm", "loops": 10, "samples": {"wall_ns": [1.0, 2.0]},
             "size_bytes": 5, "hash": "0" * 40, "extra": {}, "error": None}
-    result = _go_result(spec, line, HASH_1000, {})
+    result = _go_result(spec, [{**line, "round": 0}], HASH_1000, {}, 1)
     assert result.status == "failed" and "integrity" in (result.error or "")
     line["hash"] = HASH_1000
-    good = _go_result(spec, line, HASH_1000, {})
+    good = _go_result(spec, [{**line, "round": 0}], HASH_1000, {}, 1)
     assert good.ok and good.judged == good.judged_metric == "wall_ns"  # timed in the Go process, said so
+
+
+def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    # Each process of the (fake) Go program runs at its own speed, as a real one's heap and pages make it:
+    # with rounds, a cell's values carry their process, and its interval spans the processes' speeds.
+    from stratabench.adapters import golang
+    from stratabench.suites.bulkload import go
+
+    speeds = iter([1.0, 1.3, 0.9, 1.1, 1.2, 1.0])
+    calls: list[int] = []
+
+    def run_bulkload(**kwargs: object) -> object:
+        calls.append(int(kwargs["count"]))  # type: ignore[call-overload]
+        speed = next(speeds)
+        yield {"format": "gob", "variant": "warm", "loops": 10, "samples": {"wall_ns": [speed * 1e6] * calls[-1]},
+               "size_bytes": 5, "hash": HASH_1000, "extra": {}, "error": None}
+
+    monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
+    monkeypatch.setattr(golang, "ensure_built", lambda *args, **kwargs: None)
+    monkeypatch.setattr(golang, "info", lambda: {})
+    monkeypatch.setattr(golang, "embed_cache_dir", lambda size, seed: tmp_path / "embed")
+    monkeypatch.setattr(golang, "run_bulkload", run_bulkload)
+    monkeypatch.setattr(go.dataset, "cached_hash", lambda size, seed: HASH_1000)
+    spec = CellSpec("bulkload", "go gob/warm", {"format": "gob", "variant": "warm", "size": 1000, "seed": 100}, "go")
+    (result,) = go.run_go_cells([spec], tmp_path, size=1000, seed=100, count=1, benchtime="1x", rounds=6)
+    wall = result.metrics["wall_ns"]
+    assert calls == [1] * 6 and wall.rounds == (0, 1, 2, 3, 4, 5) and result.ok
+    assert wall.summary.n == 6 and (wall.summary.min, wall.summary.max) == (0.9e6, 1.3e6)  # per round
+    # A run's default (adaptive sampling): the adaptive floor's rounds of one sample; a fixed count: one process.
+    def samples(engine: EngineOptions, **settings: str) -> tuple[int, int]:
+        return BulkloadSuite(RunOptions(suites=("bulkload",), engine=engine, settings=settings))._go_samples()
+
+    assert samples(EngineOptions()) == (1, EngineOptions().min_samples)
+    assert samples(EngineOptions(samples=3)) == (3, 1)
+    assert samples(EngineOptions(), **{"go.count": "4"}) == (4, 1)
 
 
 def _go(fmt: str, wall: list[float], total: list[float]) -> CellResult:
@@ -236,3 +272,22 @@ def test_a_lazy_format_is_answered_and_charted_on_reading_every_field() -> None:
     ratios = {row["name"]: row["vs_json"] for row in table.rows}
     assert ratios["protobuf/typed"] is None and ratios["protobuf/typed access"] is None
     assert ratios["protobuf/typed read"] is not None and ratios["embed/resident"] is None
+
+
+def test_the_zygote_s_warm_up_leaves_the_default_records_in_the_process(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    # Read once in the zygote (BulkloadSuite.warm), then every forked visit starts with them: the same list,
+    # not another read of the pickle.
+    from stratabench.datasets import bulkload as dataset
+    from stratabench.suites.bulkload.suite import DEFAULT_SIZE
+
+    monkeypatch.setenv("STRATABENCH_CACHE_DIR", str(tmp_path))
+    dataset.cached_rows.cache_clear()
+    dataset.cached_hash.cache_clear()
+    BulkloadSuite.warm()
+    rows = dataset.cached_rows(DEFAULT_SIZE, dataset.DEFAULT_SEED)
+    assert len(rows) == DEFAULT_SIZE
+    assert dataset.cached_rows(DEFAULT_SIZE, dataset.DEFAULT_SEED) is rows
+    assert dataset.cached_hash.cache_info().currsize == 1
+    dataset.cached_rows.cache_clear()
+    dataset.cached_hash.cache_clear()

@@ -120,8 +120,8 @@ class BulkloadSuite(Suite):
         min_time_setting("bulkload", SAMPLE_NS),
         Setting("go.benchtime", "", f"Go's -benchtime; default 1.5s / go.count at the study's {STUDY_SIZE:,} "
                 "records (the seed used 1s with go.count=3), else --min-time"),
-        Setting("go.count", "", "samples per Go cell; default --samples, else the adaptive floor (6: a 95% "
-                "interval)", "whole",
+        Setting("go.count", "", "samples per Go cell, in one process; default --samples, else the adaptive "
+                "floor (6: a 95% interval) in as many rounds, each a fresh process", "whole",
                 minimum=1, maximum=1000),
         Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS + GO_MORE_FORMATS)}", "list"),
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
@@ -214,6 +214,12 @@ class BulkloadSuite(Suite):
                                         "direction": ENCODE if variant == ENCODE else LOAD}, language="go"))
         return cells
 
+    @classmethod
+    def warm(cls) -> None:
+        # The default run's records and their hash: every Python cell starts from them.
+        dataset.cached_rows(DEFAULT_SIZE, dataset.DEFAULT_SEED)
+        dataset.cached_hash(DEFAULT_SIZE, dataset.DEFAULT_SEED)
+
     def prepare(self, cell: CellSpec, workdir: Path) -> Operation:
         from stratabench.datasets.bulkload import BULKLOAD_SCHEMA
         from stratabench.layers.codecs import make_format
@@ -287,7 +293,18 @@ class BulkloadSuite(Suite):
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
         from stratabench.suites.bulkload.go import run_go_cells
 
-        count = self.config.whole("go.count") if self.config.given("go.count") else self.options.engine.least_samples
+        count, rounds = self._go_samples()
         return run_go_cells(cells, workdir, size=self.size, seed=self.seed, count=count,
-                            benchtime=self.config.text("go.benchtime") or self._default_benchtime(count),
-                            rebuild=self.options.rebuild)
+                            benchtime=self.config.text("go.benchtime") or self._default_benchtime(count * rounds),
+                            rebuild=self.options.rebuild, rounds=rounds)
+
+    def _go_samples(self) -> tuple[int, int]:
+        """(samples a Go process takes of each cell, processes): with adaptive sampling and no ``go.count``, the
+        adaptive floor's rounds of one sample each, fresh processes as a Python cell's rounds get
+        (:mod:`stratabench.suites.bulkload.go` says why); else one process of ``go.count`` or ``--samples``."""
+        engine = self.options.engine
+        if self.config.given("go.count"):
+            return self.config.whole("go.count"), 1
+        if engine.samples is None:
+            return 1, engine.least_samples
+        return engine.least_samples, 1
