@@ -46,6 +46,7 @@ same rule, and each verdict names the metric that judged it.
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -139,7 +140,18 @@ def log_ratio_interval(ratios: Sequence[float], level: float) -> tuple[float, fl
     if error == 0:
         return math.exp(mean), math.exp(mean), math.exp(mean)
     low, high = stats.t.interval(level, len(logs) - 1, loc=mean, scale=error)
-    return math.exp(mean), math.exp(float(low)), math.exp(float(high))
+    # Two wild pairs at a family level give a bound past a float's range (t = 637 for one degree of freedom at
+    # 99.9%): an unbounded interval, which leaves the cell inconclusive.
+    return math.exp(mean), _exp(float(low)), _exp(float(high))
+
+
+def _exp(value: float) -> float:
+    """``e ** value``, infinite past a float's range instead of an OverflowError."""
+    return math.inf if value > _LARGEST_LOG else math.exp(value)
+
+
+#: The largest value whose exponential a float holds.
+_LARGEST_LOG = math.log(sys.float_info.max)
 
 
 def least_per_round(measured: MetricResult) -> dict[int, float]:

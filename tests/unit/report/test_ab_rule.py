@@ -98,6 +98,9 @@ def test_the_interval_is_the_t_interval_of_the_mean_log_ratio() -> None:
     assert math.isclose(high, math.exp(logs.mean() + half), rel_tol=1e-9)
     assert log_ratio_interval([1.1, 1.1, 1.1], 0.99) == (1.1, 1.1, 1.1)  # no spread: the interval is the ratio
     assert log_ratio_interval([1.1], 0.99) is None  # one pair: no interval, the cell is inconclusive
+    # Two wild pairs at a family level: a bound past a float's range is infinite, not an OverflowError.
+    ratio, low, high = log_ratio_interval([0.994, 0.0024], 0.9988) or (0, 0, 0)
+    assert high == math.inf and low == 0.0 and math.isclose(ratio, math.sqrt(0.994 * 0.0024))
 
 
 def test_each_round_is_its_visits_least_sample_so_a_burst_within_a_visit_does_not_move_the_ratio() -> None:
