@@ -86,11 +86,11 @@ def records(tmp_path: Path) -> Path:
     return data
 
 
-def start(tmp_path: Path, env: dict[str, str], *stores: str) -> Run:
+def start(tmp_path: Path, env: dict[str, str], *stores: str, min_time: str = "0.05") -> Run:
     output = tmp_path / "results.jsonl"
     out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
     args = ["run", "--data", str(records(tmp_path)), "--services", "local", "--codec", "json", "--compressor", "none",
-            "--samples", "5", "--min-time", "0.05", "-o", str(output)]
+            "--samples", "5", "--min-time", min_time, "-o", str(output)]
     for url in stores:
         args += ["--store", url]
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -202,7 +202,10 @@ def test_kill_9_leaves_no_process_no_directory_and_clean_removes_the_rest(
     redis_url, postgresql_url, sentinels_intact = user_stores
     target_url = {"redis": redis_url, "postgresql": postgresql_url}[target]
     assert run_namespaces(target_url) == []
-    run = start(tmp_path, sandbox, redis_url, postgresql_url)
+    # A store cell's namespace lives only while a round's worker holds it: samples of 0.5 s keep it there for
+    # a second or more, so the kill lands inside it even on a loaded machine (with 0.05 s the visit had ended
+    # once, and the test proved nothing).
+    run = start(tmp_path, sandbox, redis_url, postgresql_url, min_time="0.5")
     # Killed while a cell is writing to the user's store, so it leaves a namespace there.
     wait_for(run, lambda: bool(run_namespaces(target_url)), f"a namespace in {target}")
     servers = servers_of(sandbox, run.process.pid)
