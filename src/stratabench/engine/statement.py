@@ -1,8 +1,7 @@
 """The one compiler of a Python statement to time, for ``stratabench timeit`` and ``stratabench.timeit``.
 
 A statement is timed as :mod:`timeit` and ``pyperf timeit`` time it: the
-statement is inlined in the body of the timed loop (followed by ``pass``, as
-in their template), and the setup runs in
+statement is inlined in the body of the timed loop, and the setup runs in
 the same function before the clock starts, so names it binds are fast
 locals and the statement pays no call of its own.
 
@@ -43,11 +42,6 @@ FILENAME = "<stratabench-timeit>"
 _HEAD = "def timed(_loops, _wall=_wall, _cpu=_cpu, _repeat=_repeat):"
 _BEFORE_LOOP = ("    _iterations = _repeat(None, _loops)", "    _cpu0 = _cpu()", "    _wall0 = _wall()",
                 "    for _ in _iterations:")
-#: After the statement, as in timeit's and pyperf's template: a ``pass`` line, which CPython keeps as a NOP
-#: (each line keeps an instruction, for tracing). It costs about 0.4 ns a loop; without it an empty statement
-#: timed 3.2-3.7 ns here against pyperf's 3.9-4.1 ns, so a figure meant to read as pyperf's and timeit's times
-#: the same loop they do.
-_AFTER_STATEMENT = ("        pass",)
 _AFTER_LOOP = ("    _wall1 = _wall()", "    _cpu1 = _cpu()", "    return _wall1 - _wall0, _cpu1 - _cpu0")
 
 
@@ -201,7 +195,7 @@ def compile_statement(stmt: str = "pass", setup: str = "pass") -> CompiledStatem
     add("setup", setup_lines, " " * 4)
     generated.extend(_BEFORE_LOOP)
     add("statement", stmt_lines, " " * 8)
-    generated.extend(_AFTER_STATEMENT + _AFTER_LOOP)
+    generated.extend(_AFTER_LOOP)
     try:
         code = compile("\n".join(generated) + "\n", FILENAME, "exec")
     except SyntaxError as error:
