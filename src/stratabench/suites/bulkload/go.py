@@ -60,12 +60,12 @@ def run_go_cells(cells: Sequence[CellSpec], workdir: Path, *, size: int, seed: i
     if rebuild:
         shutil.rmtree(embed_cache, ignore_errors=True)
     measured: dict[str, list[dict[str, Any]]] = {}
+    formats = list(dict.fromkeys(c.params["format"] for c in cells))
+    variants = list(dict.fromkeys(c.params["variant"] for c in cells))
     try:
         for number in range(rounds):
             for line in golang.run_bulkload(
-                seed=seed, size=size, workdir=workdir,
-                formats=list(dict.fromkeys(c.params["format"] for c in cells)),
-                variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
+                seed=seed, size=size, workdir=workdir, formats=formats, variants=variants,
                 benchtime=benchtime, count=count, embed_cache=embed_cache,
             ):
                 name = f"go {line['format']}/{line['variant']}"
