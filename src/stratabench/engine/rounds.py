@@ -220,6 +220,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
                measure: Callable[[CellSpec, RoundPlan], CellResult], *, seed: int,
                finished: Callable[[CellResult], None], round_ended: Callable[[Round], None] = lambda r: None,
                started: Callable[[CellSpec], None] = lambda spec: None,
+               round_started: Callable[[int, Sequence[CellSpec]], None] = lambda number, cells: None,
                reference: Callable[[], float | None] = reference_ns,
                now: Callable[[], float] = time.monotonic) -> list[CellResult]:
     """Measure ``cells`` in rounds until each has stopped; return the merged results in the cells' order.
@@ -233,6 +234,9 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     finished
         Called with each cell's merged result as soon as it drops
         out: the run streams it to the results file.
+    round_started
+        Called before each round with its number and its cells in order
+        (the run starts the round's zygotes there).
     round_ended
         Called after each round, with the reference workload's time then.
 
@@ -253,6 +257,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     try:
         while active:
             order = round_order(active, number, seed, keys.__getitem__)
+            round_started(number, [states[name].spec for name in order])
             for name in order:
                 state = states[name]
                 started(state.spec)

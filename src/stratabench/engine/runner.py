@@ -72,7 +72,9 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     (:mod:`stratabench.engine.rounds`): each round gives every cell still
     sampling a fresh worker (forked from a zygote that imported the cells'
     factory modules once, a new zygote every round, as
-    :meth:`~stratabench.engine.zygote.Zygotes.for_round` says why, unless
+    :meth:`~stratabench.engine.zygote.Zygotes.for_round` says why; the
+    round's zygotes, one per environment its cells need, start together before
+    its first cell; unless
     ``--spawn``; this process with ``--in-process``), in a seeded shuffled order with each group's cells
     back to back; a cell's result is written when it drops out, and
     each round's record (order, reference workload) when it ends. A suite's
@@ -103,10 +105,15 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
                     progress.cell_started(cell)
                     record(run_cell(cell, options, zygotes))
             else:
+                def round_started(number: int, cells: Sequence[CellSpec]) -> None:
+                    if options.engine.isolate and options.engine.fork:  # the round's workers fork from its zygotes
+                        zygotes.for_round(number).start(cell.env for cell in cells)
+
                 run_rounds(python_cells, options.engine,
                            lambda spec, round_plan: run_cell(spec, options, zygotes.for_round(round_plan.number),
                                                              round_plan),
-                           seed=seed, finished=record, round_ended=round_ended, started=progress.cell_started)
+                           seed=seed, finished=record, round_started=round_started, round_ended=round_ended,
+                           started=progress.cell_started)
         for suite, cells in plan.suites:
             external = [cell for cell in cells if cell.language != "python"]
             if external and options.engine.count is not None:

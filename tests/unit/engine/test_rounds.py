@@ -189,3 +189,18 @@ def test_a_ratio_is_taken_on_the_metric_both_cells_are_judged_on() -> None:
     assert on_cpu is not None and on_cpu.value == 1.0 and on_cpu.low == on_cpu.high == 1.0
     on_wall = paired_ratio_of(first, second, "wall_ns")
     assert on_wall is not None and on_wall.high == 1.5  # wall time counts what the host took
+
+
+def test_each_round_is_announced_with_its_cells_in_order_before_its_first_is_measured() -> None:
+    machine = Machine()
+    stable, noisy = machine.cost("stable", 100), machine.cost("noisy", 100, 100, 150, 60, 100, 190, 80)
+    announced: list[tuple[int, list[str], int]] = []
+    rounds: list[Round] = []
+    run_rounds([noisy, stable], OPTIONS, machine.measure, seed=7, finished=lambda r: None, round_ended=rounds.append,
+               round_started=lambda number, cells: announced.append((number, [c.name for c in cells],
+                                                                     len(machine.plans))),
+               reference=lambda: 1.0)
+    assert [number for number, _, _ in announced] == list(range(len(rounds)))
+    assert [tuple(f"fake/{name}" for name in names) for _, names, _ in announced] == [r.order for r in rounds]
+    # Announced before the round's first visit: the visits so far are those of the earlier rounds.
+    assert [visits for _, _, visits in announced] == [sum(len(r.order) for r in rounds[:n]) for n in range(len(rounds))]

@@ -241,3 +241,33 @@ def test_the_entities_and_cache_suites_warm_the_default_run_s_datasets() -> None
     assert entities._generate.cache_info().currsize == len(entities.SCHEMAS) * len(entities.WIDTHS) * len(
         entities.FLAVOURS)
     assert _dataset.cache_info().currsize == 2
+
+
+def test_a_round_s_zygotes_start_together_and_are_all_ready_before_the_round_goes_on(
+        probe: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import stratabench.engine.zygote as zygote_module
+
+    events: list[str] = []
+    real_popen, real_answer = zygote_module.popen_tied, zygote_module.Zygote._answer
+
+    def popen(args: Any, **kwargs: Any) -> Any:
+        events.append("start " + kwargs["env"].get("PROBE_ENV", "-"))
+        return real_popen(args, **kwargs)
+
+    def answer(self: Any, timeout_s: float | None, what: str) -> dict[str, Any]:
+        if what == "ready":
+            events.append("ready")
+        return real_answer(self, timeout_s, what)
+
+    monkeypatch.setattr(zygote_module, "popen_tied", popen)
+    monkeypatch.setattr(zygote_module.Zygote, "_answer", answer)
+    monkeypatch.delenv("PROBE_ENV", raising=False)
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        zygotes.for_round(0).start([{}, {"PROBE_ENV": "set"}, {}])
+        assert events == ["start -", "start set", "ready", "ready"]
+        plain = run_cell(cell(probe, "plain"), OPTIONS, zygotes.for_round(0))
+        special = run_cell(cell(probe, "special", {"PROBE_ENV": "set"}), OPTIONS, zygotes.for_round(0))
+        assert events == ["start -", "start set", "ready", "ready"]  # the round's cells forked from those two
+        zygotes.for_round(1).start([{}])
+        assert events[4:] == ["start -", "ready"]  # a new round: new zygotes, only for the environments it needs
+    assert plain.ok and special.ok and (plain.notes["env"], special.notes["env"]) == (None, "set")
