@@ -63,7 +63,7 @@ from stratabench.results.environment import environment
 from stratabench.results.format import cell_from_json, header_record
 from stratabench.results.records import WALL_METRIC, CellResult
 from stratabench.results.writer import ResultsWriter
-from stratabench.suites.kit.plan import plan_run
+from stratabench.suites.kit.plan import plan_run, store_drivers
 
 __all__ = ["ROUND_MIN_TIME_S", "ROUND_SAMPLES", "ROUND_WARMUPS", "add_parser"]
 
@@ -355,7 +355,8 @@ def handle(args: argparse.Namespace) -> int:
                                                "environment": environments[side.label]} for side in sides}}
         writer = stack.enter_context(ResultsWriter(output, header, overwrite=args.overwrite))
         factories = [cell.factory.partition(":")[0] for cell in (c.spec for c in cells) if cell.factory]
-        measure = stack.enter_context(ForkedMeasure(dict.fromkeys(factories)))
+        drivers = [module for side in sides for module in store_drivers(side.options)]
+        measure = stack.enter_context(ForkedMeasure(dict.fromkeys([*factories, *drivers])))
         progress.start(len(cells) * 2 * rounds)
         # Every cell may be called changed at each look (the first judgement, then each --until-sure pair).
         level = family_level(len(cells), 1 + (until_sure + 1) // 2)

@@ -59,6 +59,8 @@ class Plan:
     """
 
     suites: list[tuple[ExternalRunner, list[CellSpec]]] = field(default_factory=list)
+    #: Modules every zygote imports besides the cells' factory modules (the drivers of the run's server stores).
+    preload: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
@@ -98,7 +100,7 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     factories = [cell.factory.partition(":")[0] for cell in python_cells if cell.factory]
     progress.start(plan.total)
     try:
-        with Zygotes(dict.fromkeys(factories)) as zygotes:
+        with Zygotes(dict.fromkeys([*factories, *plan.preload])) as zygotes:
             if options.engine.count is not None:
                 # A count is exact: one per cell, under callgrind, without rounds to average the machine out.
                 for cell in python_cells:

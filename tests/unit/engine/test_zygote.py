@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote fork
 #: A cell factory that reports the process it ran in and what earlier cells left in its module.
 PROBE = '''
 import os
+import sys
 import time
 
 from stratabench.engine.operation import Operation
@@ -49,7 +50,8 @@ class Probe:
             with open(os.environ["PROBE_LOG"], "a") as log:
                 log.write(f"{cell.name} {ZYGOTE_TOKEN}\\n")
         notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
-                 "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV")}
+                 "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV"),
+                 "wave_imported": "wave" in sys.modules}
         return Operation(call=lambda: None, trace_memory=False, notes=notes)
 '''
 
@@ -210,6 +212,21 @@ def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
     assert "stratabench.layers.codecs.msgpack" in modules and "msgpack" in modules
     assert "stratabench.suites.entities.operations" in modules  # the study's own modules, compiled once
     assert "stratabench.systems.lazy" in modules
+    # A server store's plugin module, but its driver only when the run names such a store (store_drivers).
+    assert "stratabench.layers.stores.redis" in modules and "redis" not in modules and "pymongo" not in modules
+
+
+def test_a_run_naming_a_server_store_preloads_its_driver_in_every_zygote(probe: str) -> None:
+    from stratabench.suites.kit.plan import plan_run, store_drivers
+
+    options = RunOptions(stores=("redis://127.0.0.1:1/0", "sqlite:///tmp/unused.db"))
+    assert store_drivers(options) == ("stratabench.layers.stores.redis", "redis", "stratabench.layers.stores.sqlite")
+    assert store_drivers(RunOptions()) == ()
+    assert plan_run(replace(options, suites=("cache",)), QuietProgress(io.StringIO())).preload == store_drivers(options)
+    for preload, imported in (((), False), (("wave",), True)):
+        plan = Plan([(NoExternal(), [cell(probe, "only")])], preload=preload)
+        [result] = execute(plan, OPTIONS, Sink(), QuietProgress(io.StringIO()))
+        assert result.ok and result.notes["wave_imported"] is imported, (preload, result.error)
 
 
 def test_warm_runs_a_factory_class_method_once_and_skips_instance_methods_and_failures(

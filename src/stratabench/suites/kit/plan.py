@@ -19,7 +19,7 @@ from stratabench.suites.kit.suite import Suite
 from stratabench.units import format_bytes
 
 __all__ = ["WORKING_COPIES", "CellKey", "cell_key", "check_size_fits", "describe_plan", "estimate_seconds", "plan_run",
-           "previous_durations", "suite_names"]
+           "previous_durations", "store_drivers", "suite_names"]
 
 
 def suite_names(options: RunOptions) -> list[str]:
@@ -87,7 +87,24 @@ def plan_run(options: RunOptions, progress: Progress) -> Plan:
         except StratabenchError as error:
             raise error.with_context(f"suite {name}") from None
         plan.suites.append((suite, cells))
+    plan.preload = store_drivers(options)
     return plan
+
+
+def store_drivers(options: RunOptions) -> tuple[str, ...]:
+    """The store plugins of the run's ``--store`` URLs and their drivers: what its zygotes import besides the suites.
+
+    A suite's zygote imports the drivers of the stores that need a server
+    only when the run names such a store (:meth:`Suite.preload` says why).
+    """
+    from stratabench.layers.stores import STORES, store_for_scheme
+    from stratabench.layers.stores.base import parse_store_url
+
+    modules: list[str] = []
+    for url in options.stores:
+        info = STORES.info(store_for_scheme(parse_store_url(url).scheme))
+        modules += [info.cls.__module__, *info.requires]
+    return tuple(dict.fromkeys(modules))
 
 
 #: A Python cell's fixed cost besides its samples: the worker's start, imports, calibration, the memory pass.

@@ -66,7 +66,12 @@ class Suite(ABC):
         to seconds (google-cloud-ndb takes about 2 s), paid again by every
         cell. Here: the suite's own requirements and every installed codec,
         compressor, store and mapper plugin with its requirements (see
-        :mod:`stratabench.engine.zygote`).
+        :mod:`stratabench.engine.zygote`), except the drivers of the stores
+        that need a server: those come only with a run that names such a
+        store (:func:`stratabench.suites.kit.plan.store_drivers`). A run
+        without one paid them in every round's zygote start (about 0.1 s) and,
+        in every worker's fork and exit, their 12 MB of the zygote's memory
+        (1.5 ms of 8 a visit).
         """
         from stratabench.layers.codecs import CODECS
         from stratabench.layers.compressors import COMPRESSORS
@@ -76,7 +81,8 @@ class Suite(ABC):
         for registry in (CODECS, COMPRESSORS, STORES, MAPPERS):
             for info in registry:  # iterating imports every plugin module of the registry
                 if info.availability.ok:
-                    modules += [info.cls.__module__, *info.requires]
+                    serves = registry is STORES and getattr(info.cls, "service", None) is not None
+                    modules += [info.cls.__module__, *(() if serves else info.requires)]
         # The study's own modules (its operations, its report), which its cells
         # import when prepared: where bytecode is not cached
         # (PYTHONDONTWRITEBYTECODE), each fresh child compiled them again.
