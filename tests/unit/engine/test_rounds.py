@@ -204,3 +204,19 @@ def test_each_round_is_announced_with_its_cells_in_order_before_its_first_is_mea
     assert [tuple(f"fake/{name}" for name in names) for _, names, _ in announced] == [r.order for r in rounds]
     # Announced before the round's first visit: the visits so far are those of the earlier rounds.
     assert [visits for _, _, visits in announced] == [sum(len(r.order) for r in rounds[:n]) for n in range(len(rounds))]
+
+
+def test_a_cell_with_a_floor_of_its_own_takes_those_rounds_and_the_others_the_run_s() -> None:
+    # Two stable cells; the one a verdict divides asks for ROBUST_ROUNDS, whose interval leaves out the extremes.
+    from stratabench.engine.sampling import ROBUST_ROUNDS
+
+    machine = Machine()
+    plain = machine.cost("plain", 100)
+    judged = CellSpec("fake", "judged", min_rounds=ROBUST_ROUNDS)
+    machine.costs["judged"] = [100]
+    above_cap = CellSpec("fake", "above cap", min_rounds=OPTIONS.max_samples + 5)
+    machine.costs["above cap"] = [100]
+    results, _, _ = run(machine, [plain, judged, above_cap])
+    rounds = {r.cell: len(set(r.metrics["wall_ns"].rounds)) for r in results}
+    assert rounds == {"plain": OPTIONS.min_samples, "judged": ROBUST_ROUNDS, "above cap": OPTIONS.max_samples}
+    assert CellSpec.from_json(judged.to_json()) == judged  # the floor crosses into the worker with the cell
