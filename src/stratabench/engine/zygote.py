@@ -226,7 +226,9 @@ class Zygotes:
         """
         zygotes = [self._started(env) for env in envs]
         for zygote in zygotes:
-            zygote.pid  # waits for its ready line
+            # One that died starting is started again for its first cell, which fails with the reason if it dies again.
+            with contextlib.suppress(ZygoteError):
+                zygote.pid  # waits for its ready line
 
     def for_env(self, env: Mapping[str, str]) -> Zygote:
         """The zygote whose environment is this process's plus ``env`` (started, or restarted if it died)."""

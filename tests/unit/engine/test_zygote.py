@@ -288,3 +288,10 @@ def test_a_round_s_zygotes_start_together_and_are_all_ready_before_the_round_goe
         zygotes.for_round(1).start([{}])
         assert events[4:] == ["start -", "ready"]  # a new round: new zygotes, only for the environments it needs
     assert plain.ok and special.ok and (plain.notes["env"], special.notes["env"]) == (None, "set")
+
+
+def test_a_zygote_that_dies_starting_fails_its_cells_not_the_round(probe: str) -> None:
+    with Zygotes([probe.partition(":")[0]], python="/bin/false") as zygotes:
+        zygotes.for_round(0).start([{}])  # does not raise: the round goes on
+        result = run_cell(cell(probe, "orphan"), OPTIONS, zygotes.for_round(0))
+    assert result.status == "failed" and "zygote process exited" in (result.error or ""), result.error
