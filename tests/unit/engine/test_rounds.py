@@ -189,3 +189,19 @@ def test_a_ratio_is_taken_on_the_metric_both_cells_are_judged_on() -> None:
     assert on_cpu is not None and on_cpu.value == 1.0 and on_cpu.low == on_cpu.high == 1.0
     on_wall = paired_ratio_of(first, second, "wall_ns")
     assert on_wall is not None and on_wall.high == 1.5  # wall time counts what the host took
+
+
+def test_a_cell_with_a_floor_of_its_own_takes_those_rounds_and_the_others_the_run_s() -> None:
+    # Two stable cells; the one a verdict divides asks for ROBUST_ROUNDS, whose interval leaves out the extremes.
+    from stratabench.engine.sampling import ROBUST_ROUNDS
+
+    machine = Machine()
+    plain = machine.cost("plain", 100)
+    judged = CellSpec("fake", "judged", min_rounds=ROBUST_ROUNDS)
+    machine.costs["judged"] = [100]
+    above_cap = CellSpec("fake", "above cap", min_rounds=OPTIONS.max_samples + 5)
+    machine.costs["above cap"] = [100]
+    results, _, _ = run(machine, [plain, judged, above_cap])
+    rounds = {r.cell: len(set(r.metrics["wall_ns"].rounds)) for r in results}
+    assert rounds == {"plain": OPTIONS.min_samples, "judged": ROBUST_ROUNDS, "above cap": OPTIONS.max_samples}
+    assert CellSpec.from_json(judged.to_json()) == judged  # the floor crosses into the worker with the cell
