@@ -82,6 +82,8 @@ def not_repeats_table(suite: str, results: Sequence[CellResult]) -> Table | None
     table = Table(f"{suite}: {len(listed)} of {len(results)} cells whose samples are not repeats (no interval "
                   "is judged: neither flagged unstable nor steady)", [Column("cell", "cell"), Column("why", "why")])
     table.rows = [{"cell": result.cell, "why": not_repeats_of(result)} for result in listed]
+    table.notes = ["Their samples measure different work (the first does it, the later ones find it done), so an "
+                   "interval over them would say nothing about how sure the figure is."]
     return table
 
 

@@ -466,6 +466,5 @@ def _not_repeats(samples: Sequence[float]) -> str:
     figures = f"try 1 {samples[0] / 1e6:.3g} ms"
     if later:
         figures += f", the {len(later)} later median {later[len(later) // 2] / 1e6:.3g} ms"
-    return (f"only try 1 does the work in the sysrepo state mode, later tries commit nothing ({figures}); "
-            "the study's figure is their mean, as in sysrepo's test program; "
-            "--set treestore.state=fresh-state repeats the work on every try")
+    return (f"only try 1 changes data in the sysrepo state mode, later tries commit no change ({figures}); "
+            "the figure is the mean of the tries, as sysrepo's; state=fresh-state repeats the change")
