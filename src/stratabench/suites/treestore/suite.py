@@ -77,8 +77,9 @@ DEFAULT_TRIES = 3
 #: What a default run may spend on one test's tries past its three (every untimed step of a try counted): a
 #: test of a few milliseconds a try gets the tries its median's interval needs (3 tries' interval is their
 #: whole range), one of a third of this or more keeps three. In a default run 44 of the 76 cells repeat; they
-#: took 3-40 tries (most 6-9), and `run treestore` took 13.9 and 11.8 s against main's 15.8 and 11.7 s, run
-#: interleaved under the lock (load 3.2): no time measurably added.
+#: took 3-40 tries (464-498 tries in all, against 228). `run treestore` interleaved with main under the lock:
+#: 11.7 and 11.3 s against 10.3 and 10.5 s (load 1.8), 13.9 and 11.8 s against 15.8 and 11.7 s (load 3.2);
+#: flagged 4-13 of 76 (32 more not repeats) against 50-69.
 MORE_TRIES_BUDGET_NS = 100_000_000
 
 READS = range(1, 7)
