@@ -70,8 +70,8 @@ class EngineOptions:
         that misses ``target`` when its budget is spent is given rounds up
         to its next narrower count (9, then 12) if that count could meet
         the target, cheapest first, while the rounds granted cost at most
-        this share of the time the run's workers took so far (0.1: about a
-        tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
+        this share of the rounds' time so far (0.1: about a tenth more
+        time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
     warmups
         Untimed loops run before the samples, at the calibrated loop count
         (in a later round of a run, a third of it: the first round's

@@ -197,13 +197,15 @@ class CellRounds:
             return None  # the run's allowance pays for these rounds
         return stop
 
-    def ask(self, stop: Stop | None, key: str) -> Ask | None:
+    def ask(self, stop: Stop | None, key: str, overhead_ns: float = 0.0) -> Ask | None:
         """The rounds this cell asks of the run's allowance, stopping for ``stop``; ``None`` if it asks none.
 
         Only a cell stopped by its budget while it misses the target asks,
         and only for a next narrower count that is within the cap and could
-        meet the target. Its cost is the rounds asked times its mean round
-        after the first (the first also calibrates, traces memory and verifies).
+        meet the target. Its cost is the rounds asked times a visit's: its
+        worker's mean round after the first (the first also calibrates,
+        traces memory and verifies) and ``overhead_ns``, what the last round
+        spent on each visit beyond its worker.
         """
         if stop is None or stop.reason != "budget":
             return None
@@ -213,7 +215,7 @@ class CellRounds:
             return None
         later = self.spent_ns - self.first_ns
         per_round = later / (self.measured - 1) if self.measured > 1 else self.spent_ns
-        return Ask(key, rounds, (rounds - len(values)) * per_round)
+        return Ask(key, rounds, (rounds - len(values)) * (per_round + overhead_ns))
 
     def result(self) -> CellResult:
         """The merged record: timed metrics from every round (with their rounds), the rest from the first.
@@ -286,15 +288,20 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     try:
         while active:
             order = round_order(active, number, seed, keys.__getitem__)
+            round_began, workers_s = now(), 0.0
             for name in order:
                 state = states[name]
                 started(state.spec)
                 plan = state.plan(number)
-                state.add(measure(state.spec, plan), plan)
+                result = measure(state.spec, plan)
+                workers_s += result.duration_s or 0.0
+                state.add(result, plan)
+            # What a visit cost beyond its worker's own time (starting it, the parent's side, the round's zygotes).
+            overhead_ns = max(0.0, now() - round_began - workers_s) * 1e9 / len(order)
             round_ended(Round(number, tuple(order), reference(), now() - began))
             stops = {name: states[name].stop() for name in active}
-            asks = [ask for name in active if (ask := states[name].ask(stops[name], name)) is not None]
-            for ask in allowance.grant(asks, sum(state.spent_ns for state in states.values())):
+            asks = [ask for name in active if (ask := states[name].ask(stops[name], name, overhead_ns)) is not None]
+            for ask in allowance.grant(asks, (now() - began) * 1e9):
                 states[ask.key].granted = ask.rounds
                 stops[ask.key] = None
             still: list[str] = []

@@ -43,16 +43,19 @@ the variation is, not everywhere):
   is within the target. A cell whose next count could not (one far round
   at each end already, or a spread wider than the target) asks for
   nothing: rounds cannot help it, and it is flagged at once;
-* after each round the asks are granted cheapest first (the cell's own
-  mean time a round beyond its first, times the rounds asked): each grant
+* after each round the asks are granted cheapest first (the rounds asked
+  times a visit's cost: the cell's worker's mean round beyond its first,
+  and what the last round spent per visit beyond the workers): each grant
   buys the same thing, one cell's chance at a narrower interval, so the
   cheapest first give the most cells that chance; an ask that does not
   fit what is left ends the granting for that round;
-* the allowance is a share (``run_allowance``, 10% by default) of the time
-  the run's workers have taken so far, counted as the cell budget is (each
-  worker's whole round), so the rounds it pays for add at most about that
-  share to the run's time. A cell still missing its target when its grant
-  is used and no other fits is flagged with its figure, as before.
+* the asks granted cost at most a share (``run_allowance``, 10% by
+  default) of the rounds' time so far (wall clock, from the first round's
+  start), so the rounds they pay for add about that share to the run's
+  time. The cost is an estimate: a round of a few cells still pays the
+  round's fixed costs (its zygotes), which the last, larger round spread
+  over more visits. A cell still missing its target when its grant is used
+  and no other fits is flagged with its figure, as before.
 """
 
 from __future__ import annotations
@@ -198,8 +201,8 @@ class Allowance:
     Parameters
     ----------
     share
-        The share of the run's worker time so far that granted rounds may
-        take in all (``EngineOptions.run_allowance``); 0 grants nothing.
+        The share of the rounds' time so far that granted rounds may take
+        in all (``EngineOptions.run_allowance``); 0 grants nothing.
     granted_ns
         The estimated cost of every ask granted so far.
     """
@@ -208,7 +211,7 @@ class Allowance:
     granted_ns: float = 0.0
 
     def grant(self, asks: Iterable[Ask], spent_ns: float) -> list[Ask]:
-        """The asks granted, cheapest first, while their costs fit ``share`` of ``spent_ns`` (the run's worker time)."""
+        """The asks granted, cheapest first, while their costs fit ``share`` of ``spent_ns`` (the rounds' time so far)."""
         left = self.share * spent_ns - self.granted_ns
         granted = []
         for ask in sorted(asks, key=lambda ask: (ask.cost_ns, ask.key)):

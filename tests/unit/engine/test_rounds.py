@@ -198,6 +198,8 @@ class Rounds:
         self.fake = FakeClock()
         self.values: dict[str, dict[int, float]] = {}
         self.costs: dict[str, float] = {}
+        self.now_s = 0.0  # the run's clock: each visit takes its worker's time and the round's overhead
+        self.overhead_s: dict[int, float] = {}
 
     def cell(self, name: str, cost_s: float, **rounds: float) -> CellSpec:
         """A cell that costs 100 ns an operation, except in the rounds named ``r3=130``; its worker takes ``cost_s``."""
@@ -209,6 +211,7 @@ class Rounds:
         cost = self.values[spec.name].get(plan.number, 100.0)
         result = measure_operation(Operation(call=lambda: self.fake.advance(int(cost)), trace_memory=False),
                                    ALLOWANCE_OPTIONS, self.fake.clock, plan).result(spec)
+        self.now_s += self.costs[spec.name] + self.overhead_s.get(plan.number, 0.0)
         return replace(result, duration_s=self.costs[spec.name])
 
 
@@ -218,7 +221,8 @@ ALLOWANCE_OPTIONS = replace(OPTIONS, round_samples=1, cell_budget_ns=500_000_000
 
 def run_with_allowance(fake: Rounds, cells: list[CellSpec], share: float) -> dict[str, CellResult]:
     options = replace(ALLOWANCE_OPTIONS, run_allowance=share)
-    results = run_rounds(cells, options, fake.measure, seed=11, finished=lambda r: None, reference=lambda: None)
+    results = run_rounds(cells, options, fake.measure, seed=11, finished=lambda r: None, reference=lambda: None,
+                         now=lambda: fake.now_s)
     return {result.cell: result for result in results}
 
 
@@ -252,9 +256,18 @@ def test_the_allowance_goes_to_the_cheapest_cells_first_and_is_not_overspent() -
     cells = [fake.cell("stable", 0.1), fake.cell("cheap", 0.1, r3=130.0), fake.cell("dear", 0.3, r3=130.0),
              fake.cell("middle", 0.2, r2=130.0)]
     results = run_with_allowance(fake, cells, share=0.1)
-    # Six rounds took 6 × 0.7 s of workers: a tenth is 0.42 s; cheap asks 0.3 s (3 rounds of 0.1), middle 0.6, dear 0.9.
+    # Six rounds took 6 × 0.7 s: a tenth is 0.42 s; cheap asks 0.3 s (3 rounds of 0.1), middle 0.6, dear 0.9.
     assert rounds_of(results["cheap"]) == 9 and not results["cheap"].flags
     assert rounds_of(results["middle"]) == 6 and rounds_of(results["dear"]) == 6
     assert results["dear"].flags and results["middle"].flags
     extra_s = sum((result.duration_s or 0.0) for result in results.values()) - 6 * 0.7
     assert extra_s == pytest.approx(0.3) and extra_s <= 0.1 * (6 * 0.7 + extra_s)
+
+
+@pytest.mark.parametrize(("overhead_s", "rounds"), [(0.0, 9), (0.2, 6)])
+def test_an_ask_costs_its_visits_with_what_each_spent_beyond_its_worker(overhead_s: float, rounds: int) -> None:
+    fake = Rounds()
+    fake.overhead_s = {5: overhead_s}  # the parent's side of each visit in the round before the asks
+    results = run_with_allowance(fake, [fake.cell("one_slow", 0.1, r3=130.0)], share=0.5)
+    # Without overhead: half of 0.6 s pays for 3 rounds of 0.1 s. With it: half of 0.8 s cannot pay for 3 of 0.3 s.
+    assert rounds_of(results["one_slow"]) == rounds
