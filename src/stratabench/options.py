@@ -68,10 +68,10 @@ class EngineOptions:
     run_allowance
         The rounds beyond the cells' budgets, shared by the run: a cell
         that misses ``target`` when its budget is spent is given rounds up
-        to its next narrower count (9, then 12) if that count could meet
-        the target, cheapest first, while the rounds granted cost at most
-        this share of the rounds' time so far (0.1: about a tenth more
-        time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
+        to its next narrower count (9, then 12, 15...) if that count could
+        meet the target, cheapest first, while the rounds granted cost at
+        most this share of the rounds' time until the first ask, the floor
+        (0.1: about a tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
     warmups
         Untimed loops run before the samples, at the calibrated loop count
         (in a later round of a run, a third of it: the first round's

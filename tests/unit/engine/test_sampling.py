@@ -161,7 +161,7 @@ def test_the_allowance_grants_the_cheapest_asks_that_fit_its_share_and_no_more()
     # A tenth of 3000 ns of the run's worker time: the cheapest two fit (300), the dear one does not.
     assert [ask.key for ask in allowance.grant(asks, 3000)] == ["cheap", "middle"]
     assert allowance.granted_ns == 300.0
-    # What was granted stays counted: the run must have taken 6000 ns before another 300 fits.
-    assert allowance.grant([Ask("dear", 9, 300.0)], 5990) == []
-    assert [ask.key for ask in allowance.grant([Ask("dear", 9, 300.0)], 6000)] == ["dear"]
+    # The allowance was fixed at the first ask: the rounds it paid for do not grow it.
+    assert allowance.grant([Ask("dear", 9, 300.0)], 6000) == []
+    assert allowance.total_ns == 300.0 and allowance.granted_ns == 300.0
     assert Allowance(0.0).grant([Ask("free", 9, 0.5)], 10**12) == []
