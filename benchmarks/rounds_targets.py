@@ -98,7 +98,11 @@ def report_json(path: Path) -> dict[str, Any]:
 
 
 def verdicts(report: dict[str, Any]) -> dict[tuple[str, str, str], str]:
-    """(suite, table, row) → verdict, for every table column named ``verdict``."""
+    """(suite, table, row) → verdict, for every table column named ``verdict``.
+
+    A row is named by its first column and, where the table has one, its ``where`` column: a target
+    is judged at several places (``lazy read 0 ÷ raw parse`` at text/10, mixed/100...), each a verdict.
+    """
     found = {}
     for suite in report["suites"]:
         for table in suite["tables"]:
@@ -106,7 +110,9 @@ def verdicts(report: dict[str, Any]) -> dict[tuple[str, str, str], str]:
             if "verdict" not in keys:
                 continue
             for row in table["rows"]:
-                found[(suite["suite"], table["title"], str(row.get(keys[0])))] = str(row["verdict"])
+                # The where's parenthesis names the flavour measured there, which may differ between runs.
+                name = str(row.get(keys[0])) + (f" at {str(row['where']).split(' (')[0]}" if "where" in keys else "")
+                found[(suite["suite"], table["title"], name)] = str(row["verdict"])
     return found
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from stratabench.cli.arguments import add_engine_arguments, engine_options
 from stratabench.engine.counting import require_valgrind
 from stratabench.engine.cell import run_cell
+from stratabench.engine.rounds import run_rounds
 from stratabench.engine.statement import compile_statement, join_lines
 from stratabench.options import RunOptions
 from stratabench.results.stats import level_label
@@ -23,16 +24,17 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "timeit", help="time a Python statement with the same engine as every suite",
         description="Time a Python statement as timeit and pyperf do (the statement is inlined in a "
-        "calibrated loop), in a fresh worker process, and print the median per loop with the confidence "
-        "interval its samples reach (95% from 6 samples; fewer print their lower level). A statement or setup "
-        "that fails is reported with its line.",
+        "calibrated loop), one sample in each of several fresh worker processes (rounds, as pyperf spreads its "
+        "values over processes: each process's memory layout moves a small loop by up to 15%), and print the "
+        "median per loop with the confidence interval its rounds reach (95% from 6; fewer print their lower "
+        "level). A statement or setup that fails is reported with its line.",
     )
     parser.add_argument("stmt", nargs="*", help="the statement to time; several are joined as lines, as "
                         "python -m timeit joins them (default: pass)")
     parser.add_argument("-s", "--setup", action="append", default=[],
                         help="run before each timed loop, untimed; repeat it for several lines (default: pass)")
     parser.add_argument("--json", action="store_true", help="print the result record as JSON")
-    add_engine_arguments(parser, samples=20)
+    add_engine_arguments(parser, samples=10)
     parser.set_defaults(handler=handle)
 
 
@@ -46,7 +48,11 @@ def handle(args: argparse.Namespace) -> int:
     options = RunOptions(suites=("timeit",), settings={"timeit.stmt": stmt, "timeit.setup": setup},
                          engine=engine_options(args))
     (cell,) = TimeitSuite(options).cells()
-    result = run_cell(cell, options)
+    if args.count is not None:  # a count is exact: one callgrind run, no rounds
+        result = run_cell(cell, options)
+    else:
+        (result,) = run_rounds([cell], options.engine, lambda spec, plan: run_cell(spec, options, plan=plan),
+                               seed=0, finished=lambda result: None, reference=lambda: None)
     if args.json:
         print(json.dumps(cell_to_json(result), indent=2))
         return 0 if result.ok else 1
@@ -64,7 +70,7 @@ def handle(args: argparse.Namespace) -> int:
     print(
         f"{cell.name}: {format_ns(wall.median)} per loop "
         f"({level_label(wall.ci_level)} CI {format_ns(wall.ci_low)} .. {format_ns(wall.ci_high)}; "
-        f"{wall.n} samples of {result.loops:,} loops; min {format_ns(wall.min)}, max {format_ns(wall.max)})"
+        f"{wall.n} rounds of {result.loops:,} loops; min {format_ns(wall.min)}, max {format_ns(wall.max)})"
     )
     for flag in result.flags:
         print(f"warning: unstable: {flag}", file=sys.stderr)

@@ -108,7 +108,8 @@ def count_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM
         raise UncountableError(f"not under callgrind: {OUT_VARIABLE} is not set (stratabench --count starts this worker)")
     segments = _Segments(Path(out))
     if op.statement is not None:
-        timed = statement_timer(*op.statement, op.namespace, clock)
+        # One compile: a count is of the loop's instructions, which do not move with where its code lands.
+        timed = statement_timer(*op.statement, op.namespace, clock, fresh=False)
     else:
         timed = loop_timer(op.call, clock)
     with frozen_heap():

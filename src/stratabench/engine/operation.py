@@ -61,6 +61,11 @@ class CellSpec:
         two of them is paired
         (:func:`~stratabench.results.records.paired_ratio_of`). ``None``: a
         cell of its own, placed anywhere in the round.
+    min_rounds
+        Rounds this cell takes at the least in adaptive sampling, above the
+        run's floor (``None``: the floor). A suite gives
+        :data:`~stratabench.engine.sampling.ROBUST_ROUNDS` to the cells a
+        verdict divides, so one disturbed round cannot decide it.
     """
 
     suite: str
@@ -70,6 +75,7 @@ class CellSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     factory: str = ""
     group: str | None = None
+    min_rounds: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +86,7 @@ class CellSpec:
             "env": dict(self.env),
             "factory": self.factory,
             "group": self.group,
+            "min_rounds": self.min_rounds,
         }
 
     @classmethod
@@ -92,6 +99,7 @@ class CellSpec:
             dict(data.get("env", {})),
             data.get("factory", ""),
             data.get("group"),
+            data.get("min_rounds"),
         )
 
 

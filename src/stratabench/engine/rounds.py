@@ -250,6 +250,13 @@ class Round:
     at_s: float
 
 
+def _floored(options: EngineOptions, spec: CellSpec) -> EngineOptions:
+    """The run's options with ``spec``'s own floor of rounds, if it has a higher one (never above the cap)."""
+    if spec.min_rounds is None or spec.min_rounds <= options.min_samples:
+        return options
+    return replace(options, min_samples=min(spec.min_rounds, options.max_samples))
+
+
 def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
                measure: Callable[[CellSpec, RoundPlan], CellResult], *, seed: int,
                finished: Callable[[CellResult], None], round_ended: Callable[[Round], None] = lambda r: None,
@@ -273,7 +280,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     An interrupt ends the run after writing, through ``finished``, the
     merged results of every cell that has finished a round.
     """
-    states = {f"{spec.suite}/{spec.name}": CellRounds(spec, options) for spec in cells}
+    states = {f"{spec.suite}/{spec.name}": CellRounds(spec, _floored(options, spec)) for spec in cells}
     keys = {name: state.spec.group for name, state in states.items()}
     active = list(states)
     done: set[str] = set()

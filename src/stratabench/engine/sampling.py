@@ -71,10 +71,17 @@ from typing import Any, Literal
 from stratabench.options import EngineOptions
 from stratabench.results.stats import median_ci_ranks, summarize
 
-__all__ = ["Allowance", "Ask", "RoundPlan", "StoppingRule", "Stop", "best_next_half_width", "narrowing_count"]
+__all__ = ["ROBUST_ROUNDS", "Allowance", "Ask", "RoundPlan", "StoppingRule", "Stop", "best_next_half_width",
+           "narrowing_count"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
+
+#: The fewest rounds whose 95% interval of the median leaves out the highest and the lowest value (nine; from
+#: six to eight it is the whole range). A ratio of two cells in a verdict, from six rounds, swung from met to too
+#: close to call between two runs on one disturbed round (lazy read 0 ÷ raw parse: 1.14× [1.11-1.83×]); a suite
+#: gives its verdict cells this floor (:attr:`~stratabench.engine.operation.CellSpec.min_rounds`).
+ROBUST_ROUNDS = 9
 
 #: Why sampling stopped: ``target`` reached, ``budget`` spent or sample ``cap`` reached before it
 #: (both flag the cell), ``fixed`` count taken, ``time cap`` (``max_sample_ns``) hit.

@@ -271,3 +271,19 @@ def test_an_ask_costs_its_visits_with_what_each_spent_beyond_its_worker(overhead
     results = run_with_allowance(fake, [fake.cell("one_slow", 0.1, r3=130.0)], share=0.5)
     # Without overhead: half of 0.6 s pays for 3 rounds of 0.1 s. With it: half of 0.8 s cannot pay for 3 of 0.3 s.
     assert rounds_of(results["one_slow"]) == rounds
+
+
+def test_a_cell_with_a_floor_of_its_own_takes_those_rounds_and_the_others_the_run_s() -> None:
+    # Two stable cells; the one a verdict divides asks for ROBUST_ROUNDS, whose interval leaves out the extremes.
+    from stratabench.engine.sampling import ROBUST_ROUNDS
+
+    machine = Machine()
+    plain = machine.cost("plain", 100)
+    judged = CellSpec("fake", "judged", min_rounds=ROBUST_ROUNDS)
+    machine.costs["judged"] = [100]
+    above_cap = CellSpec("fake", "above cap", min_rounds=OPTIONS.max_samples + 5)
+    machine.costs["above cap"] = [100]
+    results, _, _ = run(machine, [plain, judged, above_cap])
+    rounds = {r.cell: len(set(r.metrics["wall_ns"].rounds)) for r in results}
+    assert rounds == {"plain": OPTIONS.min_samples, "judged": ROBUST_ROUNDS, "above cap": OPTIONS.max_samples}
+    assert CellSpec.from_json(judged.to_json()) == judged  # the floor crosses into the worker with the cell

@@ -97,3 +97,36 @@ def test_an_error_no_user_line_raised_is_left_alone() -> None:
     timed = compile_statement("pass").loop_timer({}, type(clock)(wall_ns=broken, cpu_ns=clock.cpu_ns))
     with pytest.raises(RuntimeError, match="clock gone"):
         timed(1)
+
+
+def _loop_body(code: object) -> list[str]:
+    """The instructions between a function's FOR_ITER and its JUMP_BACKWARD: what each loop pays."""
+    import dis
+
+    names = [instruction.opname for instruction in dis.get_instructions(code)]  # type: ignore[arg-type]
+    return names[names.index("FOR_ITER") + 1:names.index("JUMP_BACKWARD")]
+
+
+@pytest.mark.parametrize("stmt", ["pass", "x = 1", "d.get('k')"])
+def test_the_timed_loop_is_pyperfs_loop_instruction_for_instruction(stmt: str) -> None:
+    # A figure meant to read as pyperf's must time the loop pyperf times. (The standard library's timeit template
+    # follows the statement with a `pass` line, one NOP more a loop; pyperf's does not.)
+    from pyperf._timeit import TEMPLATE
+
+    scope: dict[str, object] = {}
+    exec(compile_statement(stmt).code, scope)
+    theirs: dict[str, object] = {}
+    exec(TEMPLATE.format(stmt=stmt, setup="pass", init="", teardown="pass"), {}, theirs)
+    assert _loop_body(scope["timed"].__code__) == _loop_body(theirs["inner"].__code__)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("fresh", "distinct"), [(True, 3), (False, 1)])
+def test_each_timed_run_compiles_its_loop_again_unless_counted(fresh: bool, distinct: int) -> None:
+    # Where a small loop's code lands in memory sets its speed (3.5 or 4.0 ns for `pass` here), so each run draws a
+    # new placement, as pyperf's make_inner does; a count of instructions keeps one compile, which it would swamp.
+    codes: list[object] = []
+    timed = statement_timer("pass", "import sys; codes.append(sys._getframe().f_code)", {"codes": codes},
+                            FakeClock().clock, fresh=fresh)
+    for _ in range(3):
+        timed(2)
+    assert len(codes) == 3 and len({id(code) for code in codes}) == distinct

@@ -227,3 +227,17 @@ def test_a_target_whose_paired_ratio_straddles_its_bound_is_too_close_to_call() 
     assert verdict(200_000.0) == "met"  # 1.11× [1.09-1.13]
     assert verdict(216_000.0) == "too close to call"  # 1.2× [1.18-1.22]: it was met or missed by the point value
     assert verdict(240_000.0) == "missed"
+
+
+def test_the_two_sides_of_every_target_take_robust_rounds_and_no_other_cell_does() -> None:
+    from stratabench.engine.sampling import ROBUST_ROUNDS
+    from stratabench.suites.entities.report import _TARGETS
+
+    cells = suite().cells()
+    robust = {c.name for c in cells if c.min_rounds == ROBUST_ROUNDS}
+    assert all(c.min_rounds in (None, ROBUST_ROUNDS) for c in cells)
+    for _, num_path, num_read, den_path, den_read, *_ in _TARGETS:
+        for path, read in ((num_path, num_read), (den_path, den_read)):
+            sides = [c for c in cells if c.params["cell"] == "get20" and (c.params["path"], c.params["read"]) == (path, read)]
+            assert sides and all((c.name in robust) == (c.params["store"] == "memory") for c in sides)
+    assert not any(c.params["path"] == "ndb.get" for c in cells if c.name in robust)  # no target divides it

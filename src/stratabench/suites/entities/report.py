@@ -49,7 +49,7 @@ from stratabench.suites.kit.problems import problem_lines
 from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_figure, study_report
 from stratabench.units import format_ns
 
-__all__ = ["PUBLISHED", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
+__all__ = ["PUBLISHED", "TARGET_CELLS", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
 
 #: The 2016 figures (ms per get of 20, App Engine F1, real RPC): class, N, library get, GetAsync, lazy get.
 PUBLISHED: tuple[tuple[str, int, float, float, float], ...] = (
@@ -349,6 +349,10 @@ _TARGETS: tuple[tuple[str, str, str, str, str, tuple[int, ...], str, float, str]
 )
 
 
+#: The (path, read) of every get20 cell a target divides, on the memory store: these take robust rounds.
+TARGET_CELLS = frozenset(cell for row in _TARGETS for cell in ((row[1], row[2]), (row[3], row[4])))
+
+
 def targets(results: Sequence[CellResult]) -> list[Target]:
     """The lazy entity's targets on the memory store, worst flavour per schema and width."""
     c = EntitiesResults(results)
@@ -392,6 +396,7 @@ def _targets_table(results: Sequence[CellResult]) -> Table:
     table.notes.append("Every get includes the memory store's multi-get. Paired ratios of the thread's CPU time "
                        "(the memory store's cells are judged on it); the worst flavour's ratio is shown. A target "
                        "is met or missed only when the ratio's interval clears its bound, else too close to call. "
+                       "Both sides take nine rounds at the least, so one disturbed round cannot decide it. "
                        "~: the interval includes 1.")
     return table
 

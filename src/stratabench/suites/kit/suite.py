@@ -117,7 +117,8 @@ class Suite(ABC):
         """
 
     def spec(self, name: str, params: Mapping[str, Any], *, language: str = "python",
-             env: Mapping[str, str] | None = None, group: str | None = None) -> CellSpec:
+             env: Mapping[str, str] | None = None, group: str | None = None,
+             min_rounds: int | None = None) -> CellSpec:
         """A cell of this suite, carrying this suite's class as the factory that builds its operation.
 
         ``group`` declares the cells this one is compared with: every cell
@@ -126,9 +127,12 @@ class Suite(ABC):
         (:func:`stratabench.results.records.paired_ratio_of`). Give a group
         to whatever a verdict, a target or a "vs" column divides: a codec
         and json at one size, a store and the database for one operation.
+        ``min_rounds`` raises the cell's floor of rounds
+        (:attr:`~stratabench.engine.operation.CellSpec.min_rounds`).
         """
         factory = f"{type(self).__module__}:{type(self).__qualname__}"
-        return CellSpec(self.name, name, params, language, env or {}, factory, f"{self.name}/{group}" if group else None)
+        return CellSpec(self.name, name, params, language, env or {}, factory, f"{self.name}/{group}" if group else None,
+                        min_rounds)
 
     def tuned_engine(self, default_min_sample_ns: int) -> EngineOptions:
         """The run's engine options with this suite's own calibration target.
