@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine_vs_pyperf import pyperf_median, stratabench_median  # noqa: E402 -- the sibling script's two timers
 
+from stratabench.report.generic import not_repeats_of  # noqa: E402
 from stratabench.report.provenance import reference_ratios  # noqa: E402
 from stratabench.results.format import ResultsFile, load  # noqa: E402
 from stratabench.units import format_ns  # noqa: E402
@@ -156,7 +157,10 @@ def flagged(results: ResultsFile) -> str:
     ok = [c for c in results.cells if c.ok and "wall_ns" in c.metrics]
     count = sum(1 for c in ok if c.flags)
     on = {c.judged_metric for c in ok if c.flags}
-    return f"{count} of {len(ok)} ({count / max(1, len(ok)):.0%}{'; on ' + ', '.join(sorted(on)) if on else ''})"
+    # Cells whose samples are not repeats (treestore's consumers in the sysrepo mode) are neither: counted apart.
+    apart = sum(1 for c in ok if not_repeats_of(c))
+    return (f"{count} of {len(ok)} ({count / max(1, len(ok)):.0%}{'; on ' + ', '.join(sorted(on)) if on else ''})"
+            + (f", {apart} not repeats" if apart else ""))
 
 
 def machine(results: ResultsFile) -> str:

@@ -31,8 +31,10 @@ class EngineOptions:
     takes at least ``min_samples`` rounds (enough for its median's interval
     to reach 95%), then more until the interval's half-width is within
     ``target`` of the median, ``cell_budget_ns`` of sampling is spent or
-    ``max_samples`` rounds are taken. ``samples`` fixes the count instead:
-    that many rounds of one sample.
+    ``max_samples`` rounds are taken; a cell whose budget is spent while it
+    misses the target may get more rounds from the run's allowance
+    (``run_allowance``). ``samples`` fixes the count instead: that many
+    rounds of one sample.
 
     Attributes
     ----------
@@ -63,7 +65,14 @@ class EngineOptions:
         start and preparation included); a cell that had not reached
         ``target`` by then is flagged. Samples (rounds) the budget cannot
         carry to the next count whose interval is narrower (9, 12, 15...)
-        are not taken.
+        are not taken, unless the run's allowance pays for them.
+    run_allowance
+        The rounds beyond the cells' budgets, shared by the run: a cell
+        that misses ``target`` when its budget is spent is given rounds up
+        to its next narrower count (9, then 12, 15...) if that count could
+        meet the target, cheapest first, while the rounds granted cost at
+        most this share of the rounds' time until the first ask, the floor
+        (0.1: about a tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
     warmups
         Untimed loops run before the samples, at the calibrated loop count
         (in a later round of a run, a third of it: the first round's
@@ -101,6 +110,7 @@ class EngineOptions:
     round_seed: int | None = None
     target: float = 0.05
     cell_budget_ns: int = 300_000_000
+    run_allowance: float = 0.1
     warmups: int = 1
     min_sample_ns: int = 100_000_000
     max_sample_ns: int = 8_000_000_000
@@ -123,6 +133,8 @@ class EngineOptions:
             raise UsageError(f"--target must be a percentage above 0 and below 100, not {100 * self.target:g}")
         if self.cell_budget_ns < 0:
             raise UsageError("--budget must not be negative")
+        if not 0 <= self.run_allowance <= 1:
+            raise UsageError(f"--allowance must be a percentage from 0 to 100, not {100 * self.run_allowance:g}")
         if self.warmups < 0:
             raise UsageError(f"--warmups must be 0 or more, not {self.warmups}")
         if self.min_sample_ns < 0:

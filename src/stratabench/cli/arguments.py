@@ -135,6 +135,9 @@ def add_detail_argument(parser: argparse._ActionsContainer) -> None:
 #: Presets in the spirit of pyperf's --fast and --rigorous: (target, budget s, min samples, max samples, min-time s).
 #: The default's target is what its six rounds can show on a shared machine: a round's thread CPU time moves
 #: 3-9% from round to round there, and the interval of six values is their whole range.
+#: --allowance's default, for every preset: the share of the run's time that rounds beyond the cells' budgets may add.
+DEFAULT_ALLOWANCE = EngineOptions.run_allowance
+
 PRESETS: dict[str, tuple[float, float, int, int, float]] = {
     "fast": (0.05, 0.3, 6, 20, 0.05),
     "default": (0.05, 0.3, 6, 40, 0.1),
@@ -162,7 +165,12 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
                        f"(default {100 * default[0]:g})")
     group.add_argument("--budget", type=_budget, default=None, metavar="SECONDS",
                        help=f"adaptive sampling time per cell; a cell that misses --target by then is flagged "
-                       f"unstable (default {default[1]:g})")
+                       f"unstable, unless --allowance pays for more rounds that meet it (default {default[1]:g})")
+    group.add_argument("--allowance", type=_allowance, default=None, metavar="PERCENT",
+                       help="rounds beyond --budget for the cells that miss --target, shared by the run: each such "
+                       "cell may get rounds up to its next narrower interval (9, then 12... rounds) if they could "
+                       "meet the target, cheapest first, while they cost at most this %% of the time its floor of "
+                       f"rounds took (default {100 * DEFAULT_ALLOWANCE:g}; 0: none)")
     group.add_argument("--min-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
                        help=f"adaptive floor (default {default[2]}: the fewest whose interval reaches 95%%)")
     group.add_argument("--max-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
@@ -186,13 +194,21 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
                        help="fail a cell whose worker runs longer than this (default 900)")
 
 
+def percentage(number: Callable[[str], float]) -> Callable[[str], float]:
+    """argparse type: a percentage, ``2`` or ``2%``, checked by ``number`` and returned as a fraction."""
+
+    def parse(text: str) -> float:
+        return number(text.strip().removesuffix("%")) / 100
+
+    return parse
+
+
 #: --target: a percentage above 0 and below 100 (argparse names the flag).
-_percent_number = number_in(0, 100, what="a percentage", low_open=True)
+_percent = percentage(number_in(0, 100, what="a percentage", low_open=True))
+#: --allowance: a percentage from 0 to 100.
+_allowance = percentage(number_in(0, 100, what="a percentage"))
 
 
-def _percent(text: str) -> float:
-    """argparse type of ``--target``: a percentage, ``2`` or ``2%``."""
-    return _percent_number(text.strip().removesuffix("%")) / 100
 #: --budget: seconds of adaptive sampling a cell may spend (up to an hour).
 _budget = number_in(0, 3600, what="a number of seconds", low_open=True)
 
@@ -212,6 +228,7 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         max_samples=max(int(given("max_samples", max_samples)), floor),
         target=given("target", target),
         cell_budget_ns=int(given("budget", budget) * 1e9),
+        run_allowance=given("allowance", DEFAULT_ALLOWANCE),
         warmups=args.warmups,
         min_sample_ns=int(given("min_time", min_time) * 1e9),
         memory_samples=args.memory_samples,

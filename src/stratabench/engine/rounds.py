@@ -24,6 +24,12 @@ cells, in every ratio of two of them. So a run measures in rounds
    of later rounds once it has stopped, a failed cell at once; the rest of
    its group stays back to back. Every member takes the floor of rounds,
    so any two of a group share at least that many pairs.
+4. A cell that would stop because its budget is spent while it misses its
+   target first asks the run's allowance for rounds up to its next
+   narrower count (:class:`~stratabench.engine.sampling.Allowance`): the
+   asks of a round are granted together, cheapest first, so the rounds
+   beyond the budgets go to the cells whose answer they can change, and
+   a stable cell never gets more.
 
 The scheduling here knows nothing of how a unit is measured: the run hands
 :func:`run_rounds` a function that measures one cell for one round (a
@@ -42,7 +48,8 @@ from typing import Any, TypeVar
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import CellSpec
-from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
+from stratabench.engine.sampling import (Allowance, Ask, RoundPlan, Stop, StoppingRule, best_next_half_width,
+                                          narrowing_count)
 from stratabench.options import EngineOptions
 from stratabench.results.records import WALL_METRIC, CellResult, MetricResult
 from stratabench.results.stats import instability, round_values
@@ -118,6 +125,8 @@ class CellRounds:
     spent_ns: int = 0
     duration_s: float = 0.0
     measured: int = 0
+    granted: int = 0
+    first_ns: int = 0
 
     @property
     def rule(self) -> StoppingRule:
@@ -144,6 +153,8 @@ class CellRounds:
         # The budget counts the worker's whole round (its start, preparation, warm-up and samples), not the
         # samples alone: each round costs that, so a budget of samples would buy a fast cell dozens of rounds.
         self.spent_ns += int((result.duration_s or 0.0) * 1e9)
+        if self.measured == 1:
+            self.first_ns = self.spent_ns
         if not result.ok:  # an error, or data that did not verify: no later round can make it good
             self.failure = result
             return
@@ -181,7 +192,30 @@ class CellRounds:
         values = self.per_round()
         if not values:  # nothing timed (a cell measured once by construction)
             return Stop("fixed")
-        return self.rule.stop(values, self.spent_ns, self.sampled_ns)
+        stop = self.rule.stop(values, self.spent_ns, self.sampled_ns)
+        if stop is not None and stop.reason == "budget" and len(values) < self.granted:
+            return None  # the run's allowance pays for these rounds
+        return stop
+
+    def ask(self, stop: Stop | None, key: str, overhead_ns: float = 0.0) -> Ask | None:
+        """The rounds this cell asks of the run's allowance, stopping for ``stop``; ``None`` if it asks none.
+
+        Only a cell stopped by its budget while it misses the target asks,
+        and only for a next narrower count that is within the cap and could
+        meet the target. Its cost is the rounds asked times a visit's: its
+        worker's mean round after the first (the first also calibrates,
+        traces memory and verifies) and ``overhead_ns``, what the last round
+        spent on each visit beyond its worker.
+        """
+        if stop is None or stop.reason != "budget":
+            return None
+        values = self.per_round()
+        rounds = narrowing_count(len(values))
+        if rounds > self.options.max_samples or best_next_half_width(values) > self.options.target:
+            return None
+        later = self.spent_ns - self.first_ns
+        per_round = later / (self.measured - 1) if self.measured > 1 else self.spent_ns
+        return Ask(key, rounds, (rounds - len(values)) * (per_round + overhead_ns))
 
     def result(self) -> CellResult:
         """The merged record: timed metrics from every round (with their rounds), the rest from the first.
@@ -254,6 +288,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     keys = {name: state.spec.group for name, state in states.items()}
     active = list(states)
     done: set[str] = set()
+    allowance = Allowance(options.run_allowance)
     began = now()
 
     def finish(name: str) -> None:
@@ -264,16 +299,26 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     try:
         while active:
             order = round_order(active, number, seed, keys.__getitem__)
+            round_began, workers_s = now(), 0.0  # the overhead below includes the round's zygote starts
             round_started(number, [states[name].spec for name in order])
             for name in order:
                 state = states[name]
                 started(state.spec)
                 plan = state.plan(number)
-                state.add(measure(state.spec, plan), plan)
+                result = measure(state.spec, plan)
+                workers_s += result.duration_s or 0.0
+                state.add(result, plan)
+            # What a visit cost beyond its worker's own time (starting it, the parent's side, the round's zygotes).
+            overhead_ns = max(0.0, now() - round_began - workers_s) * 1e9 / len(order)
             round_ended(Round(number, tuple(order), reference(), now() - began))
+            stops = {name: states[name].stop() for name in active}
+            asks = [ask for name in active if (ask := states[name].ask(stops[name], name, overhead_ns)) is not None]
+            for ask in allowance.grant(asks, (now() - began) * 1e9):
+                states[ask.key].granted = ask.rounds
+                stops[ask.key] = None
             still: list[str] = []
             for name in active:
-                if states[name].stop() is None:
+                if stops[name] is None:
                     still.append(name)
                 else:
                     finish(name)

@@ -23,18 +23,56 @@ In a run the rule counts rounds, not samples (:mod:`stratabench.engine.rounds`):
 it is given each round's median, so "the interval is tight enough" means
 tight across the run's rounds, the machine's drift included; within one
 round a worker takes exactly its :class:`RoundPlan`'s samples.
+
+The run's allowance (:class:`Allowance`)
+----------------------------------------
+A cell budget pays for the floor and little more: in a run a round costs a
+whole worker (about 60 ms), so 0.3 s stops every cell at six rounds, whose
+interval is the whole range of six values, and one slow round of the
+machine flags the cell. A larger budget for every cell would spend rounds
+on the cells that already met the target. So the rounds beyond a cell's
+budget come from one allowance shared by the run, and go only where they
+can change the answer (as pyperf and Kalibera & Jones advise: repeat where
+the variation is, not everywhere):
+
+* a cell that met its target stops, as before; a cell whose budget is spent
+  while it misses the target *asks* for rounds up to its next narrowing
+  count (:func:`narrowing_count`: 9, then 12, 15...) when that count could meet
+  the target: when the interval that count would have, if the new rounds
+  all landed among the current middle values (:func:`best_next_half_width`),
+  is within the target. A cell whose next count could not (one far round
+  at each end already, or a spread wider than the target) asks for
+  nothing: rounds cannot help it, and it is flagged at once;
+* after each round the asks are granted cheapest first (the rounds asked
+  times a visit's cost: the cell's worker's mean round beyond its first,
+  and what the last round spent per visit beyond the workers): each grant
+  buys the same thing, one cell's chance at a narrower interval, so the
+  cheapest first give the most cells that chance; an ask that does not
+  fit what is left ends the granting for that round;
+* the asks granted cost at most a share (``run_allowance``, 10% by
+  default) of the rounds' time (wall clock) until the first ask, that is
+  of the floor of rounds, fixed then so that it does not grow with the
+  rounds it pays for; the rounds it pays for add about that share to the
+  run's time. The cost is an estimate: a round of a few cells still pays
+  the round's fixed costs (its zygotes), which the last, larger round
+  spread over more visits (in a run on a busy machine, 10% of the floor's
+  201 s paid for 24.6 s of later rounds). A cell still missing its target
+  when its grant is used and no other fits is flagged with its figure, as
+  before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from stratabench.options import EngineOptions
 from stratabench.results.stats import median_ci_ranks, summarize
 
-__all__ = ["ROBUST_ROUNDS", "RoundPlan", "StoppingRule", "Stop", "narrowing_count"]
+__all__ = ["ROBUST_ROUNDS", "Allowance", "Ask", "RoundPlan", "StoppingRule", "Stop", "best_next_half_width",
+           "narrowing_count"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
@@ -136,6 +174,73 @@ def narrowing_count(n: int) -> int:
     while median_ci_ranks(more)[0] <= low:
         more += 1
     return more
+
+
+def best_next_half_width(values: Sequence[float]) -> float:
+    """The narrowest relative half-width the median's interval could have at the next narrowing count.
+
+    With ``m`` values the interval runs from the ``l``-th smallest to the
+    ``l``-th largest (:func:`~stratabench.results.stats.median_ci_ranks`).
+    Adding values to the current ``n`` can only move the ``l``-th smallest
+    down to or below the current ``l``-th smallest, and the ``l``-th largest
+    up, so the next count's interval holds the current values of those ranks:
+    their half-width over the current median is the best the next count can do.
+    """
+    ordered = sorted(values)
+    low = median_ci_ranks(narrowing_count(len(ordered)))[0]
+    if 2 * low > len(ordered):  # the next count's ranks meet in the middle: its interval could be one value
+        return 0.0
+    median = summarize(ordered).median
+    width = (ordered[len(ordered) - low] - ordered[low - 1]) / 2
+    return 0.0 if width == 0 else math.inf if median == 0 else width / abs(median)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A cell's request for rounds beyond its budget: up to ``rounds`` in all, at an estimated ``cost_ns``."""
+
+    key: str
+    rounds: int
+    cost_ns: float
+
+
+@dataclass
+class Allowance:
+    """The run's allowance for rounds beyond the cells' budgets (the module docstring's second part).
+
+    Parameters
+    ----------
+    share
+        The share of the rounds' time until the first ask that granted
+        rounds may take in all (``EngineOptions.run_allowance``); 0 grants nothing.
+    total_ns
+        The allowance, fixed at the first ask; ``None`` until then.
+    granted_ns
+        The estimated cost of every ask granted so far.
+    """
+
+    share: float
+    total_ns: float | None = None
+    granted_ns: float = 0.0
+
+    def grant(self, asks: Iterable[Ask], spent_ns: float) -> list[Ask]:
+        """The asks granted, cheapest first, while their costs fit the allowance.
+
+        ``spent_ns`` is the rounds' time so far; the first call with an ask
+        fixes the allowance at ``share`` of it.
+        """
+        asks = list(asks)
+        if asks and self.total_ns is None:
+            self.total_ns = self.share * spent_ns
+        left = (self.total_ns or 0.0) - self.granted_ns
+        granted = []
+        for ask in sorted(asks, key=lambda ask: (ask.cost_ns, ask.key)):
+            if ask.cost_ns > left:
+                break  # sorted by cost: no later ask fits either
+            left -= ask.cost_ns
+            self.granted_ns += ask.cost_ns
+            granted.append(ask)
+        return granted
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The generic tables: every cell of a suite with the medians of its metrics, and its answer.
 
 The status column lists only exceptions (a failed or unavailable cell, a
-result that did not verify, a measurement flagged unstable); a cell that ran,
-verified and held steady leaves it empty, so a problem stands out.
+result that did not verify, a measurement flagged unstable, one whose samples
+are not repeats and so have no interval to judge); a cell that ran, verified
+and held steady leaves it empty, so a problem stands out.
 """
 
 from __future__ import annotations
@@ -16,8 +17,13 @@ from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.units import format_count
 
-__all__ = ["cells_export_table", "generic_answer", "generic_tables", "integrity_text", "status_text",
-           "unstable_of", "unstable_table"]
+__all__ = ["NOT_REPEATS", "cells_export_table", "generic_answer", "generic_tables", "integrity_text", "not_repeats_of",
+           "not_repeats_table", "status_text", "unstable_of", "unstable_table"]
+
+NOT_REPEATS = "not_repeats"
+"""The notes key of a cell whose samples are not repeats of one measurement (only the first does the work,
+by the study's design): why, with its figures. No interval over such samples is judged, so the cell is
+neither flagged unstable nor called steady; its status says so and a table under its suite gives the reason."""
 
 
 def unstable_of(result: CellResult) -> list[str]:
@@ -27,6 +33,12 @@ def unstable_of(result: CellResult) -> list[str]:
     """
     flags = result.flags or result.notes.get("unstable") or ()
     return [str(flag) for flag in flags] if isinstance(flags, (list, tuple)) else [str(flags)]
+
+
+def not_repeats_of(result: CellResult) -> str | None:
+    """Why this cell's samples are not repeats of one measurement (:data:`NOT_REPEATS`), or ``None``."""
+    reason = result.notes.get(NOT_REPEATS)
+    return None if reason is None else str(reason)
 
 
 def status_text(result: CellResult) -> str:
@@ -40,6 +52,8 @@ def status_text(result: CellResult) -> str:
         # The reasons, with their figures, are listed under the suite's tables (unstable_table):
         # in a column they would make every table as wide as its longest reason.
         problems.append("unstable")
+    elif result.ok and not_repeats_of(result):
+        problems.append("not repeats: no interval")
     return "; ".join(problems)
 
 
@@ -57,6 +71,19 @@ def unstable_table(suite: str, results: Sequence[CellResult]) -> Table | None:
     table.notes = ["A cell is flagged when the interval of its judged metric's median (thread CPU time for work "
                    "inside the process, wall time for I/O and servers; per round in a run) ended wider than the "
                    "target. A quieter machine, --rigorous or a larger --budget narrows them."]
+    return table
+
+
+def not_repeats_table(suite: str, results: Sequence[CellResult]) -> Table | None:
+    """The suite's cells whose samples are not repeats, each with why; ``None`` when there is none."""
+    listed = [result for result in results if result.ok and not_repeats_of(result)]
+    if not listed:
+        return None
+    table = Table(f"{suite}: {len(listed)} of {len(results)} cells whose samples are not repeats (no interval "
+                  "is judged: neither flagged unstable nor steady)", [Column("cell", "cell"), Column("why", "why")])
+    table.rows = [{"cell": result.cell, "why": not_repeats_of(result)} for result in listed]
+    table.notes = ["Their samples measure different work (the first does it, the later ones find it done), so an "
+                   "interval over them would say nothing about how sure the figure is."]
     return table
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from stratabench.engine.clock import FakeClock
@@ -130,8 +132,6 @@ def test_a_failed_round_ends_only_its_cell_and_an_interrupt_writes_what_was_meas
 
 
 def test_the_budget_counts_each_round_s_whole_worker_so_a_fast_noisy_cell_stops_at_its_floor() -> None:
-    from dataclasses import replace
-
     machine = Machine()
     noisy = machine.cost("noisy", 100, 100, 150, 60, 100, 190, 80)
     options = replace(OPTIONS, cell_budget_ns=1_000_000_000)  # 1 s; every round's worker takes 0.3 s
@@ -204,6 +204,88 @@ def test_each_round_is_announced_with_its_cells_in_order_before_its_first_is_mea
     assert [tuple(f"fake/{name}" for name in names) for _, names, _ in announced] == [r.order for r in rounds]
     # Announced before the round's first visit: the visits so far are those of the earlier rounds.
     assert [visits for _, _, visits in announced] == [sum(len(r.order) for r in rounds[:n]) for n in range(len(rounds))]
+
+
+class Rounds:
+    """Cells whose value in each round is set per round (one far round, a spread), each round's worker taking ``cost_s``."""
+
+    def __init__(self) -> None:
+        self.fake = FakeClock()
+        self.values: dict[str, dict[int, float]] = {}
+        self.costs: dict[str, float] = {}
+        self.now_s = 0.0  # the run's clock: each visit takes its worker's time and the round's overhead
+        self.overhead_s: dict[int, float] = {}
+
+    def cell(self, name: str, cost_s: float, **rounds: float) -> CellSpec:
+        """A cell that costs 100 ns an operation, except in the rounds named ``r3=130``; its worker takes ``cost_s``."""
+        self.values[name] = {int(key[1:]): value for key, value in rounds.items()}
+        self.costs[name] = cost_s
+        return CellSpec("fake", name)
+
+    def measure(self, spec: CellSpec, plan: RoundPlan) -> CellResult:
+        cost = self.values[spec.name].get(plan.number, 100.0)
+        result = measure_operation(Operation(call=lambda: self.fake.advance(int(cost)), trace_memory=False),
+                                   ALLOWANCE_OPTIONS, self.fake.clock, plan).result(spec)
+        self.now_s += self.costs[spec.name] + self.overhead_s.get(plan.number, 0.0)
+        return replace(result, duration_s=self.costs[spec.name])
+
+
+# One sample a round, a 0.5 s budget (the floor of six 0.1 s rounds spends it), a target of ±2%, a cap of 12.
+ALLOWANCE_OPTIONS = replace(OPTIONS, round_samples=1, cell_budget_ns=500_000_000, run_allowance=0.1)
+
+
+def run_with_allowance(fake: Rounds, cells: list[CellSpec], share: float) -> dict[str, CellResult]:
+    options = replace(ALLOWANCE_OPTIONS, run_allowance=share)
+    results = run_rounds(cells, options, fake.measure, seed=11, finished=lambda r: None, reference=lambda: None,
+                         now=lambda: fake.now_s)
+    return {result.cell: result for result in results}
+
+
+def rounds_of(result: CellResult) -> int:
+    return len(set(result.metrics[result.judged_metric].rounds or ()))
+
+
+def test_the_allowance_gives_rounds_to_the_cells_one_far_round_flags_and_none_to_a_stable_one() -> None:
+    fake = Rounds()
+    cells = [fake.cell("stable", 0.1), fake.cell("one_slow", 0.1, r3=130.0), fake.cell("two_slow", 0.1, r3=130.0, r7=130.0),
+             fake.cell("spread", 0.1, r1=120.0, r3=120.0, r5=120.0)]
+    results = run_with_allowance(fake, cells, share=0.5)  # enough for every ask here
+    # The stable cell met its target at the floor; the spread could not meet it at nine rounds, so it asked none.
+    assert rounds_of(results["stable"]) == 6 and not results["stable"].flags
+    assert rounds_of(results["spread"]) == 6 and results["spread"].flags
+    # One far round: nine rounds leave it out of the interval. Two: twelve do.
+    assert rounds_of(results["one_slow"]) == 9 and not results["one_slow"].flags
+    assert rounds_of(results["two_slow"]) == 12 and not results["two_slow"].flags
+
+
+def test_without_an_allowance_every_cell_stops_at_its_floor_as_its_budget_says() -> None:
+    fake = Rounds()
+    results = run_with_allowance(fake, [fake.cell("one_slow", 0.1, r3=130.0)], share=0.0)
+    assert rounds_of(results["one_slow"]) == 6
+    assert results["one_slow"].flags == (
+        "thread_cpu_ns: interval ±15.0% of the median > ±2.0% target, from 6 rounds (96.87%); 0.5 s budget spent",)
+
+
+def test_the_allowance_goes_to_the_cheapest_cells_first_and_is_not_overspent() -> None:
+    fake = Rounds()
+    cells = [fake.cell("stable", 0.1), fake.cell("cheap", 0.1, r3=130.0), fake.cell("dear", 0.3, r3=130.0),
+             fake.cell("middle", 0.2, r2=130.0)]
+    results = run_with_allowance(fake, cells, share=0.1)
+    # Six rounds took 6 × 0.7 s: a tenth is 0.42 s; cheap asks 0.3 s (3 rounds of 0.1), middle 0.6, dear 0.9.
+    assert rounds_of(results["cheap"]) == 9 and not results["cheap"].flags
+    assert rounds_of(results["middle"]) == 6 and rounds_of(results["dear"]) == 6
+    assert results["dear"].flags and results["middle"].flags
+    extra_s = sum((result.duration_s or 0.0) for result in results.values()) - 6 * 0.7
+    assert extra_s == pytest.approx(0.3) and extra_s <= 0.1 * 6 * 0.7  # a tenth of the floor, not more
+
+
+@pytest.mark.parametrize(("overhead_s", "rounds"), [(0.0, 9), (0.2, 6)])
+def test_an_ask_costs_its_visits_with_what_each_spent_beyond_its_worker(overhead_s: float, rounds: int) -> None:
+    fake = Rounds()
+    fake.overhead_s = {5: overhead_s}  # the parent's side of each visit in the round before the asks
+    results = run_with_allowance(fake, [fake.cell("one_slow", 0.1, r3=130.0)], share=0.5)
+    # Without overhead: half of 0.6 s pays for 3 rounds of 0.1 s. With it: half of 0.8 s cannot pay for 3 of 0.3 s.
+    assert rounds_of(results["one_slow"]) == rounds
 
 
 def test_a_cell_with_a_floor_of_its_own_takes_those_rounds_and_the_others_the_run_s() -> None:

@@ -11,7 +11,7 @@ import pytest
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.sampling import Stop, StoppingRule, narrowing_count
+from stratabench.engine.sampling import Allowance, Ask, Stop, StoppingRule, best_next_half_width, narrowing_count
 from stratabench.options import EngineOptions
 from stratabench.results.stats import floor_samples, instability, level_label, summarize
 
@@ -144,3 +144,24 @@ def test_a_fixed_count_with_a_wide_interval_is_flagged_with_its_width() -> None:
     assert instability(summarize([100.0, 112.0, 104.0])) == [
         "wall_ns: interval ±5.8% of the median > ±5.0% limit, from 3 samples (75%)"]
     assert instability(summarize([100.0, 104.0, 102.0])) == []
+
+
+def test_the_best_next_interval_is_that_of_the_middle_values_the_next_count_keeps() -> None:
+    # Six rounds, one slow: nine rounds' interval (2nd to 8th of nine) holds at least the 2nd to 5th of these six.
+    assert best_next_half_width([100.0, 101.0, 99.0, 130.0, 100.0, 100.0]) == pytest.approx(0.5 / 100)  # (101 - 100) / 2 over 100
+    # A spread in the middle, not one far round: more rounds cannot bring it within ±2%.
+    assert best_next_half_width([100.0, 120.0, 100.0, 120.0, 100.0, 120.0]) == pytest.approx(10 / 110)
+    # Nine rounds, two slow at one end: twelve rounds' interval (3rd to 10th) holds the 3rd to 7th of these nine.
+    assert best_next_half_width([100.0] * 7 + [130.0, 130.0]) == 0.0
+
+
+def test_the_allowance_grants_the_cheapest_asks_that_fit_its_share_and_no_more() -> None:
+    allowance = Allowance(0.1)
+    asks = [Ask("dear", 9, 300.0), Ask("cheap", 9, 100.0), Ask("middle", 9, 200.0)]
+    # A tenth of 3000 ns of the run's worker time: the cheapest two fit (300), the dear one does not.
+    assert [ask.key for ask in allowance.grant(asks, 3000)] == ["cheap", "middle"]
+    assert allowance.granted_ns == 300.0
+    # The allowance was fixed at the first ask: the rounds it paid for do not grow it.
+    assert allowance.grant([Ask("dear", 9, 300.0)], 6000) == []
+    assert allowance.total_ns == 300.0 and allowance.granted_ns == 300.0
+    assert Allowance(0.0).grant([Ask("free", 9, 0.5)], 10**12) == []

@@ -9,6 +9,19 @@ varies between rounds, so a cell's interval and ``compare``'s test see it.
 With one process for six samples, two runs of identical code had 3 to 8 of
 38 Go cells 15-75% apart beyond their intervals, so ``compare`` called
 them changed (``go bson/encode`` 4.4x, loops 6 against 8).
+
+The six values' interval (their whole range) is wide, about ±11% at the
+median on a quiet machine, and the spread is in the samples, not ours to
+remove: in the lead's two default runs on 548237c no process is the slow
+one (each process's geometric mean over the cells within ±4% of the
+cells' medians; the first is not cold) while one cell's value moves 7-13%
+between processes; an untimed first sample in each process (six processes
+of a discarded and a kept sample of 15 ms) made it wider, not narrower
+(±24-41% against ±21-25% under load 1.5-2), so the sample after
+testing.Benchmark's ramp-up is not cold either. Nine processes of 20 ms
+narrowed it (±12-16%) but cost 13% more (28-29 s against 25 s) and still
+left 42-47 of 48 cells past ±5%; the process's CPU time over the same
+loops moved almost as much (±13% against the wall's ±16-23%).
 """
 
 from __future__ import annotations

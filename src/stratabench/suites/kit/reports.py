@@ -24,7 +24,7 @@ from stratabench.options import RunOptions
 from stratabench.report.answer import Answer
 from stratabench.report.charts import ChartPlan
 from stratabench.report.document import Detail, Report, Section
-from stratabench.report.generic import generic_answer, generic_tables, unstable_table
+from stratabench.report.generic import generic_answer, generic_tables, not_repeats_table, unstable_table
 from stratabench.report.table import Table
 from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult
 from stratabench.suites.kit.suite import SUITES
@@ -145,11 +145,11 @@ def run_report(results: Sequence[CellResult], header: Mapping[str, Any], detail:
         figure = figure_note(suite, cells)
         if figure is not None and tables:
             tables[0].notes = [*tables[0].notes, figure]
-        flagged = unstable_table(suite, cells)
+        listed = [table for table in (unstable_table(suite, cells), not_repeats_table(suite, cells)) if table]
         report.sections.append(Section(
             suite,
             answering(cells, options) if answering is not None else generic_answer(suite, cells),
-            tables if flagged is None else [*tables, flagged],
+            [*tables, *listed],
             [] if own is None else generic_tables(cells),
             _CHARTS.get(suite, ChartPlan()),
         ))

@@ -6,6 +6,12 @@ namespace. Each test yields one :class:`Outcome` with every try's raw time
 in nanoseconds. Before each timed block the garbage collector runs and
 the heap is frozen (``gc.freeze``) until the block ends. A test that fails (a server gone, an integrity mismatch)
 yields its one-line error, and the next test still runs.
+
+A default run gives a test whose tries repeat one measurement :class:`MoreTries`: past its
+tries it takes more, by the engine's stopping rule (:class:`~stratabench.engine.sampling.StoppingRule`:
+the floor of six, then until the median's interval is within the target), while its tries (every
+untimed step included) stay within a budget, so a test of a few milliseconds gets a narrow interval
+and a costly one keeps its tries (docs/studies/treestore.md §8.2).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from stratabench.engine.measure import frozen_heap
+from stratabench.engine.sampling import StoppingRule
+from stratabench.options import EngineOptions
 from stratabench.errors import IntegrityError, StratabenchError
 from stratabench.systems.treestore.backends.base import OPERATIONAL, RUNNING, TreeBackend
 from stratabench.suites.treestore.catalog import TESTS, Fixture, TreeTest
@@ -23,7 +31,27 @@ from stratabench.systems.treestore.cores import DEFAULT_CORE
 from stratabench.suites.treestore.dataset import Dataset, document_hash
 from stratabench.systems.treestore.tree import Inner, tree_hash
 
-__all__ = ["Outcome", "run_backend"]
+__all__ = ["MoreTries", "Outcome", "run_backend"]
+
+
+@dataclass(frozen=True)
+class MoreTries:
+    """Tries past the least, until the median's interval is within ``target`` or ``budget_ns`` is spent.
+
+    The budget counts whole tries (before, timed block, check, after, a warm-up try); it is also the
+    time past which three tries are enough (a try of a third of it or more gets no more).
+    """
+
+    target: float
+    budget_ns: int
+    max_tries: int = 40
+
+    def rule(self) -> StoppingRule:
+        return StoppingRule(EngineOptions(max_samples=self.max_tries, target=self.target,
+                                          cell_budget_ns=self.budget_ns, max_sample_ns=self.budget_ns))
+
+    def to_json(self) -> dict[str, float | int]:
+        return {"target": self.target, "budget_ns": self.budget_ns, "max_tries": self.max_tries}
 
 
 @dataclass
@@ -37,6 +65,9 @@ class Outcome:
     expected_hash: str | None = None
     actual_hash: str | None = None
     checks: int = 0
+    warmup: int = 0
+    more: MoreTries | None = None
+    target_missed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -66,14 +97,20 @@ def _close_quietly(fixture: Fixture | None) -> None:
 
 
 def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_state: bool = False,
-             warmup: int = 0) -> Outcome:
-    """Setup, tries (before, timed, check, after), teardown; errors end the test, not the run."""
-    outcome = Outcome(test, data.n, expected_hash=data.hashes[test.check[1]])
+             warmup: int = 0, more: MoreTries | None = None) -> Outcome:
+    """Setup, tries (before, timed, check, after), teardown; errors end the test, not the run.
+
+    ``warmup`` tries run first and are not kept; with ``more``, tries go on past ``tries`` while its
+    rule asks for them.
+    """
+    outcome = Outcome(test, data.n, expected_hash=data.hashes[test.check[1]], warmup=warmup, more=more)
+    rule = None if more is None else more.rule()
     fixture: Fixture | None = None
-    total = warmup + tries
     try:
         fixture = test.setup(core, data)
-        for attempt in range(total):
+        started = time.perf_counter_ns()  # what ``more`` counts: every try from here, a warm-up's included
+        attempt = 0
+        while True:
             if fresh_state and attempt > 0:
                 test.teardown(fixture, data)
                 fixture = None
@@ -88,10 +125,16 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
                 start = time.perf_counter_ns()
                 result = test.timed(fixture, data)
                 elapsed = time.perf_counter_ns() - start
+            last = False
             if attempt >= warmup:
                 outcome.samples_ns.append(elapsed)
+                last = len(outcome.samples_ns) >= tries
+                if last and rule is not None:
+                    stop = rule.stop(outcome.samples_ns, time.perf_counter_ns() - started)
+                    last = stop is not None
+                    outcome.target_missed = stop is not None and stop.target_missed
             # Reads are checked on every try; stored state after the first and the last (it is O(N)).
-            if test.check[0] == "result" or attempt in (warmup, total - 1):
+            if test.check[0] == "result" or attempt == warmup or last:
                 actual = outcome.actual_hash = _actual(core, test, fixture, result)
                 outcome.checks += 1
                 if actual != outcome.expected_hash:
@@ -100,6 +143,9 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
             del result
             if test.after is not None:
                 test.after(fixture, data)
+            if last:
+                break
+            attempt += 1
         test.teardown(fixture, data)
         fixture = None
     except StratabenchError as exc:
@@ -109,7 +155,7 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
 
 
 def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Mapping[int, int] | None = None,
-                fresh_state: bool = False, warmup: int = 0,
+                fresh_state: bool = False, warmup: int = 0, more: MoreTries | None = None,
                 tests: Iterable[TreeTest] = TESTS, core_name: str = DEFAULT_CORE) -> Iterator[Outcome]:
     """Install, run ``tests`` in order, uninstall and clean up; one outcome per test.
 
@@ -119,6 +165,10 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
     ``tries_for`` overrides the tries of single tests by number (the default
     run gives test 11 fewer). The backend's namespace is removed at the end
     whatever happened. ``core_name`` picks the commit core (:mod:`stratabench.systems.treestore.cores`).
+
+    ``more`` (a default run) goes to the tests whose tries repeat one measurement; those of them that an
+    untimed try leaves as they were also get one first, when ``warmup`` adds none: a cold try 1 (1.2-1.9×
+    the next on a read) would otherwise be a third of their least tries.
     """
     data = Dataset(n)
     overrides = dict(tries_for or {})
@@ -132,8 +182,10 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
                 yield Outcome(test, n, error=exc.message)
             return
         for test in tests:
-            yield run_test(core, test, data, tries=overrides.get(test.number, tries),
-                           fresh_state=fresh_state, warmup=warmup)
+            repeats = more is not None and test.tries_repeat(fresh_state)
+            warm = 1 if repeats and not warmup and test.warm_up_changes_nothing(fresh_state) else warmup
+            yield run_test(core, test, data, tries=overrides.get(test.number, tries), fresh_state=fresh_state,
+                           warmup=warm, more=more if repeats else None)
     finally:
         if core is not None:
             try:

@@ -250,12 +250,24 @@ def growth_table(means: CellMeans, backends: list[str], sizes: list[int], state:
     return table
 
 
-def _tries_text(results: Sequence[CellResult], n: int) -> str:
-    """``2`` or ``2 (many oper change_subs: 1)``: what the title of a size's table says about tries."""
+def _tries_text(results: Sequence[CellResult], n: int, *, more_too: bool = True) -> str:
+    """``2`` or ``2 (many oper change_subs: 1)``: what the title of a size's table says about tries.
+
+    A default run's tests that took more tries (:class:`~.harness.MoreTries`) add how many, and why,
+    unless ``more_too`` is false (a title: the header table says it).
+    """
     usual = sorted({r.params["tries"] for r in results if r.params["n"] == n and r.params["test"] != 11})
     many = sorted({r.params["tries"] for r in results if r.params["n"] == n and r.params["test"] == 11})
     text = "/".join(map(str, usual))
-    return text if many in ([], usual) else f"{text} (many oper change_subs: {'/'.join(map(str, many))})"
+    text = text if many in ([], usual) else f"{text} (many oper change_subs: {'/'.join(map(str, many))})"
+    more = [r for r in results if r.params["n"] == n and r.notes.get("more_tries")]
+    if not more or not more_too:
+        return text
+    taken = sorted(int(r.notes.get("tries", 0)) for r in more)
+    plan = more[0].notes["more_tries"]
+    return (f"{text}; where tries repeat, {taken[0]}-{taken[-1]}: more until the median is within "
+            f"±{100 * plan['target']:g}% or {plan['budget_ns'] / 1e9:g} s of tries is spent, after an untimed "
+            "warm-up try where it changes no state")
 
 
 @study_report("treestore")
@@ -271,7 +283,7 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
     tables = [header_table(ours, backends, sizes, states)]
     for state in states:
         for n in sizes:
-            tables.append(reference_table(means, backends, n, state, _tries_text(ours, n)))
+            tables.append(reference_table(means, backends, n, state, _tries_text(ours, n, more_too=False)))
             tables.append(matrix_table(means, backends, n, state))
             if len(cores) > 1:
                 tables.append(core_gain_table(means, backends, n, state))

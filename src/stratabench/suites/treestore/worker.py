@@ -25,7 +25,7 @@ from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
 from stratabench.systems.treestore.cores import DEFAULT_CORE
-from stratabench.suites.treestore.harness import run_backend
+from stratabench.suites.treestore.harness import MoreTries, run_backend
 from stratabench.systems.treestore import json_codec
 
 __all__ = ["main", "run_job"]
@@ -70,11 +70,14 @@ def run_job(job: dict[str, Any], commands: TextIO | None = None) -> None:
     chosen = [test for test in TESTS if test.number in wanted]
     tests: Iterable[TreeTest] = chosen if commands is None else _asked(commands, chosen)
     tries_for = {int(number): int(tries) for number, tries in (job.get("tries_for") or {}).items()}
+    more = MoreTries(**job["more"]) if job.get("more") else None
     for outcome in run_backend(backend, int(job["n"]), tries=int(job["tries"]), tries_for=tries_for,
                                fresh_state=bool(job.get("fresh_state")), warmup=int(job.get("warmup", 0)),
-                               tests=tests, core_name=str(job.get("core") or DEFAULT_CORE)):
+                               more=more, tests=tests, core_name=str(job.get("core") or DEFAULT_CORE)):
         _emit({"test": outcome.test.number, "samples_ns": outcome.samples_ns, "error": outcome.error,
-               "expected": outcome.expected_hash, "actual": outcome.actual_hash, "checks": outcome.checks})
+               "expected": outcome.expected_hash, "actual": outcome.actual_hash, "checks": outcome.checks,
+               "warmup": outcome.warmup, "more": None if outcome.more is None else outcome.more.to_json(),
+               "target_missed": outcome.target_missed})
 
 
 def main() -> None:

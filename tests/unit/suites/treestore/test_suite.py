@@ -138,3 +138,31 @@ def test_the_growth_plot_draws_a_line_per_core(tmp_path: Path) -> None:
                   if chart.title.endswith("growth with n"))
     assert growth.marks["line"] == 4  # json-file and sqlite, each on both cores
     assert "sysrepo" in growth.svg and "incremental" in growth.svg
+
+
+def test_a_consumers_tries_in_the_sysrepo_mode_are_not_repeats_and_say_so_instead_of_a_flag() -> None:
+    from stratabench.report.generic import NOT_REPEATS, status_text
+    from stratabench.suites.treestore.suite import _result
+
+    cells = {(c.params["test"], c.params["state"]): c for c in suite(state="both", cores="sysrepo").cells()
+             if c.params["backend"] == "json-file"}
+    record = {"samples_ns": [9_000_000, 100_000, 90_000]}  # try 1 removes, tries 2 and 3 commit nothing
+    consumed = _result(cells[12, "sysrepo"], record, {}, 0.1)
+    assert consumed.flags == () and status_text(consumed) == "not repeats: no interval"
+    assert "try 1 9 ms, the 2 later median 0.1 ms" in consumed.notes[NOT_REPEATS]
+    # The same figures from the fresh-state mode, where every try removes: a wide interval, flagged.
+    fresh = _result(cells[12, "fresh-state"], record, {}, 0.1)
+    assert NOT_REPEATS not in fresh.notes and fresh.flags and "from 3 tries" in fresh.flags[0]
+    # A test whose tries repeat is flagged against the target of its more tries, with their budget.
+    more = {"target": 0.05, "budget_ns": 100_000_000, "max_tries": 40}
+    read = _result(cells[1, "sysrepo"], {**record, "more": more, "target_missed": True}, {}, 0.1)
+    assert read.flags and "> ±5.0% target" in read.flags[0] and "0.1 s budget spent" in read.flags[0]
+    assert read.notes["more_tries"] == more
+
+
+def test_a_default_run_takes_more_tries_where_cheap_and_given_tries_or_the_full_grid_do_not() -> None:
+    more = suite().more_tries()
+    assert more is not None and more.target == 0.05 and more.budget_ns == 100_000_000
+    assert suite(tries="3").more_tries() is None and suite(full=True).more_tries() is None
+    job = suite()._job("json-file", 1000, "sysrepo", 0, None, suite().cells()[:2])
+    assert job["more"] == more.to_json()
