@@ -22,7 +22,38 @@ from stratabench.errors import UsageError
 if TYPE_CHECKING:
     from stratabench.options import EngineOptions, RunOptions
 
-__all__ = ["CellSpec", "Operation", "OperationBuilder", "builder_of"]
+__all__ = ["CellSpec", "Operation", "OperationBuilder", "PairedBound", "builder_of"]
+
+
+@dataclass(frozen=True)
+class PairedBound:
+    """A verdict on the cell carrying it divided by another cell of its suite: is the ratio beyond ``bound``?
+
+    The verdict is decided when the paired ratio's interval
+    (:func:`~stratabench.results.records.paired_ratio_of`, as the report
+    computes it) lies wholly on one side of ``bound``; the engine gives an
+    undecided pair more rounds (:mod:`stratabench.engine.rounds`).
+
+    Attributes
+    ----------
+    denominator
+        The other cell's name (:attr:`CellSpec.name`); a cell not in the run leaves the bound unused.
+    bound
+        The ratio the verdict holds the two to (1.25: at most a quarter slower, say).
+    metric
+        The metric divided; ``None``: the one both cells are judged on, as a report's ratio.
+    """
+
+    denominator: str
+    bound: float
+    metric: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"denominator": self.denominator, "bound": self.bound, "metric": self.metric}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PairedBound:
+        return cls(data["denominator"], float(data["bound"]), data.get("metric"))
 
 
 @dataclass(frozen=True)
@@ -66,6 +97,11 @@ class CellSpec:
         run's floor (``None``: the floor). A suite gives
         :data:`~stratabench.engine.sampling.ROBUST_ROUNDS` to the cells a
         verdict divides, so one disturbed round cannot decide it.
+    bounds
+        Verdicts on this cell divided by another (:class:`PairedBound`):
+        while one's paired ratio straddles its bound at the end of the
+        floor, both cells take more rounds (:mod:`stratabench.engine.rounds`),
+        so that the verdict is decided rather than too close to call.
     """
 
     suite: str
@@ -76,6 +112,7 @@ class CellSpec:
     factory: str = ""
     group: str | None = None
     min_rounds: int | None = None
+    bounds: tuple[PairedBound, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +124,7 @@ class CellSpec:
             "factory": self.factory,
             "group": self.group,
             "min_rounds": self.min_rounds,
+            "bounds": [bound.to_json() for bound in self.bounds],
         }
 
     @classmethod
@@ -100,6 +138,7 @@ class CellSpec:
             data.get("factory", ""),
             data.get("group"),
             data.get("min_rounds"),
+            tuple(PairedBound.from_json(bound) for bound in data.get("bounds", ())),
         )
 
 

@@ -30,6 +30,18 @@ cells, in every ratio of two of them. So a run measures in rounds
    asks of a round are granted together, cheapest first, so the rounds
    beyond the budgets go to the cells whose answer they can change, and
    a stable cell never gets more.
+5. A verdict on two cells (a cell's
+   :attr:`~stratabench.engine.operation.CellSpec.bounds`: this cell ÷ that
+   one against a bound) is too close to call while its paired ratio's
+   interval straddles the bound, and a few percent of margin needs more
+   than the floor's nine rounds to clear. When either of its cells would
+   stop with the verdict undecided, both go on to the fewest rounds that
+   could decide it (:func:`~stratabench.engine.sampling.deciding_count`, up
+   to :data:`~stratabench.engine.sampling.PAIRED_ROUNDS_CAP`), checked
+   again after each round with the report's own ratio and test; a decided
+   verdict gets nothing more. These rounds come from an allowance of their
+   own, the same share of the rounds' time as the cells', so that neither
+   starves the other.
 
 The scheduling here knows nothing of how a unit is measured: the run hands
 :func:`run_rounds` a function that measures one cell for one round (a
@@ -47,14 +59,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
-from stratabench.engine.operation import CellSpec
-from stratabench.engine.sampling import (Allowance, Ask, RoundPlan, Stop, StoppingRule, best_next_half_width,
-                                          narrowing_count)
+from stratabench.engine.operation import CellSpec, PairedBound
+from stratabench.engine.sampling import (PAIRED_ROUNDS_CAP, Allowance, Ask, RoundPlan, Stop, StoppingRule,
+                                          best_next_half_width, deciding_count, narrowing_count)
 from stratabench.options import EngineOptions
-from stratabench.results.records import WALL_METRIC, CellResult, MetricResult
-from stratabench.results.stats import instability, round_values
+from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, judged_metric_of, paired_ratio_of
+from stratabench.results.stats import instability, round_ratios, round_values
 
-__all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "reference_ns", "round_order", "run_rounds"]
+__all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "decided", "reference_ns", "round_order", "run_rounds"]
 
 #: Metrics every round measures; the others (memory, size, a suite's extras) come from the first round only.
 TIMED_METRICS = ("wall_ns", "cpu_ns", "thread_cpu_ns", "server_cpu_ns")
@@ -202,10 +214,8 @@ class CellRounds:
 
         Only a cell stopped by its budget while it misses the target asks,
         and only for a next narrower count that is within the cap and could
-        meet the target. Its cost is the rounds asked times a visit's: its
-        worker's mean round after the first (the first also calibrates,
-        traces memory and verifies) and ``overhead_ns``, what the last round
-        spent on each visit beyond its worker.
+        meet the target. Its cost is the rounds asked times a visit's
+        (:meth:`visit_ns`).
         """
         if stop is None or stop.reason != "budget":
             return None
@@ -213,9 +223,14 @@ class CellRounds:
         rounds = narrowing_count(len(values))
         if rounds > self.options.max_samples or best_next_half_width(values) > self.options.target:
             return None
+        return Ask(key, rounds, (rounds - len(values)) * self.visit_ns(overhead_ns))
+
+    def visit_ns(self, overhead_ns: float) -> float:
+        """What one more round of this cell costs: its worker's mean round after the first (the first also
+        calibrates, traces memory and verifies), and ``overhead_ns``, what the last round spent on each visit
+        beyond its worker."""
         later = self.spent_ns - self.first_ns
-        per_round = later / (self.measured - 1) if self.measured > 1 else self.spent_ns
-        return Ask(key, rounds, (rounds - len(values)) * (per_round + overhead_ns))
+        return (later / (self.measured - 1) if self.measured > 1 else self.spent_ns) + overhead_ns
 
     def result(self) -> CellResult:
         """The merged record: timed metrics from every round (with their rounds), the rest from the first.
@@ -250,11 +265,98 @@ class Round:
     at_s: float
 
 
+def decided(numerator: CellResult, denominator: CellResult, bound: PairedBound) -> bool:
+    """Whether the verdict ``numerator ÷ denominator`` against ``bound`` is decided: the paired ratio's interval
+    lies wholly on one side of it, at the rounds' clear level.
+
+    The report's ratio (:func:`~stratabench.results.records.paired_ratio_of`)
+    and its test (:meth:`~stratabench.results.stats.PairedRatio.clear`), so
+    that the rounds stop where the report's verdict stops being too close to
+    call. A pair with no ratio (a cell failed or lacks the metric) is decided:
+    no round can give it one.
+    """
+    ratio = paired_ratio_of(numerator, denominator, bound.metric)
+    return ratio is None or ratio.clear(bound.bound)
+
+
+@dataclass
+class _Pair:
+    """A verdict on two cells of the run (a :class:`~stratabench.engine.operation.PairedBound`) and the rounds
+    granted so far to decide it (pairs of rounds in all; 0: none beyond the cells' own)."""
+
+    numerator: str
+    denominator: str
+    bound: PairedBound
+    granted: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.numerator} ÷ {self.denominator} vs {self.bound.bound:g}"
+
+    def wanted(self, states: Mapping[str, CellRounds], stops: Mapping[str, Stop | None]) -> tuple[int, int] | None:
+        """The pairs of rounds that could decide this verdict, and the pairs so far; ``None``: no more rounds.
+
+        None while both cells go on anyway, when either took a fixed count or
+        failed, when the verdict is decided (the paired ratio's interval
+        clears the bound: the report's own test, on the report's own ratio,
+        :func:`~stratabench.results.records.paired_ratio_of`), and when no
+        count up to :data:`~stratabench.engine.sampling.PAIRED_ROUNDS_CAP`
+        (and the run's cap) could decide it
+        (:func:`~stratabench.engine.sampling.deciding_count`).
+        """
+        sides = (self.numerator, self.denominator)
+        if all(stops[name] is None for name in sides) or any(
+                (stop := stops[name]) is not None and stop.reason == "fixed" for name in sides):
+            return None
+        numerator, denominator = (states[name].result() for name in sides)
+        if decided(numerator, denominator, self.bound):
+            return None
+        metric = self.bound.metric or judged_metric_of(numerator, denominator)
+        ratios = round_ratios(numerator.metrics[metric].per_round, denominator.metrics[metric].per_round)
+        cap = min(PAIRED_ROUNDS_CAP, *(states[name].options.max_samples for name in sides))
+        count = deciding_count(ratios, self.bound.bound, cap)
+        return None if count is None else (count, len(ratios))
+
+
+def _pairs(states: Mapping[str, CellRounds]) -> list[_Pair]:
+    """The verdicts the cells declare (:attr:`~stratabench.engine.operation.CellSpec.bounds`) whose two cells
+    are both in the run."""
+    return [_Pair(name, denominator, bound) for name, state in states.items() for bound in state.spec.bounds
+            if (denominator := f"{state.spec.suite}/{bound.denominator}") in states]
+
+
 def _floored(options: EngineOptions, spec: CellSpec) -> EngineOptions:
     """The run's options with ``spec``'s own floor of rounds, if it has a higher one (never above the cap)."""
     if spec.min_rounds is None or spec.min_rounds <= options.min_samples:
         return options
     return replace(options, min_samples=min(spec.min_rounds, options.max_samples))
+
+
+def _decide_pairs(pairs: Sequence[_Pair], states: Mapping[str, CellRounds], stops: dict[str, Stop | None],
+                  allowance: Allowance, overhead_ns: float, spent_ns: float) -> None:
+    """Keep both cells of every undecided verdict in the next round (their ``stops`` set to ``None``), as far as
+    ``allowance`` pays for the rounds that could decide it: granted cheapest first, as a cell's asks."""
+    by_key: dict[str, _Pair] = {}
+    asks: list[Ask] = []
+    going: list[_Pair] = []
+    for pair in pairs:
+        if pair.numerator not in stops or pair.denominator not in stops:
+            continue  # a cell of it has finished: the pair can take no more rounds
+        wanted = pair.wanted(states, stops)
+        if wanted is None:
+            continue
+        count, so_far = wanted
+        if count <= pair.granted:
+            going.append(pair)  # the rounds granted before still reach the count that could decide it
+            continue
+        visit_ns = sum(states[name].visit_ns(overhead_ns) for name in (pair.numerator, pair.denominator))
+        by_key[pair.key] = pair
+        asks.append(Ask(pair.key, count, (count - max(so_far, pair.granted)) * visit_ns))
+    for ask in allowance.grant(asks, spent_ns):
+        by_key[ask.key].granted = ask.rounds
+        going.append(by_key[ask.key])
+    for pair in going:
+        stops[pair.numerator] = stops[pair.denominator] = None
 
 
 def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
@@ -289,6 +391,8 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     active = list(states)
     done: set[str] = set()
     allowance = Allowance(options.run_allowance)
+    pairs = _pairs(states)
+    pair_allowance = Allowance(options.run_allowance)
     began = now()
 
     def finish(name: str) -> None:
@@ -316,6 +420,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
             for ask in allowance.grant(asks, (now() - began) * 1e9):
                 states[ask.key].granted = ask.rounds
                 stops[ask.key] = None
+            _decide_pairs(pairs, states, stops, pair_allowance, overhead_ns, (now() - began) * 1e9)
             still: list[str] = []
             for name in active:
                 if stops[name] is None:

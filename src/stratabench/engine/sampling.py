@@ -71,8 +71,8 @@ from typing import Any, Literal
 from stratabench.options import EngineOptions
 from stratabench.results.stats import median_ci_ranks, summarize
 
-__all__ = ["ROBUST_ROUNDS", "Allowance", "Ask", "RoundPlan", "StoppingRule", "Stop", "best_next_half_width",
-           "narrowing_count"]
+__all__ = ["PAIRED_ROUNDS_CAP", "ROBUST_ROUNDS", "Allowance", "Ask", "RoundPlan", "StoppingRule", "Stop",
+           "best_next_half_width", "deciding_count", "narrowing_count"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
@@ -82,6 +82,11 @@ MIN_SAMPLES_EVER = 3
 #: close to call between two runs on one disturbed round (lazy read 0 ÷ raw parse: 1.14× [1.11-1.83×]); a suite
 #: gives its verdict cells this floor (:attr:`~stratabench.engine.operation.CellSpec.min_rounds`).
 ROBUST_ROUNDS = 9
+
+#: The most rounds a pair whose verdict is too close to call takes (:func:`deciding_count`): a narrowing count
+#: (its interval leaves out the five far ratios at each end), about twice the robust floor. A ratio within a few
+#: percent of its bound (lazy read 1 ÷ raw parse: 1.06–1.11× against 1.2×) needs an interval that narrow.
+PAIRED_ROUNDS_CAP = 20
 
 #: Why sampling stopped: ``target`` reached, ``budget`` spent or sample ``cap`` reached before it
 #: (both flag the cell), ``fixed`` count taken, ``time cap`` (``max_sample_ns``) hit.
@@ -186,13 +191,45 @@ def best_next_half_width(values: Sequence[float]) -> float:
     up, so the next count's interval holds the current values of those ranks:
     their half-width over the current median is the best the next count can do.
     """
-    ordered = sorted(values)
-    low = median_ci_ranks(narrowing_count(len(ordered)))[0]
-    if 2 * low > len(ordered):  # the next count's ranks meet in the middle: its interval could be one value
+    held = _held(values, narrowing_count(len(values)))
+    if held is None or held[0] >= held[1]:  # the next count's ranks meet in the middle: its interval could be one value
         return 0.0
-    median = summarize(ordered).median
-    width = (ordered[len(ordered) - low] - ordered[low - 1]) / 2
+    median = summarize(values).median
+    width = (held[1] - held[0]) / 2
     return 0.0 if width == 0 else math.inf if median == 0 else width / abs(median)
+
+
+def _held(values: Sequence[float], count: int) -> tuple[float, float] | None:
+    """The current values of the ranks that bound the median's interval at ``count`` values (``None``: too few).
+
+    However the values from here to ``count`` fall, that interval's low end
+    is at most the first, its high end at least the second (see
+    :func:`best_next_half_width`).
+    """
+    ordered = sorted(values)
+    low = median_ci_ranks(count)[0]
+    if low > len(ordered):
+        return None
+    return ordered[low - 1], ordered[len(ordered) - low]
+
+
+def deciding_count(ratios: Sequence[float], bound: float, cap: int) -> int | None:
+    """The fewest rounds, at most ``cap``, whose interval of the median of ``ratios`` could clear ``bound``.
+
+    ``ratios`` are a pair's per-round ratios so far, whose interval
+    straddles ``bound`` (a verdict too close to call). Only a narrowing
+    count (:func:`narrowing_count`) can exclude more of the far ratios, and
+    it can clear the bound only if the values its interval must hold
+    (:func:`_held`) lie on one side of it; ``None``: no count up to the cap
+    could, so more rounds would only cost.
+    """
+    count = narrowing_count(len(ratios))
+    while count <= cap:
+        held = _held(ratios, count)
+        if held is None or held[0] > bound or held[1] < bound:
+            return count
+        count = narrowing_count(count)
+    return None
 
 
 @dataclass(frozen=True)

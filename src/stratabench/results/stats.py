@@ -24,6 +24,7 @@ __all__ = [
     "level_label",
     "median_ci_ranks",
     "paired_ratio",
+    "round_ratios",
     "round_values",
     "summarize",
 ]
@@ -246,6 +247,13 @@ class PairedRatio:
         return f"{self.value:.2f}× [{self.low:.2f}–{self.high:.2f}, {level_label(self.level)}, {self.pairs} pairs]"
 
 
+def round_ratios(numerator: Mapping[int, float], denominator: Mapping[int, float]) -> list[float]:
+    """The per-round ratios of two cells' per-round values, in the numerator's round order: only rounds that
+    measured both, and not those whose denominator is zero."""
+    return [numerator[number] / denominator[number] for number in numerator
+            if number in denominator and denominator[number] != 0]
+
+
 def paired_ratio(numerator: Mapping[int, float], denominator: Mapping[int, float]) -> PairedRatio | None:
     """The paired ratio of two cells' per-round values (:func:`round_values`); ``None`` without a usable pair.
 
@@ -254,8 +262,7 @@ def paired_ratio(numerator: Mapping[int, float], denominator: Mapping[int, float
     minutes apart carry the machine's drift between them, a paired ratio
     does not. A round whose denominator is zero is left out.
     """
-    ratios = [numerator[number] / denominator[number] for number in numerator
-              if number in denominator and denominator[number] != 0]
+    ratios = round_ratios(numerator, denominator)
     if not ratios:
         return None
     summary = summarize(ratios)

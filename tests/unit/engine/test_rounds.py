@@ -8,11 +8,12 @@ import pytest
 
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import measure_operation
-from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.rounds import Round, round_order, run_rounds
-from stratabench.engine.sampling import RoundPlan
+from stratabench.engine.operation import CellSpec, Operation, PairedBound
+from stratabench.engine.rounds import Round, decided, round_order, run_rounds
+from stratabench.engine.sampling import PAIRED_ROUNDS_CAP, RoundPlan
 from stratabench.options import EngineOptions
-from stratabench.results.records import CellResult, paired_ratio_of
+from stratabench.report.compare import paired
+from stratabench.results.records import CellResult, MetricResult, paired_ratio_of
 
 # A cap of 12: the count after 9 at which the interval of the median leaves out another value at each end.
 OPTIONS = EngineOptions(min_samples=6, max_samples=12, round_samples=2, target=0.02, cell_budget_ns=10**12,
@@ -302,3 +303,81 @@ def test_a_cell_with_a_floor_of_its_own_takes_those_rounds_and_the_others_the_ru
     rounds = {r.cell: len(set(r.metrics["wall_ns"].rounds)) for r in results}
     assert rounds == {"plain": OPTIONS.min_samples, "judged": ROBUST_ROUNDS, "above cap": OPTIONS.max_samples}
     assert CellSpec.from_json(judged.to_json()) == judged  # the floor crosses into the worker with the cell
+
+
+# Cells that meet their own target (±10%) at their floor of nine rounds; only a verdict on two of them asks for more.
+PAIR_OPTIONS = replace(ALLOWANCE_OPTIONS, target=0.1, max_samples=40)
+
+
+def run_pairs(fake: Rounds, cells: list[CellSpec], share: float = 0.5) -> dict[str, CellResult]:
+    results = run_rounds(cells, replace(PAIR_OPTIONS, run_allowance=share), fake.measure, seed=11,
+                         finished=lambda r: None, reference=lambda: None, now=lambda: fake.now_s)
+    return {result.cell: result for result in results}
+
+
+def pair(fake: Rounds, name: str, bound: float, **numerator_rounds: float) -> list[CellSpec]:
+    """``name`` (118 ns, or as ``numerator_rounds`` say) over ``name/base`` (100 ns), held to ``bound``; nine rounds each."""
+    base = replace(fake.cell(f"{name}/base", 0.1), min_rounds=9)
+    numerator = replace(fake.cell(name, 0.1, **{"r0": 118.0, **numerator_rounds}), min_rounds=9,
+                        bounds=(PairedBound(f"{name}/base", bound),))
+    fake.values[name] = {number: fake.values[name].get(number, 118.0) for number in range(40)}
+    return [numerator, base]
+
+
+def test_an_undecided_verdict_takes_rounds_until_it_is_decided_and_a_decided_one_none() -> None:
+    fake = Rounds()
+    # 1.18× against 1.2×, two rounds at 1.25×: nine rounds' interval holds them (1.18-1.25×), twelve leave them out.
+    close = pair(fake, "close", 1.2, r1=125.0, r4=125.0)
+    clear = pair(fake, "clear", 1.2, r1=125.0)  # nine rounds leave out the one far round: decided at the floor
+    results = run_pairs(fake, close + clear)
+    assert {name: rounds_of(result) for name, result in results.items()} == {
+        "close": 12, "close/base": 12, "clear": 9, "clear/base": 9}
+    for name in ("close", "clear"):
+        assert paired(results[name], results[f"{name}/base"]).clear_of(1.2) is False  # met: wholly below
+
+
+def test_an_undecided_verdict_stops_at_the_cap() -> None:
+    fake = Rounds()
+    # A far round each time the pair nears a count that could leave them out (12, 15, 20), the last at the cap.
+    capped = pair(fake, "capped", 1.2, **{f"r{number}": 125.0 for number in (1, 4, 9, 12, 15, 19)})
+    costly = replace(fake.cell("costly", 1.0), min_rounds=9)  # its floor's time makes the allowance pay for all
+    results = run_pairs(fake, capped + [costly])
+    assert rounds_of(results["capped"]) == rounds_of(results["capped/base"]) == PAIRED_ROUNDS_CAP
+    assert paired(results["capped"], results["capped/base"]).clear_of(1.2) is None  # too close to call
+
+
+def test_the_rounds_of_verdicts_come_from_their_own_allowance() -> None:
+    fake = Rounds()
+    results = run_pairs(fake, pair(fake, "close", 1.2, r1=125.0, r4=125.0), share=0.0)
+    assert rounds_of(results["close"]) == rounds_of(results["close/base"]) == 9
+
+
+def keep_rounds(result: CellResult, numbers: list[int]) -> CellResult:
+    """``result`` as if only rounds ``numbers`` had been measured."""
+    metrics = {}
+    for name, metric in result.metrics.items():
+        kept = [(value, number) for value, number in zip(metric.samples, metric.rounds or ()) if number in numbers]
+        metrics[name] = MetricResult.of([value for value, _ in kept], [number for _, number in kept])
+    return replace(result, metrics=metrics)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_engine_stops_a_verdict_exactly_where_the_report_calls_it(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    fake = Rounds()
+    bound = 1.2
+    cells = pair(fake, "pair", bound, **{f"r{number}": rng.uniform(112.0, 128.0) for number in range(40)})
+    costly = replace(fake.cell("costly", 10.0), min_rounds=9)  # its floor's time makes the allowance pay for all
+    results = run_pairs(fake, cells + [costly], share=1.0)
+    numerator, denominator = results["pair"], results["pair/base"]
+    said = paired(numerator, denominator).clear_of(bound)
+    assert decided(numerator, denominator, PairedBound("pair/base", bound)) == (said is not None)
+    # Decided at the floor: no more rounds; decided later: the rounds stopped at the first count that decided it.
+    rounds = rounds_of(numerator)
+    assert rounds == rounds_of(denominator) <= PAIRED_ROUNDS_CAP
+    if said is not None and rounds > 9:
+        earlier = [number for number in range(rounds - 1)]
+        assert not decided(keep_rounds(numerator, earlier), keep_rounds(denominator, earlier),
+                           PairedBound("pair/base", bound))

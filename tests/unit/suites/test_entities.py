@@ -241,3 +241,27 @@ def test_the_two_sides_of_every_target_take_robust_rounds_and_no_other_cell_does
             sides = [c for c in cells if c.params["cell"] == "get20" and (c.params["path"], c.params["read"]) == (path, read)]
             assert sides and all((c.name in robust) == (c.params["store"] == "memory") for c in sides)
     assert not any(c.params["path"] == "ndb.get" for c in cells if c.name in robust)  # no target divides it
+
+
+def test_every_target_is_declared_to_the_engine_once_for_each_place_where_both_its_cells_run() -> None:
+    from stratabench.suites.entities.report import _TARGETS, FLAVOUR_FREE
+
+    cells = suite().cells()
+    by_name = {c.name: c for c in cells}
+    declared = {(c.name, b.denominator, b.bound) for c in cells for b in c.bounds}
+    assert all(denominator in by_name for _, denominator, _ in declared)  # the engine would ignore a missing one
+    assert all(by_name[name].params["store"] == "memory" for name, _, _ in declared)
+    expected = set()
+    for _, num_path, num_read, den_path, den_read, widths, _, bound, _ in _TARGETS:
+        for c in cells:
+            p = c.params
+            if (p["cell"], p["store"], p["path"], p["read"]) == ("get20", "memory", num_path, num_read) and p["n_props"] in widths:
+                den = [d for d in cells if d.params["cell"] == "get20" and d.params["store"] == "memory"
+                       and (d.params["path"], d.params["read"]) == (den_path, den_read)
+                       and all(d.params[k] == p[k] for k in ("schema", "n_props"))]
+                # As the report finds it: the same flavour, or the one a flavour-free path runs in.
+                same = [d for d in den if d.params["flavour"] == p["flavour"]]
+                expected |= {(c.name, d.name, bound) for d in same or (den if den_path in FLAVOUR_FREE else [])}
+    assert declared == expected and len(declared) > 20
+    assert CellSpec.from_json(cells[0].to_json()) == cells[0] and any(
+        CellSpec.from_json(c.to_json()) == c for c in cells if c.bounds)  # the bounds cross into the worker

@@ -49,7 +49,7 @@ from stratabench.suites.kit.problems import problem_lines
 from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_figure, study_report
 from stratabench.units import format_ns
 
-__all__ = ["PUBLISHED", "TARGET_CELLS", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
+__all__ = ["PUBLISHED", "TARGET_CELLS", "target_bounds", "EntitiesResults", "entities_answer", "Target", "entities_report", "entities_tables", "findings", "targets"]
 
 #: The 2016 figures (ms per get of 20, App Engine F1, real RPC): class, N, library get, GetAsync, lazy get.
 PUBLISHED: tuple[tuple[str, int, float, float, float], ...] = (
@@ -351,6 +351,13 @@ _TARGETS: tuple[tuple[str, str, str, str, str, tuple[int, ...], str, float, str]
 
 #: The (path, read) of every get20 cell a target divides, on the memory store: these take robust rounds.
 TARGET_CELLS = frozenset(cell for row in _TARGETS for cell in ((row[1], row[2]), (row[3], row[4])))
+
+
+def target_bounds(path: str, read: str, width: int) -> list[tuple[tuple[str, str], float]]:
+    """The targets whose numerator is the get20 cell ``(path, read)`` at ``width`` properties: each one's
+    denominator ``(path, read)`` (same store, schema, width and flavour) and bound, for the engine to decide."""
+    return [((den_path, den_read), bound) for _, num_path, num_read, den_path, den_read, widths, _, bound, _ in _TARGETS
+            if (num_path, num_read) == (path, read) and width in widths]
 
 
 def targets(results: Sequence[CellResult]) -> list[Target]:

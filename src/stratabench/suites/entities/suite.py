@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from stratabench.datasets import entities as E
-from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.operation import CellSpec, Operation, PairedBound
 from stratabench.engine.sampling import ROBUST_ROUNDS
 from stratabench.errors import UsageError
 from stratabench.layers.mappers.ndb_toolkit import generate
@@ -65,7 +65,7 @@ from stratabench.suites.entities.operations import (
 )
 from stratabench.suites.kit.stores import RunStore, real_url, run_stores
 from stratabench.layers.stores.namespaces import cell_namespace
-from stratabench.suites.entities.report import TARGET_CELLS
+from stratabench.suites.entities.report import TARGET_CELLS, target_bounds
 from stratabench.suites.kit.suite import Suite, min_time_setting
 
 __all__ = ["DEFAULT_MIN_SAMPLE_NS", "PYTHON_PROTOBUF_ENV", "EntitiesSuite", "path_mapper"]
@@ -90,6 +90,14 @@ def path_mapper(path: str) -> str | None:
     head = path.partition(".")[0]
     return {"message": "protobuf", "bytes": None}.get(head, head)
 
+
+def _divided_flavour(plan: Sequence[tuple[str, str, str]], flavour: str, path: str, read: str) -> str | None:
+    """The flavour of the get20 cell ``(path, read)`` in ``plan`` that a ratio of a ``flavour`` cell divides by,
+    as the report finds it: the same flavour, or for a flavour-free path the one flavour it runs in."""
+    runs = [other for step, other, reading in plan if (step, reading) == (path, read)]
+    if flavour in runs:
+        return flavour
+    return runs[0] if runs and path in FLAVOUR_FREE else None
 
 @SUITES.register("entities", requires=("google.cloud.ndb", "google.cloud.datastore"), extra="entities")
 class EntitiesSuite(Suite):
@@ -158,23 +166,32 @@ class EntitiesSuite(Suite):
         cells: list[CellSpec] = []
 
         def add(family: str, params: dict[str, Any], name: str, env: dict[str, str] | None = None,
-                min_rounds: int | None = None) -> None:
+                min_rounds: int | None = None, bounds: tuple[PairedBound, ...] = ()) -> None:
             # A family's cells are what its tables, targets and findings divide: back to back each round.
             cells.append(self.spec(f"{family} {name}", {"cell": family, **base, **params}, env=env or {}, group=family,
-                                   min_rounds=min_rounds))
+                                   min_rounds=min_rounds, bounds=bounds))
+
+        def get20_name(store: str, schema: str, width: int, flavour: str, path: str, read: str) -> str:
+            return f"{store} {schema}/{width} {flavour} {path} read={read}"
 
         if "get20" in families:
             for store in self.stores():
                 for schema in schemas:
                     for width in widths:
-                        for path, flavour, read in self._get_plan(store, flavours, reads, width, full):
+                        plan = self._get_plan(store, flavours, reads, width, full)
+                        for path, flavour, read in plan:
                             params = {"store": store.label, "store_kind": store.kind, "url": store.url,
                                       "schema": schema, "n_props": width, "flavour": flavour, "path": path,
                                       "read": read}
-                            # A target's two sides take rounds enough that one disturbed round cannot flip it.
+                            # A target's two sides take rounds enough that one disturbed round cannot flip it,
+                            # and more while its ratio is too close to its bound to call (the engine decides).
                             robust = store.label == "memory" and (path, read) in TARGET_CELLS
-                            add("get20", params, f"{store.label} {schema}/{width} {flavour} {path} read={read}",
-                                min_rounds=ROBUST_ROUNDS if robust else None)
+                            bounds = tuple(
+                                PairedBound(f"get20 {get20_name(store.label, schema, width, other, *den)}", bound)
+                                for den, bound in target_bounds(path, read, width)
+                                if (other := _divided_flavour(plan, flavour, *den)) is not None) if robust else ()
+                            add("get20", params, get20_name(store.label, schema, width, flavour, path, read),
+                                min_rounds=ROBUST_ROUNDS if robust else None, bounds=bounds)
         widest = max(widths)
         for schema in schemas:
             common = {"store": "", "store_kind": "", "url": "", "schema": schema, "n_props": widest, "read": "0"}

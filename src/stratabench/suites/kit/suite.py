@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.operation import CellSpec, Operation, PairedBound
 from stratabench.options import EngineOptions
 from stratabench.registry import Registry
 from stratabench.settings import Setting, SettingReader
@@ -124,7 +124,7 @@ class Suite(ABC):
 
     def spec(self, name: str, params: Mapping[str, Any], *, language: str = "python",
              env: Mapping[str, str] | None = None, group: str | None = None,
-             min_rounds: int | None = None) -> CellSpec:
+             min_rounds: int | None = None, bounds: tuple[PairedBound, ...] = ()) -> CellSpec:
         """A cell of this suite, carrying this suite's class as the factory that builds its operation.
 
         ``group`` declares the cells this one is compared with: every cell
@@ -134,11 +134,14 @@ class Suite(ABC):
         to whatever a verdict, a target or a "vs" column divides: a codec
         and json at one size, a store and the database for one operation.
         ``min_rounds`` raises the cell's floor of rounds
-        (:attr:`~stratabench.engine.operation.CellSpec.min_rounds`).
+        (:attr:`~stratabench.engine.operation.CellSpec.min_rounds`);
+        ``bounds`` declares the verdicts on this cell divided by another that
+        the engine samples until decided
+        (:attr:`~stratabench.engine.operation.CellSpec.bounds`).
         """
         factory = f"{type(self).__module__}:{type(self).__qualname__}"
         return CellSpec(self.name, name, params, language, env or {}, factory, f"{self.name}/{group}" if group else None,
-                        min_rounds)
+                        min_rounds, bounds)
 
     def tuned_engine(self, default_min_sample_ns: int) -> EngineOptions:
         """The run's engine options with this suite's own calibration target.
