@@ -126,6 +126,12 @@ def test_python_cell_verifies_the_reference_hash(name: str) -> None:
         assert metric in result.metrics, metric
 
 
+def test_every_python_cell_traces_its_memory_in_a_child(tmp_path: Path) -> None:
+    bulkload = suite(codecs=("json", "protobuf"))
+    for cell in [c for c in bulkload.cells() if c.language == "python"]:
+        assert bulkload.prepare(cell, tmp_path).memory_in_child, cell.name
+
+
 def test_inexact_cell_fails_naming_record_and_field() -> None:
     options = suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).options
     (cell,) = [c for c in BulkloadSuite(options).cells() if c.name == "msgspec.json/datetime"]
