@@ -46,6 +46,10 @@ class Probe:
             time.sleep(600)
         if cell.params.get("crash"):
             os._exit(3)
+        if cell.params.get("segfault"):
+            import ctypes
+
+            ctypes.string_at(0)  # a library's crash: SIGSEGV, no Python exception
         if os.environ.get("PROBE_LOG"):
             with open(os.environ["PROBE_LOG"], "a") as log:
                 log.write(f"{cell.name} {ZYGOTE_TOKEN}\\n")
@@ -132,6 +136,18 @@ def test_a_hung_cell_is_killed_at_its_timeout_and_a_crashed_one_reported_then_th
     assert hung.status == "failed" and hung.error is not None and hung.error.startswith("timed out after 2 s")
     assert crashed.status == "failed" and crashed.error == "worker process exited with code 3 and no result: no output"
     assert after.ok and after.notes["seen"] == ["after"]
+
+
+def test_a_worker_killed_by_a_signal_says_where(probe: str) -> None:
+    spawn = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0, fork=False))
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        for options in (OPTIONS, spawn):
+            crashed = run_cell(cell(probe, "segfault", segfault=True), options, zygotes)
+            assert crashed.status == "failed" and crashed.error is not None
+            assert crashed.error.startswith("worker process exited with code -11 and no result: "
+                                            "Fatal Python error: Segmentation fault at File "), crashed.error
+            assert "line " in crashed.error and crashed.error.count(" < File ") == 1  # two frames, innermost first
+            assert "in string_at < File " in crashed.error and crashed.error.endswith("in prepare"), crashed.error
 
 
 def test_spawn_starts_a_new_interpreter_per_cell(probe: str) -> None:
