@@ -51,6 +51,7 @@ class Probe:
                 log.write(f"{cell.name} {ZYGOTE_TOKEN}\\n")
         notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
                  "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV"),
+                 "shared": os.environ.get("STRATABENCH_SHARED_DIR"),
                  "wave_imported": "wave" in sys.modules}
         return Operation(call=lambda: None, trace_memory=False, notes=notes)
 '''
@@ -112,6 +113,18 @@ def test_a_run_forks_each_round_from_new_zygotes_and_the_cells_of_one_round_from
     rounds = [{token for _, token in visits[number:number + 2]} for number in range(0, 6, 2)]
     assert [len(tokens) for tokens in rounds] == [1, 1, 1]  # both cells of a round: one zygote
     assert len(set.union(*rounds)) == 3  # three rounds: three zygotes
+
+
+def test_every_worker_of_every_round_and_environment_shares_one_directory_removed_on_close(probe: str) -> None:
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        visits = [run_cell(cell(probe, f"round {number}", env), OPTIONS, zygotes.for_round(number))
+                  for number in (0, 1) for env in ({}, {"PROBE_ENV": "set"})]
+        kept = zygotes.shared_dir
+        assert kept.is_dir()  # a new round's zygotes, the same directory
+    assert [visit.ok for visit in visits] == [True] * 4, [visit.error for visit in visits]
+    assert {visit.notes["shared"] for visit in visits} == {str(kept)}
+    assert len({visit.notes["ppid"] for visit in visits}) == 4  # two rounds of two environments: four zygotes
+    assert not kept.exists()
 
 
 def test_a_cell_with_its_own_environment_gets_a_zygote_of_its_own(probe: str) -> None:
