@@ -35,7 +35,8 @@ The order matters:
    ``cache set_list sqlite`` counted 176 or 352 syscalls from run to run.
    An operation with :attr:`~Operation.memory_in_child` traces in a child
    forked for the pass (:func:`_memory_pass_in_child`): the worker that
-   samples then never ran tracemalloc, as a later round's never does.
+   samples then never ran tracemalloc, as a later round's never does; but
+   not in a worker that runs other threads (:func:`_single_threaded`).
 5. **Verify** one result outside every timed region (the memory pass's, when
    there is one).
 """
@@ -48,6 +49,7 @@ import math
 import os
 import pickle
 import sys
+import threading
 import tracemalloc
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -437,6 +439,22 @@ def _memory_pass_in_child(op: Operation, options: EngineOptions) -> tuple[dict[s
     return figures
 
 
+def _single_threaded() -> bool:
+    """Whether this process runs one thread only: every thread of Linux's ``/proc``, Python's own elsewhere.
+
+    A child forked from a process with other threads inherits their locks
+    and none of them: pyarrow's pool (three threads in a worker that has
+    read or written a Parquet file) made a memory pass's child die of
+    SIGSEGV in a native thread of the child (parquet/table access, once in
+    480 visits of the eight arrow and parquet cells). Such a
+    process traces in itself, as before :attr:`~Operation.memory_in_child`.
+    """
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return threading.active_count() == 1
+
+
 def io_syscalls() -> int | None:
     """Read and write system calls this process has made (``/proc/self/io`` syscr + syscw); ``None`` off Linux."""
     try:
@@ -489,7 +507,8 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     memory: dict[str, list[float]] = {}
     integrity: Integrity | None = None
     if first and op.trace_memory and options.memory_samples > 0:
-        memory, integrity = (_memory_pass_in_child if op.memory_in_child else _memory_pass_first)(op, options)
+        in_child = op.memory_in_child and _single_threaded()
+        memory, integrity = (_memory_pass_in_child if in_child else _memory_pass_first)(op, options)
     if op.statement is not None:
         stmt, setup = op.statement
         timed = statement_timer(stmt, setup, op.namespace, clock)

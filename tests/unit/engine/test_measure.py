@@ -428,3 +428,31 @@ def test_a_memory_pass_child_that_dies_fails_the_cell_with_its_signal() -> None:
     op = Operation(call=lambda: os.kill(os.getpid(), signal.SIGKILL), memory_in_child=True)
     with pytest.raises(RuntimeError, match=r"without its figures \(exit -9\)"):
         measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
+
+
+def test_a_worker_with_other_threads_traces_in_itself_not_in_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import threading
+    import tracemalloc
+
+    tracers: list[int] = []
+    start = tracemalloc.start
+
+    def recording_start(*frames: int) -> None:
+        tracers.append(os.getpid())  # seen here only when the pass runs in this process
+        start(*frames)
+
+    monkeypatch.setattr(tracemalloc, "start", recording_start)
+    clock = FakeClock()
+    op = _allocating(clock, [])
+    op.memory_in_child = True
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        measurement = measure_operation(op, EngineOptions(samples=1, warmups=0, min_sample_ns=1_000, memory_samples=1),
+                                        clock.clock, RoundPlan(0, None, 1, True))
+    finally:
+        release.set()
+        other.join()
+    assert tracers == [os.getpid()] and measurement.samples["retained_bytes"][0] >= 100_000

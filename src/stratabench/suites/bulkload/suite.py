@@ -295,8 +295,9 @@ class BulkloadSuite(Suite):
             extra_of=lambda: compressed_sizes(data),
             notes={"exact": fmt.exact},
             engine=self.tuned_engine(SAMPLE_NS),
-            # A load or an encode shares nothing with a fork (no connection, no thread of its own), and a memory
-            # pass in the worker made round 0 of these cells 5-35% faster than their later rounds.
+            # A load or an encode holds no connection a fork would share, and a memory pass in the worker made
+            # round 0 of these cells 5-35% faster than their later rounds. A worker that runs threads (pyarrow's
+            # pool, in the arrow and parquet cells) still traces in itself: the engine forks no threaded process.
             memory_in_child=True,
         )
 
