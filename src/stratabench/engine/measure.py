@@ -443,11 +443,13 @@ def _single_threaded() -> bool:
     """Whether this process runs one thread only: every thread of Linux's ``/proc``, Python's own elsewhere.
 
     A child forked from a process with other threads inherits their locks
-    and none of them: pyarrow's pool (three threads in a worker that has
-    read or written a Parquet file) made a memory pass's child die of
-    SIGSEGV in a native thread of the child (parquet/table access, once in
-    480 visits of the eight arrow and parquet cells). Such a
-    process traces in itself, as before :attr:`~Operation.memory_in_child`.
+    and none of them, so a worker that started threads (pyarrow's pool:
+    three threads after a Parquet read or write) traces in itself, as
+    before :attr:`~Operation.memory_in_child`. (The SIGSEGV seen in
+    ``parquet/table access`` is not this: it came in the worker as in a
+    child, in a native thread, right after ``tracemalloc.stop()``: CPython
+    gh-128679, a race of ``stop()`` with ``PyTraceMalloc_Track`` in other
+    threads, fixed in 3.12 and 3.13, not in 3.11.)
     """
     try:
         return len(os.listdir("/proc/self/task")) == 1
