@@ -348,6 +348,14 @@ def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibratio
     assert MEMORY_PASS_AFTER == 1 and counted == [[1.0]] * 4
 
 
+@pytest.fixture
+def alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test process taken as running one thread: earlier tests may leave threads behind, which keep the pass home."""
+    import stratabench.engine.measure as measure_module
+
+    monkeypatch.setattr(measure_module, "_single_threaded", lambda: True)
+
+
 def _allocating(clock: FakeClock, verified: list[object]) -> Operation:
     """An operation of 1 µs that keeps 100 kB alive in its result; its verdict is always a mismatch."""
     def call() -> list[bytes]:
@@ -361,10 +369,10 @@ def _allocating(clock: FakeClock, verified: list[object]) -> Operation:
     return Operation(call=call, verify=verify)
 
 
-def test_a_memory_pass_in_a_child_counts_what_one_in_the_worker_counts() -> None:
+def test_a_memory_pass_in_a_child_counts_what_one_in_the_worker_counts(alone: None) -> None:
     options = EngineOptions(samples=1, warmups=0, min_sample_ns=1_000, memory_samples=2)
     memory = ("alloc_bytes", "retained_bytes", "allocs", "syscalls")
-    figures = {}
+    figures: dict[bool, list[list[list[float]]]] = {}
     for in_child in (False, True, False, True):
         clock = FakeClock()
         op = _allocating(clock, [])
@@ -377,7 +385,7 @@ def test_a_memory_pass_in_a_child_counts_what_one_in_the_worker_counts() -> None
 
 
 def test_with_the_memory_pass_in_a_child_the_worker_never_traces_nor_verifies(monkeypatch: pytest.MonkeyPatch,
-                                                                             tmp_path: Path) -> None:
+                                                                             tmp_path: Path, alone: None) -> None:
     import os
     import tracemalloc
 
@@ -406,7 +414,7 @@ def test_with_the_memory_pass_in_a_child_the_worker_never_traces_nor_verifies(mo
     assert "retained_bytes" not in later.samples and len(started.read_text().split()) == 2  # no pass, no child
 
 
-def test_what_the_operation_raises_in_the_memory_pass_s_child_the_worker_raises() -> None:
+def test_what_the_operation_raises_in_the_memory_pass_s_child_the_worker_raises(alone: None) -> None:
     class Refused(Exception):
         def __init__(self, code: int, why: str) -> None:  # pickles, but does not load again
             super().__init__(f"{code}: {why}")
@@ -421,7 +429,7 @@ def test_what_the_operation_raises_in_the_memory_pass_s_child_the_worker_raises(
             measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
 
 
-def test_a_memory_pass_child_that_dies_fails_the_cell_with_its_signal() -> None:
+def test_a_memory_pass_child_that_dies_fails_the_cell_with_its_signal(alone: None) -> None:
     import os
     import signal
 
