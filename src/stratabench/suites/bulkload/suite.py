@@ -299,12 +299,15 @@ class BulkloadSuite(Suite):
                             rebuild=self.options.rebuild, rounds=rounds)
 
     def _go_samples(self) -> tuple[int, int]:
-        """(samples a Go process takes of each cell, processes): with adaptive sampling and no ``go.count``, the
-        adaptive floor's rounds of one sample each, fresh processes as a Python cell's rounds get
+        """(samples a Go process takes of each cell, processes): with adaptive sampling and no ``go.count``, at
+        least the adaptive floor's rounds (and ``LEAST_PROCESSES``) of one sample each, fresh processes as a Python
+        cell's rounds get
         (:mod:`stratabench.suites.bulkload.go` says why); else one process of ``go.count`` or ``--samples``."""
+        from stratabench.suites.bulkload.go import LEAST_PROCESSES
+
         engine = self.options.engine
         if self.config.given("go.count"):
             return self.config.whole("go.count"), 1
         if engine.samples is None:
-            return 1, engine.least_samples
+            return 1, max(engine.least_samples, LEAST_PROCESSES)
         return engine.least_samples, 1
