@@ -22,6 +22,33 @@ testing.Benchmark's ramp-up is not cold either. Nine processes of 20 ms
 narrowed it (±12-16%) but cost 13% more (28-29 s against 25 s) and still
 left 42-47 of 48 cells past ±5%; the process's CPU time over the same
 loops moved almost as much (±13% against the wall's ±16-23%).
+
+Only the first process ramps up: testing.Benchmark's ramp to the benchtime
+cost each sample about its own length again, so the later processes take
+the first one's loop count per cell (``--loops``) and only measure, and
+every process measures only the cells asked for (``--cells``: the default
+run's 38, not the 50 of its formats x variants). Six processes then took
+21.3 and 17.0 s against 25.8 and 28.3 s (alternated under the lock, load
+1.3-1.8); the time saved buys nine processes (:data:`LEAST_PROCESSES`).
+
+What moves a cell between processes is the machine, not the process's
+state (six processes of 4 cells x 3 samples, fixed loops, not under the
+lock): the garbage collections a sample holds are the same count in every
+process (json/warm 4-5 per 2 loads, gob/fresh 10-12 per 15, msgp/encode
+2-3 per 70, bson/warm 6-7 per 4: the first sample of a process one or two
+more, testing.Benchmark collects before every run), page faults do not
+follow the time (msgp/encode 0-16 a sample in fast and slow processes
+alike), while the same cell's samples take 1.5-2x longer in one process
+than in the next, alike within the process (its ~100 ms): the window it
+ran in. The collector is kept: a decoder's cost includes its collections,
+as it would in a program. GOMAXPROCS=1 does not narrow it (8 cells, 8
+processes each, alternated under the lock at load 1.4-1.6: per-process
+sd 9-29% against 10-19% at the default 2), though it lowers several
+medians (avro/encode 2.0 ms against 3.1, bson/warm 6.7 against 8.0:
+presumably the collector's worker on the second core waits for it while
+others use it), so the default stays: it is how a Go program runs here.
+A cell's processes spread over the run, not back to back, is what would
+hold the drift.
 """
 
 from __future__ import annotations
