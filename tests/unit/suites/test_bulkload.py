@@ -181,8 +181,8 @@ def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: 
     def samples(engine: EngineOptions, **settings: str) -> tuple[int, int]:
         return BulkloadSuite(RunOptions(suites=("bulkload",), engine=engine, settings=settings))._go_samples()
 
-    assert samples(EngineOptions()) == (1, go.LEAST_PROCESSES)  # more than the floor's 6: see go.py
-    assert samples(EngineOptions(min_samples=12)) == (1, 12)
+    assert samples(EngineOptions()) == (1, EngineOptions().min_samples)
+    assert samples(EngineOptions(), **{"go.processes": "9"}) == (1, 9)
     assert samples(EngineOptions(samples=3)) == (3, 1)
     assert samples(EngineOptions(), **{"go.count": "4"}) == (4, 1)
 

@@ -29,7 +29,12 @@ the first one's loop count per cell (``--loops``) and only measure, and
 every process measures only the cells asked for (``--cells``: the default
 run's 38, not the 50 of its formats x variants). Six processes then took
 21.3 and 17.0 s against 25.8 and 28.3 s (alternated under the lock, load
-1.3-1.8); the time saved buys nine processes (:data:`LEAST_PROCESSES`).
+1.3-1.8). The saving does not buy nine processes, the fewest whose median
+interval drops a value at either end (of six to eight it is their whole
+range): nine took 37.8 and 31.9 s against six ramped processes' 31.2 and
+36.2 s (under the lock, load 2.2-4.3; all 38 cells flagged in each at that
+load), so the default stays at the adaptive floor's six and
+``go.processes`` asks for more.
 
 What moves a cell between processes is the machine, not the process's
 state (six processes of 4 cells x 3 samples, fixed loops, not under the
@@ -67,13 +72,7 @@ from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import instability
 from stratabench.suites.bulkload.sizes import compressed_sizes
 
-__all__ = ["LEAST_PROCESSES", "run_go_cells"]
-
-#: Processes (rounds) a default run measures its Go cells in. Six, the adaptive floor, make the median's 95%
-#: interval the whole range of the six values (and seven or eight still do), so one process's draw flags the cell;
-#: nine drop the extreme at either end (ranks 2 to 8). The first process's loop counts let the later ones skip
-#: the ramp-up, which pays for the three more (module docstring).
-LEAST_PROCESSES = 9
+__all__ = ["run_go_cells"]
 
 
 def run_go_cells(cells: Sequence[CellSpec], workdir: Path, *, size: int, seed: int, count: int,
