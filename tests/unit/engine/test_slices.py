@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import sys
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
@@ -17,6 +18,7 @@ from stratabench.engine.runner import Plan, execute
 from stratabench.engine.slices import SlicedRun, merge_slices, slice_rounds
 from stratabench.errors import StratabenchError
 from stratabench.options import EngineOptions, RunOptions
+from stratabench.results.format import cell_from_json, cell_to_json
 from stratabench.results.records import CellResult, MetricResult
 
 
@@ -112,6 +114,16 @@ def test_each_slice_follows_its_round_and_the_cell_is_written_merged_after_the_l
     run.finish(6)
     assert runner.session is not None and runner.session.closed
     assert len(written) == 2
+
+
+def test_a_merged_cell_keeps_its_rounds_through_the_results_format(tmp_path: Path) -> None:
+    runner = FakeRunner({"a": [100.0, 130.0, 110.0]}, [])
+    run, written = sliced_run(runner, [external("a")], tmp_path)
+    run.finish(0)
+    [a] = written
+    again = cell_from_json(json.loads(json.dumps(cell_to_json(a))))
+    assert again.metrics["wall_ns"].rounds == (0, 1, 2) and again.summary("wall_ns") == a.summary("wall_ns")
+    assert again.flags == a.flags and again.notes["slice_rounds"] == [0, 1, 2]
 
 
 def test_a_failed_slice_keeps_the_other_slices_values_and_names_itself(tmp_path: Path) -> None:
