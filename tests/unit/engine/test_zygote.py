@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator, Sequence
@@ -51,6 +52,7 @@ class Probe:
                 log.write(f"{cell.name} {ZYGOTE_TOKEN}\\n")
         notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
                  "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV"),
+                 "shared": os.environ.get("STRATABENCH_SHARED_DIR"),
                  "wave_imported": "wave" in sys.modules}
         return Operation(call=lambda: None, trace_memory=False, notes=notes)
 '''
@@ -112,6 +114,18 @@ def test_a_run_forks_each_round_from_new_zygotes_and_the_cells_of_one_round_from
     rounds = [{token for _, token in visits[number:number + 2]} for number in range(0, 6, 2)]
     assert [len(tokens) for tokens in rounds] == [1, 1, 1]  # both cells of a round: one zygote
     assert len(set.union(*rounds)) == 3  # three rounds: three zygotes
+
+
+def test_every_worker_of_every_round_and_environment_shares_one_directory_removed_on_close(probe: str) -> None:
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        visits = [run_cell(cell(probe, f"round {number}", env), OPTIONS, zygotes.for_round(number))
+                  for number in (0, 1) for env in ({}, {"PROBE_ENV": "set"})]
+        kept = zygotes.shared_dir
+        assert kept.is_dir()  # a new round's zygotes, the same directory
+    assert [visit.ok for visit in visits] == [True] * 4, [visit.error for visit in visits]
+    assert {visit.notes["shared"] for visit in visits} == {str(kept)}
+    assert len({visit.notes["ppid"] for visit in visits}) == 4  # two rounds of two environments: four zygotes
+    assert not kept.exists()
 
 
 def test_a_cell_with_its_own_environment_gets_a_zygote_of_its_own(probe: str) -> None:
@@ -214,6 +228,26 @@ def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
     assert "stratabench.systems.lazy" in modules
     # A server store's plugin module, but its driver only when the run names such a store (store_drivers).
     assert "stratabench.layers.stores.redis" in modules and "redis" not in modules and "pymongo" not in modules
+
+
+def test_what_a_visit_imports_making_an_ndb_client_an_lz4_compressor_or_opening_a_store_is_preloaded() -> None:
+    # Each was imported by every visit that made one (3, 2 and 1 ms a visit): now once, by the zygote.
+    script = textwrap.dedent("""
+        import importlib, sys
+        from stratabench.suites.entities.suite import EntitiesSuite
+        for name in EntitiesSuite.preload():
+            importlib.import_module(name)
+        before = set(sys.modules)
+        from stratabench.layers.compressors.lz4 import Lz4Compressor
+        from stratabench.layers.mappers.ndb_toolkit import ndb_context
+        from stratabench.layers.stores import open_store
+        ndb_context()
+        Lz4Compressor().compress(b"x")
+        open_store("memory://", namespace="preload-test").close()
+        print(sorted(set(sys.modules) - before))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_a_run_naming_a_server_store_preloads_its_driver_in_every_zygote(probe: str) -> None:

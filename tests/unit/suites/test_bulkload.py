@@ -291,3 +291,43 @@ def test_the_zygote_s_warm_up_leaves_the_default_records_in_the_process(monkeypa
     assert dataset.cached_hash.cache_info().currsize == 1
     dataset.cached_rows.cache_clear()
     dataset.cached_hash.cache_clear()
+
+
+def test_a_run_encodes_each_format_s_asset_once_for_all_its_cells_and_rounds_but_embed_s_every_visit(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Every visit of a format's cells used to encode the asset again (1.2 s of each round of the default run);
+    # the run's first visit now makes it for the rest (stratabench.run_shared). Embed's decode needs its own
+    # encode's files and module, so embed still encodes in each visit.
+    from stratabench.layers import codecs
+    from stratabench.run_shared import SHARED_DIR_ENV
+
+    encodes: dict[str, int] = {}
+    make_format = codecs.make_format
+
+    def counted(*args: object, **kwargs: object) -> object:
+        fmt = make_format(*args, **kwargs)  # type: ignore[arg-type]
+        encode = fmt.encode
+
+        def counting(rows: object) -> bytes:
+            encodes[fmt.label] = encodes.get(fmt.label, 0) + 1
+            return encode(rows)  # type: ignore[arg-type]
+
+        fmt.encode = counting  # type: ignore[method-assign]
+        return fmt
+
+    monkeypatch.setattr(codecs, "make_format", counted)
+    monkeypatch.setenv(SHARED_DIR_ENV, str(tmp_path / "shared"))
+    (tmp_path / "shared").mkdir()
+    suite = BulkloadSuite(RunOptions(codecs=("json", "embed"), size=200))
+    cells = [cell for cell in suite.cells() if cell.language == "python" and "asset" not in cell.params]
+    assert sorted(cell.name for cell in cells) == ["embed/cached", "embed/compile", "embed/resident", "json/raw",
+                                                   "json/raw encode", "json/typed", "json/typed encode"]
+    operations = []
+    for visit in range(3):  # three rounds of every cell, each visit in a work directory of its own
+        for cell in cells:
+            workdir = tmp_path / f"{visit}-{cell.name.replace('/', '-')}"
+            workdir.mkdir()
+            operations.append(suite.prepare(cell, workdir))
+    assert encodes == {"json/raw": 1, "json/typed": 1, "embed/compile": 3, "embed/cached": 3, "embed/resident": 3}
+    for operation in operations:  # and every visit's load (or encode) still checks out against the dataset
+        assert operation.verify is not None and operation.verify(operation.call()).ok
