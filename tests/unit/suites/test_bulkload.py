@@ -160,11 +160,14 @@ def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: 
 
     speeds = iter([1.0, 1.3, 0.9, 1.1, 1.2, 1.0])
     calls: list[int] = []
+    asked: list[tuple[object, object]] = []
 
     def run_bulkload(**kwargs: object) -> object:
         calls.append(int(kwargs["count"]))  # type: ignore[call-overload]
+        asked.append((kwargs["cells"], kwargs["loops"]))
         speed = next(speeds)
-        yield {"format": "gob", "variant": "warm", "loops": 10, "samples": {"wall_ns": [speed * 1e6] * calls[-1]},
+        yield {"format": "gob", "variant": "warm", "loops": 10 + len(calls),
+               "samples": {"wall_ns": [speed * 1e6] * calls[-1]},
                "size_bytes": 5, "hash": HASH_1000, "extra": {}, "error": None}
 
     monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
@@ -177,12 +180,15 @@ def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: 
     (result,) = go.run_go_cells([spec], tmp_path, size=1000, seed=100, count=1, benchtime="1x", rounds=6)
     wall = result.metrics["wall_ns"]
     assert calls == [1] * 6 and wall.rounds == (0, 1, 2, 3, 4, 5) and result.ok
+    # Only the cell asked for; the first process ramps up to the benchtime, the later ones take its loop count.
+    assert asked == [(["gob/warm"], {})] + [(["gob/warm"], {"gob/warm": 11})] * 5
     assert wall.summary.n == 6 and (wall.summary.min, wall.summary.max) == (0.9e6, 1.3e6)  # per round
     # A run's default (adaptive sampling): the adaptive floor's rounds of one sample; a fixed count: one process.
     def samples(engine: EngineOptions, **settings: str) -> tuple[int, int]:
         return BulkloadSuite(RunOptions(suites=("bulkload",), engine=engine, settings=settings))._go_samples()
 
     assert samples(EngineOptions()) == (1, EngineOptions().min_samples)
+    assert samples(EngineOptions(), **{"go.processes": "9"}) == (1, 9)
     assert samples(EngineOptions(samples=3)) == (3, 1)
     assert samples(EngineOptions(), **{"go.count": "4"}) == (4, 1)
 

@@ -124,6 +124,8 @@ class BulkloadSuite(Suite):
         Setting("go.count", "", "samples per Go cell, in one process; default --samples, else the adaptive "
                 "floor (6: a 95% interval) in as many rounds, each a fresh process", "whole",
                 minimum=1, maximum=1000),
+        Setting("go.processes", "", "fresh processes (rounds) of one sample a Go cell, with adaptive sampling; "
+                "default the adaptive floor (6)", "whole", minimum=1, maximum=1000),
         Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS + GO_MORE_FORMATS)}", "list"),
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
     )
@@ -311,11 +313,12 @@ class BulkloadSuite(Suite):
 
     def _go_samples(self) -> tuple[int, int]:
         """(samples a Go process takes of each cell, processes): with adaptive sampling and no ``go.count``, the
-        adaptive floor's rounds of one sample each, fresh processes as a Python cell's rounds get
+        adaptive floor's rounds (or ``go.processes``) of one sample each, fresh processes as a Python
+        cell's rounds get
         (:mod:`stratabench.suites.bulkload.go` says why); else one process of ``go.count`` or ``--samples``."""
         engine = self.options.engine
         if self.config.given("go.count"):
             return self.config.whole("go.count"), 1
         if engine.samples is None:
-            return 1, engine.least_samples
+            return 1, self.config.whole("go.processes") if self.config.given("go.processes") else engine.least_samples
         return engine.least_samples, 1
