@@ -4,7 +4,7 @@
 //	stratabench-go bulkload --seed 100 --size 100000 --workdir DIR \
 //	    [--formats embed,json,gob,msgp,msgpack] [--variants warm,fresh] \
 //	    [--benchtime 1s] [--count 3] [--embed-max-rss 8GiB] [--embed-timeout 10m] \
-//	    [--embed-cache DIR]
+//	    [--embed-cache DIR] [--cells gob/warm,json/encode] [--loops gob/warm=12,json/encode=3]
 //	stratabench-go info
 //	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
 //	stratabench-go hash --seed S --size N
@@ -29,6 +29,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -129,6 +130,8 @@ func runBulkload(args []string, stdout io.Writer) error {
 	timeout := fs.Duration("embed-timeout", 10*time.Minute, "stop the embed compile after this long")
 	embedCache := fs.String("embed-cache", "", "directory of the embed program's cached build: reused when complete, else filled")
 	lifeline := fs.Bool("exit-with-stdin", false, "stop (and stop the embed compile) when stdin closes: the parent has ended")
+	only := fs.String("cells", "", "comma-separated format/variant cells to measure, in place of --formats x --variants")
+	fixed := fs.String("loops", "", "comma-separated format/variant=N: a cell's iterations per sample, in place of --benchtime's ramp-up")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -171,6 +174,16 @@ func runBulkload(args []string, stdout io.Writer) error {
 	if err := bench.SetBenchtime(*benchtime); err != nil {
 		return usageError{err.Error()}
 	}
+	plan := planOf(fmts, vs)
+	if *only != "" {
+		if plan, err = parseCells(*only); err != nil {
+			return err
+		}
+	}
+	loops, err := parseLoops(*fixed)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*workdir, 0o755); err != nil {
 		return fmt.Errorf("create workdir: %w", err)
 	}
@@ -182,7 +195,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	}
 	cfg := format.Config{
 		Seed: *seed, Size: *size, Workdir: *workdir,
-		Count: *count, Benchtime: *benchtime,
+		Count: *count, Benchtime: *benchtime, Loops: loops,
 		EmbedMaxRSS: rss, EmbedTimeout: *timeout, EmbedCache: *embedCache,
 	}
 	recs := dataset.Generate(*size, *seed)
@@ -196,16 +209,87 @@ func runBulkload(args []string, stdout io.Writer) error {
 			emitErr = err
 		}
 	}
-	for _, f := range fmts {
+	for _, step := range plan {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted")
 		}
-		f.Run(ctx, recs, cfg, vs, emit)
+		step.format.Run(ctx, recs, cfg, step.variants, emit)
 		if emitErr != nil {
 			return fmt.Errorf("write result: %w", emitErr)
 		}
 	}
 	return nil
+}
+
+// formatPlan is one format's variants to measure, in order.
+type formatPlan struct {
+	format   format.Format
+	variants []string
+}
+
+// planOf measures every variant of every format.
+func planOf(fmts []format.Format, variants []string) []formatPlan {
+	plan := make([]formatPlan, 0, len(fmts))
+	for _, f := range fmts {
+		plan = append(plan, formatPlan{f, variants})
+	}
+	return plan
+}
+
+// splitCell reads "format/variant", both known.
+func splitCell(cell string) (format.Format, string, error) {
+	name, variant, ok := strings.Cut(cell, "/")
+	f, known := format.Lookup(name)
+	if !ok || !known || !slices.Contains(format.Variants, variant) {
+		return nil, "", usagef("bad cell %q: want format/variant, a format of %s and a variant of %s",
+			cell, strings.Join(format.Names(), ", "), strings.Join(format.Variants, ", "))
+	}
+	return f, variant, nil
+}
+
+// parseCells reads --cells: only the cells named (a caller that wants a
+// few variants of some formats need not measure the whole product), in
+// their order, each format's variants together where it first appears.
+func parseCells(s string) ([]formatPlan, error) {
+	var plan []formatPlan
+	at := map[string]int{}
+	for _, cell := range splitList(s) {
+		f, variant, err := splitCell(cell)
+		if err != nil {
+			return nil, err
+		}
+		i, seen := at[f.Name()]
+		if !seen {
+			i = len(plan)
+			at[f.Name()] = i
+			plan = append(plan, formatPlan{format: f})
+		}
+		if !slices.Contains(plan[i].variants, variant) {
+			plan[i].variants = append(plan[i].variants, variant)
+		}
+	}
+	if len(plan) == 0 {
+		return nil, usagef("--cells is empty")
+	}
+	return plan, nil
+}
+
+// parseLoops reads --loops: format/variant=N, N at least 1.
+func parseLoops(s string) (map[string]int, error) {
+	loops := map[string]int{}
+	for _, item := range splitList(s) {
+		cell, count, _ := strings.Cut(item, "=")
+		f, variant, err := splitCell(cell)
+		if err != nil {
+			return nil, err
+		}
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 {
+			return nil, usagef("--loops: bad count in %q: want format/variant=N, N at least 1", item)
+		}
+		loops[format.CellName(f.Name(), variant)] = n
+	}
+	return loops, nil
 }
 
 // lifelineGrace is how long a cancelled bulkload may take to stop its

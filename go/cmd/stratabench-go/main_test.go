@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,6 +100,32 @@ func TestBulkloadLines(t *testing.T) {
 	}
 }
 
+func TestCellsAndLoopsPickCellsAndFixTheirIterations(t *testing.T) {
+	var out bytes.Buffer
+	args := []string{"bulkload", "--size", "10", "--workdir", t.TempDir(), "--benchtime", "3x", "--count", "1",
+		"--cells", "msgpack/encode,json/warm,msgpack/warm", "--loops", "json/warm=7,msgpack/encode=2"}
+	if err := run(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var r struct {
+			Format, Variant string
+			Loops           int
+			Error           *string
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Error != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		got = append(got, fmt.Sprintf("%s/%s=%d", r.Format, r.Variant, r.Loops))
+	}
+	// A format's cells run together, where it is first named; a cell without a fixed count ramps to --benchtime.
+	if s := strings.Join(got, " "); s != "msgpack/encode=2 msgpack/warm=3 json/warm=7" {
+		t.Errorf("cells %s", s)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{},
@@ -112,6 +139,12 @@ func TestUsageErrors(t *testing.T) {
 		{"bulkload", "--workdir", "/tmp", "--count", "0"},
 		{"bulkload", "--workdir", "/tmp", "--benchtime", "soon"},
 		{"bulkload", "--workdir", "/tmp", "--embed-max-rss", "lots"},
+		{"bulkload", "--workdir", "/tmp", "--cells", "json"},
+		{"bulkload", "--workdir", "/tmp", "--cells", "json/tepid"},
+		{"bulkload", "--workdir", "/tmp", "--cells", ","},
+		{"bulkload", "--workdir", "/tmp", "--loops", "json/warm"},
+		{"bulkload", "--workdir", "/tmp", "--loops", "json/warm=0"},
+		{"bulkload", "--workdir", "/tmp", "--loops", "yaml/warm=3"},
 		{"export", "--format", "embed", "--out", "/tmp/x"},
 		{"export", "--format", "json"},
 	} {

@@ -110,7 +110,7 @@ func (cf codecFormat) Run(ctx context.Context, recs dataset.Records, cfg Config,
 // the last bytes written by decoding them and hashing the records.
 func (cf codecFormat) measureEncode(recs dataset.Records, cfg Config, res *bench.Result) {
 	var buf bytes.Buffer
-	samples, loops, err := bench.Measure(cfg.Benchtime, cfg.Count, func() error {
+	samples, loops, err := bench.Measure(cfg.BenchtimeOf(cf.Name(), Encode), cfg.Count, func() error {
 		buf.Reset()
 		return cf.Encode(&buf, recs)
 	})
@@ -153,7 +153,7 @@ func (cf codecFormat) measure(path string, cfg Config, variant string, res *benc
 		res.Fail(fmt.Errorf("unknown variant %q: want warm, fresh or encode", variant))
 		return
 	}
-	samples, loops, err := bench.Measure(cfg.Benchtime, cfg.Count, op)
+	samples, loops, err := bench.Measure(cfg.BenchtimeOf(cf.Name(), variant), cfg.Count, op)
 	if err != nil {
 		res.Fail(fmt.Errorf("load %s: %w", cf.Name(), err))
 		return

@@ -61,7 +61,7 @@ func (e embedFormat) Run(ctx context.Context, recs dataset.Records, cfg Config, 
 		case v != Warm && v != Fresh:
 			res.Fail(fmt.Errorf("unknown variant %q: want warm or fresh", v))
 		default:
-			e.measure(ctx, bin, cfg, &res)
+			e.measure(ctx, bin, cfg, cfg.BenchtimeOf(e.Name(), v), &res)
 		}
 		emit(res)
 	}
@@ -164,8 +164,8 @@ func (e embedFormat) compile(ctx context.Context, recs dataset.Records, cfg Conf
 var initTraceRE = regexp.MustCompile(`(?m)^init ` + regexp.QuoteMeta(embedDataPkg) +
 	` @\S+ ms, ([0-9.]+) ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
-func (embedFormat) measure(ctx context.Context, bin string, cfg Config, res *bench.Result) {
-	cmd := exec.Command(bin, "-test.benchtime="+cfg.Benchtime, "-count", strconv.Itoa(cfg.Count))
+func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtime string, res *bench.Result) {
+	cmd := exec.Command(bin, "-test.benchtime="+benchtime, "-count", strconv.Itoa(cfg.Count))
 	godebug := "inittrace=1"
 	if g := os.Getenv("GODEBUG"); g != "" {
 		godebug = g + "," + godebug

@@ -37,6 +37,10 @@ type Config struct {
 	Workdir   string
 	Count     int
 	Benchtime string
+	// Loops, keyed by CellName, fixes a cell's iterations per sample (b.N)
+	// in place of Benchtime's ramp-up: a later process of a run measures
+	// with the loop count the first one found, without ramping again.
+	Loops map[string]int
 	// Limits of the embed cell's compilation.
 	EmbedMaxRSS  int64
 	EmbedTimeout time.Duration
@@ -45,6 +49,18 @@ type Config struct {
 	// A complete one is reused with its recorded build costs; otherwise
 	// the build is measured and stored there.
 	EmbedCache string
+}
+
+// CellName names a cell as --cells and --loops do: "format/variant".
+func CellName(format, variant string) string { return format + "/" + variant }
+
+// BenchtimeOf is the -benchtime a cell's samples run with: its fixed loop
+// count ("Nx") when Loops holds one, else Benchtime.
+func (c Config) BenchtimeOf(format, variant string) string {
+	if n, ok := c.Loops[CellName(format, variant)]; ok {
+		return fmt.Sprintf("%dx", n)
+	}
+	return c.Benchtime
 }
 
 // Format measures loading one kind of asset.

@@ -35,7 +35,7 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -301,6 +301,8 @@ def run_bulkload(
     embed_max_rss: str | None = None,
     embed_timeout: str | None = None,
     embed_cache: str | os.PathLike[str] | None = None,
+    cells: Iterable[str] | None = None,
+    loops: Mapping[str, int] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run ``stratabench-go bulkload`` and yield each cell as it finishes.
 
@@ -329,6 +331,12 @@ def run_bulkload(
         The directory of the embed program's cached build
         (:func:`embed_cache_dir`): reused with its recorded build costs when
         complete, else filled by this run's build. ``None`` builds every time.
+    cells
+        ``format/variant`` names: only these cells, in place of every
+        variant of every format.
+    loops
+        A cell's (``format/variant``) iterations per sample: it measures
+        that many, without testing.Benchmark's ramp-up to ``benchtime``.
 
     Raises
     ------
@@ -354,6 +362,10 @@ def run_bulkload(
         args += ["--embed-timeout", embed_timeout]
     if embed_cache is not None:
         args += ["--embed-cache", str(embed_cache)]
+    if cells is not None:
+        args += ["--cells", _join(cells)]
+    if loops:
+        args += ["--loops", ",".join(f"{cell}={n}" for cell, n in loops.items())]
     cmd = [str(_binary()), *args]
     stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
     # A session of its own, so that killing its process group also ends the

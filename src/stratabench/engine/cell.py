@@ -152,12 +152,34 @@ def _worker_result(spec: CellSpec, result_path: Path, exit_code: int, diagnostic
     """The worker's result record, or a failure quoting the last line of its diagnostics."""
     if result_path.exists():
         return cell_from_json(json.loads(result_path.read_text()))
-    lines = [line for line in diagnostics.strip().splitlines() if line.strip()]
-    last = lines[-1].strip() if lines else "no output"
     return CellResult.failure(
-        spec, "failed", f"worker process exited with code {exit_code} and no result: {last}",
+        spec, "failed", f"worker process exited with code {exit_code} and no result: {_last_words(diagnostics)}",
         time.perf_counter() - started,
     )
+
+
+#: Frames of a crashed thread's stack that a failure quotes, innermost first.
+CRASH_FRAMES = 2
+
+
+def _last_words(diagnostics: str) -> str:
+    """Why a worker died: a fatal error's line and its crashed thread's innermost frames, else the last line.
+
+    faulthandler ends its report with the other threads and the extension
+    modules loaded, so the last line of a crash says nothing of where.
+    """
+    lines = [line.strip() for line in diagnostics.splitlines() if line.strip()]
+    fatal = next((number for number, line in enumerate(lines) if line.startswith("Fatal Python error:")), None)
+    if fatal is None:
+        return lines[-1] if lines else "no output"
+    crashed = next((number for number in range(fatal, len(lines)) if lines[number].startswith("Current thread")),
+                   fatal)
+    frames: list[str] = []
+    for line in lines[crashed + 1:]:
+        if not line.startswith("File ") or len(frames) == CRASH_FRAMES:
+            break
+        frames.append(line)
+    return lines[fatal] + (f" at {' < '.join(frames)}" if frames else "")
 
 
 def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan: RoundPlan | None = None) -> CellResult:

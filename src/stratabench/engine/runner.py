@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from stratabench.engine.cell import run_cell, status_of
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.rounds import Round, run_rounds
+from stratabench.engine.slices import SlicedRun, SlicedRunner
 from stratabench.engine.zygote import Zygotes
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
@@ -79,10 +80,14 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     its first cell; unless
     ``--spawn``; this process with ``--in-process``), in a seeded shuffled order with each group's cells
     back to back; a cell's result is written when it drops out, and
-    each round's record (order, reference workload) when it ends. A suite's
-    external cells (Go) are then handed to its adapter together. An
-    interrupt propagates after every cell measured so far is written, so
-    nothing measured is lost. Results come back in the plan's order.
+    each round's record (order, reference workload) when it ends. A suite
+    whose external cells can be measured a slice at a time
+    (:class:`~stratabench.engine.slices.SlicedRunner`) takes its slices
+    between the rounds, each cell written merged after its suite's last
+    slice; any other suite's external cells (Go) are then handed to its
+    adapter together. An interrupt propagates after every cell measured so
+    far is written, so nothing measured is lost. Results come back in the
+    plan's order.
     """
     results: dict[tuple[str, str], CellResult] = {}
 
@@ -93,39 +98,66 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
 
     seed = options.engine.round_seed if options.engine.round_seed is not None else random.SystemRandom().randrange(2**32)
 
-    def round_ended(ended: Round) -> None:
+    def write_round(ended: Round) -> None:
         sink.write_round(round_record(ended.number, list(ended.order), ended.reference_ns, ended.at_s, seed))
 
     python_cells = [cell for _, cells in plan.suites for cell in cells if cell.language == "python"]
     factories = [cell.factory.partition(":")[0] for cell in python_cells if cell.factory]
     progress.start(plan.total)
+    counting = options.engine.count is not None
+    externals = [(suite, external) for suite, cells in plan.suites
+                 if (external := [cell for cell in cells if cell.language != "python"])]
     try:
-        with Zygotes(dict.fromkeys([*factories, *plan.preload])) as zygotes:
-            if options.engine.count is not None:
-                # A count is exact: one per cell, under callgrind, without rounds to average the machine out.
-                for cell in python_cells:
-                    progress.cell_started(cell)
-                    record(run_cell(cell, options, zygotes))
-            else:
-                def round_started(number: int, cells: Sequence[CellSpec]) -> None:
-                    if options.engine.isolate and options.engine.fork:  # the round's workers fork from its zygotes
-                        zygotes.for_round(number).start(cell.env for cell in cells)
+        with tempfile.TemporaryDirectory(prefix="stratabench-external-") as workdir:
+            # Sliced suites take their repetitions between the Python rounds (engine/slices.py says why).
+            sliced = SlicedRun(options.engine.samples or options.engine.min_samples, record, progress.cell_started)
+            try:
+                if not counting:
+                    for suite, external in externals:
+                        if isinstance(suite, SlicedRunner):
+                            sliced.open(suite, external, _own(Path(workdir), external))
+                last_round = -1
+                with Zygotes(dict.fromkeys([*factories, *plan.preload])) as zygotes:
+                    if counting:
+                        # A count is exact: one per cell, under callgrind, without rounds to average the machine out.
+                        for cell in python_cells:
+                            progress.cell_started(cell)
+                            record(run_cell(cell, options, zygotes))
+                    else:
+                        def round_started(number: int, cells: Sequence[CellSpec]) -> None:
+                            if options.engine.isolate and options.engine.fork:  # the round's workers fork from its zygotes
+                                zygotes.for_round(number).start(cell.env for cell in cells)
 
-                run_rounds(python_cells, options.engine,
-                           lambda spec, round_plan: run_cell(spec, options, zygotes.for_round(round_plan.number),
-                                                             round_plan),
-                           seed=seed, finished=record, round_started=round_started, round_ended=round_ended,
-                           started=progress.cell_started)
-        for suite, cells in plan.suites:
-            external = [cell for cell in cells if cell.language != "python"]
-            if external and options.engine.count is not None:
-                _refuse_uncountable(external, record)
-            elif external:
-                _run_external(suite, external, record, progress)
+                        def round_ended(ended: Round) -> None:
+                            nonlocal last_round
+                            last_round = ended.number
+                            write_round(ended)
+                            sliced.after_round(ended.number)
+
+                        run_rounds(python_cells, options.engine,
+                                   lambda spec, round_plan: run_cell(spec, options, zygotes.for_round(round_plan.number),
+                                                                     round_plan),
+                                   seed=seed, finished=record, round_started=round_started, round_ended=round_ended,
+                                   started=progress.cell_started)
+                sliced.finish(last_round + 1)
+            finally:
+                sliced.close()  # after an interrupt: every cell with a slice so far, merged
+            for suite, external in externals:
+                if counting:
+                    _refuse_uncountable(external, record)
+                elif not isinstance(suite, SlicedRunner):
+                    _run_external(suite, external, record, progress, _own(Path(workdir), external))
     finally:
         progress.finish()
     return [results[(cell.suite, cell.name)] for _, cells in plan.suites for cell in cells
             if (cell.suite, cell.name) in results]
+
+
+def _own(workdir: Path, cells: Sequence[CellSpec]) -> Path:
+    """A directory of the run's external directory for one suite's cells alone (their files never meet another's)."""
+    own = workdir / cells[0].suite
+    own.mkdir(exist_ok=True)
+    return own
 
 
 def _refuse_uncountable(cells: Sequence[CellSpec], record: Callable[[CellResult], None]) -> None:
@@ -136,20 +168,19 @@ def _refuse_uncountable(cells: Sequence[CellSpec], record: Callable[[CellResult]
         record(CellResult.failure(cell, "unsupported", uncountable(cell) or "cannot be counted"))
 
 
-def _run_external(suite: ExternalRunner, cells: Sequence[CellSpec], record: object, progress: Progress) -> None:
+def _run_external(suite: ExternalRunner, cells: Sequence[CellSpec], record: Callable[[CellResult], None],
+                  progress: Progress, workdir: Path) -> None:
     """Hand a suite's external cells to its adapter; failures land on the cells."""
-    assert callable(record)
     pending = {cell.name: cell for cell in cells}
     progress.cell_started(cells[0])
-    with tempfile.TemporaryDirectory(prefix="stratabench-external-") as workdir:
-        try:
-            for result in suite.run_external(cells, Path(workdir)):
-                pending.pop(result.cell, None)
-                record(result)
-                if pending:
-                    progress.cell_started(next(iter(pending.values())))
-        except StratabenchError as error:
-            # The adapter failed as a whole (Go missing, build broken): every
-            # cell it had not reported yet carries the one-line reason.
-            for cell in pending.values():
-                record(CellResult.failure(cell, status_of(error), error.message))
+    try:
+        for result in suite.run_external(cells, workdir):
+            pending.pop(result.cell, None)
+            record(result)
+            if pending:
+                progress.cell_started(next(iter(pending.values())))
+    except StratabenchError as error:
+        # The adapter failed as a whole (Go missing, build broken): every
+        # cell it had not reported yet carries the one-line reason.
+        for cell in pending.values():
+            record(CellResult.failure(cell, status_of(error), error.message))

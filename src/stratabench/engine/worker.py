@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import faulthandler
 import importlib
 import json
 import os
@@ -54,6 +55,9 @@ def worker_main(argv: list[str], measure: Measure = measure_operation) -> int:
 
 def serve_request(request: dict[str, Any], result_path: str, measure: Measure = measure_operation) -> int:
     """In a worker (spawned or forked): run the requested cell, write its result record."""
+    # A crash in a library (a signal such as SIGSEGV, with no Python exception) then writes the stack of every
+    # thread to the worker's stderr, which the run keeps for the cell's failure.
+    faulthandler.enable()
     spec = CellSpec.from_json(request["cell"])
     options = RunOptions.from_json(request["options"])
     plan = None if request.get("round") is None else RoundPlan.from_json(request["round"])

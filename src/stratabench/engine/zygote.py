@@ -26,7 +26,10 @@ The child writes its result record to ``result`` and its diagnostics to
 ``log``, exactly as a spawned worker does. Its environment is the zygote's:
 cells that need their own environment variables (set before anything is
 imported) get a zygote of their own (:class:`Zygotes`). The zygote dies with
-the run (a parent-death signal) and each child with its zygote.
+the run (a parent-death signal) and each child with its zygote. Every zygote
+of one :class:`Zygotes` names one directory to its children
+(:mod:`stratabench.run_shared`), where set-up every visit of a cell would make
+alike is made once for the run.
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +51,7 @@ from typing import IO, Any
 
 from stratabench.errors import StratabenchError
 from stratabench.lifeline import popen_tied
+from stratabench.run_shared import SHARED_DIR_ENV
 
 __all__ = ["ForkedRun", "Zygote", "ZygoteError", "Zygotes"]
 
@@ -180,6 +186,10 @@ class Zygote:
 class Zygotes:
     """The run's zygotes: one per distinct cell environment, started on first use, all ended on close.
 
+    Their workers share one directory (:data:`shared_dir`, named to them by
+    :data:`~stratabench.run_shared.SHARED_DIR_ENV`) across rounds: made in
+    the run's temporary root, removed on close.
+
     Parameters
     ----------
     preload
@@ -193,6 +203,7 @@ class Zygotes:
         self.python = python
         self._zygotes: dict[tuple[tuple[str, str], ...], Zygote] = {}
         self._round: int | None = None
+        self.shared_dir = Path(tempfile.mkdtemp(prefix="stratabench-shared-"))
 
     def for_round(self, number: int) -> Zygotes:
         """These zygotes for round ``number``: the zygotes of an earlier round are ended first, so each round forks
@@ -211,7 +222,7 @@ class Zygotes:
         start per environment and round.
         """
         if number != self._round:
-            self.close()
+            self._end_zygotes()
             self._round = number
         return self
 
@@ -243,13 +254,19 @@ class Zygotes:
         if zygote is None or not zygote.alive:
             if zygote is not None:
                 zygote.close()
-            zygote = self._zygotes[key] = Zygote({**os.environ, **env}, self.preload, self.python)
+            zygote = self._zygotes[key] = Zygote({**os.environ, **env, SHARED_DIR_ENV: str(self.shared_dir)},
+                                                 self.preload, self.python)
         return zygote
 
-    def close(self) -> None:
+    def _end_zygotes(self) -> None:
         for zygote in self._zygotes.values():
             zygote.close()
         self._zygotes.clear()
+
+    def close(self) -> None:
+        """End every zygote and remove the workers' shared directory."""
+        self._end_zygotes()
+        shutil.rmtree(self.shared_dir, ignore_errors=True)
 
     def __enter__(self) -> Zygotes:
         return self

@@ -82,6 +82,16 @@ def test_run_bulkload_every_format_hashes(built: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_run_bulkload_measures_the_cells_named_with_their_loop_counts(built: Path, tmp_path: Path) -> None:
+    lines = list(golang.run_bulkload(seed=100, size=10, workdir=tmp_path, formats="json", variants="warm",
+                                     benchtime="3x", count=1, cells=["gob/encode", "json/fresh"],
+                                     loops={"json/fresh": 5}))
+    # The cells named, not formats x variants; a fixed count in place of the benchtime where given.
+    assert [(line["format"], line["variant"], line["loops"]) for line in lines] == [("gob", "encode", 3),
+                                                                                   ("json", "fresh", 5)]
+
+
+@pytest.mark.slow
 def test_unknown_format_raises(built: Path, tmp_path: Path) -> None:
     with pytest.raises(golang.GoRunError, match="unknown format"):
         list(

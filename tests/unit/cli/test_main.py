@@ -153,7 +153,7 @@ def test_a_misspelt_setting_is_refused_before_running(capsys: pytest.CaptureFixt
     target = tmp_path / "results.jsonl"
     code, out, err = run(capsys, "run", "--set", "go.benchtim=1s", "-o", str(target))
     assert code == 2 and out == "" and not target.exists()
-    known = "go.benchtime, go.count, go.formats, go.variants"
+    known = "go.benchtime, go.count, go.processes, go.formats, go.variants"
     assert err == f"error: --set go.benchtim: unknown setting; known for go: {known}\n"
 
 

@@ -346,3 +346,121 @@ def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibratio
         os.close(fd)
     # The pass is call MEMORY_PASS_AFTER + 1, an even call: one read, in every measurement.
     assert MEMORY_PASS_AFTER == 1 and counted == [[1.0]] * 4
+
+
+@pytest.fixture
+def alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test process taken as running one thread: earlier tests may leave threads behind, which keep the pass home."""
+    import stratabench.engine.measure as measure_module
+
+    monkeypatch.setattr(measure_module, "_single_threaded", lambda: True)
+
+
+def _allocating(clock: FakeClock, verified: list[object]) -> Operation:
+    """An operation of 1 µs that keeps 100 kB alive in its result; its verdict is always a mismatch."""
+    def call() -> list[bytes]:
+        clock.advance(1_000)
+        return [bytes(1000) for _ in range(100)]
+
+    def verify(result: object) -> Integrity:
+        verified.append(result)
+        return Integrity("expected", "actual")
+
+    return Operation(call=call, verify=verify)
+
+
+def test_a_memory_pass_in_a_child_counts_what_one_in_the_worker_counts(alone: None) -> None:
+    options = EngineOptions(samples=1, warmups=0, min_sample_ns=1_000, memory_samples=2)
+    memory = ("alloc_bytes", "retained_bytes", "allocs", "syscalls")
+    figures: dict[bool, list[list[list[float]]]] = {}
+    for in_child in (False, True, False, True):
+        clock = FakeClock()
+        op = _allocating(clock, [])
+        op.memory_in_child = in_child
+        measurement = measure_operation(op, options, clock.clock, RoundPlan(0, None, 1, True))
+        figures.setdefault(in_child, []).append([measurement.samples[name] for name in memory])
+        assert measurement.integrity == Integrity("expected", "actual")
+    assert figures[False][0] == figures[False][1] == figures[True][0] == figures[True][1]
+    assert figures[True][0][1][0] >= 100_000  # the kept bytes: the figures are the operation's, not empty
+
+
+def test_with_the_memory_pass_in_a_child_the_worker_never_traces_nor_verifies(monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path, alone: None) -> None:
+    import os
+    import tracemalloc
+
+    started = tmp_path / "started"
+    start = tracemalloc.start
+
+    def recording_start(*frames: int) -> None:
+        with started.open("a") as file:  # a file: the child's own copy of a list would die with it
+            file.write(f"{os.getpid()}\n")
+        start(*frames)
+
+    monkeypatch.setattr(tracemalloc, "start", recording_start)
+    verified: list[object] = []
+    clock = FakeClock()
+    op = _allocating(clock, verified)
+    op.memory_in_child = True
+    measurement = measure_operation(op, EngineOptions(samples=2, warmups=0, min_sample_ns=1_000, memory_samples=2),
+                                    clock.clock, RoundPlan(0, None, 2, True))
+    tracers = started.read_text().split()
+    assert len(tracers) == 2 and len(set(tracers)) == 1 and tracers[0] != str(os.getpid())
+    assert verified == []  # verified in the child, on the pass's result
+    assert measurement.integrity == Integrity("expected", "actual")
+    assert len(measurement.samples["retained_bytes"]) == 2 and len(measurement.samples["thread_cpu_ns"]) == 2
+    later = measure_operation(op, EngineOptions(samples=2, warmups=0, min_sample_ns=1_000, memory_samples=2),
+                              clock.clock, RoundPlan(1, measurement.loops, 2, False))
+    assert "retained_bytes" not in later.samples and len(started.read_text().split()) == 2  # no pass, no child
+
+
+def test_what_the_operation_raises_in_the_memory_pass_s_child_the_worker_raises(alone: None) -> None:
+    class Refused(Exception):
+        def __init__(self, code: int, why: str) -> None:  # pickles, but does not load again
+            super().__init__(f"{code}: {why}")
+
+    def refuse() -> None:
+        raise Refused(7, "no")
+
+    for call, raised, message in ((lambda: int("x"), ValueError, "invalid literal"),
+                                  (refuse, RuntimeError, "the memory pass raised Refused")):
+        op = Operation(call=call, memory_in_child=True)
+        with pytest.raises(raised, match=message):
+            measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
+
+
+def test_a_memory_pass_child_that_dies_fails_the_cell_with_its_signal(alone: None) -> None:
+    import os
+    import signal
+
+    op = Operation(call=lambda: os.kill(os.getpid(), signal.SIGKILL), memory_in_child=True)
+    with pytest.raises(RuntimeError, match=r"without its figures \(exit -9\)"):
+        measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
+
+
+def test_a_worker_with_other_threads_traces_in_itself_not_in_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import threading
+    import tracemalloc
+
+    tracers: list[int] = []
+    start = tracemalloc.start
+
+    def recording_start(*frames: int) -> None:
+        tracers.append(os.getpid())  # seen here only when the pass runs in this process
+        start(*frames)
+
+    monkeypatch.setattr(tracemalloc, "start", recording_start)
+    clock = FakeClock()
+    op = _allocating(clock, [])
+    op.memory_in_child = True
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        measurement = measure_operation(op, EngineOptions(samples=1, warmups=0, min_sample_ns=1_000, memory_samples=1),
+                                        clock.clock, RoundPlan(0, None, 1, True))
+    finally:
+        release.set()
+        other.join()
+    assert tracers == [os.getpid()] and measurement.samples["retained_bytes"][0] >= 100_000

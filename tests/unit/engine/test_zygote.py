@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator, Sequence
@@ -46,11 +47,16 @@ class Probe:
             time.sleep(600)
         if cell.params.get("crash"):
             os._exit(3)
+        if cell.params.get("segfault"):
+            import ctypes
+
+            ctypes.string_at(0)  # a library's crash: SIGSEGV, no Python exception
         if os.environ.get("PROBE_LOG"):
             with open(os.environ["PROBE_LOG"], "a") as log:
                 log.write(f"{cell.name} {ZYGOTE_TOKEN}\\n")
         notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
                  "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV"),
+                 "shared": os.environ.get("STRATABENCH_SHARED_DIR"),
                  "wave_imported": "wave" in sys.modules}
         return Operation(call=lambda: None, trace_memory=False, notes=notes)
 '''
@@ -114,6 +120,18 @@ def test_a_run_forks_each_round_from_new_zygotes_and_the_cells_of_one_round_from
     assert len(set.union(*rounds)) == 3  # three rounds: three zygotes
 
 
+def test_every_worker_of_every_round_and_environment_shares_one_directory_removed_on_close(probe: str) -> None:
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        visits = [run_cell(cell(probe, f"round {number}", env), OPTIONS, zygotes.for_round(number))
+                  for number in (0, 1) for env in ({}, {"PROBE_ENV": "set"})]
+        kept = zygotes.shared_dir
+        assert kept.is_dir()  # a new round's zygotes, the same directory
+    assert [visit.ok for visit in visits] == [True] * 4, [visit.error for visit in visits]
+    assert {visit.notes["shared"] for visit in visits} == {str(kept)}
+    assert len({visit.notes["ppid"] for visit in visits}) == 4  # two rounds of two environments: four zygotes
+    assert not kept.exists()
+
+
 def test_a_cell_with_its_own_environment_gets_a_zygote_of_its_own(probe: str) -> None:
     with Zygotes([probe.partition(":")[0]]) as zygotes:
         plain = run_cell(cell(probe, "plain"), OPTIONS, zygotes)
@@ -132,6 +150,18 @@ def test_a_hung_cell_is_killed_at_its_timeout_and_a_crashed_one_reported_then_th
     assert hung.status == "failed" and hung.error is not None and hung.error.startswith("timed out after 2 s")
     assert crashed.status == "failed" and crashed.error == "worker process exited with code 3 and no result: no output"
     assert after.ok and after.notes["seen"] == ["after"]
+
+
+def test_a_worker_killed_by_a_signal_says_where(probe: str) -> None:
+    spawn = RunOptions(engine=EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0, fork=False))
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        for options in (OPTIONS, spawn):
+            crashed = run_cell(cell(probe, "segfault", segfault=True), options, zygotes)
+            assert crashed.status == "failed" and crashed.error is not None
+            assert crashed.error.startswith("worker process exited with code -11 and no result: "
+                                            "Fatal Python error: Segmentation fault at File "), crashed.error
+            assert "line " in crashed.error and crashed.error.count(" < File ") == 1  # two frames, innermost first
+            assert "in string_at < File " in crashed.error and crashed.error.endswith("in prepare"), crashed.error
 
 
 def test_spawn_starts_a_new_interpreter_per_cell(probe: str) -> None:
@@ -214,6 +244,26 @@ def test_a_suite_preloads_its_requirements_and_the_installed_plugins() -> None:
     assert "stratabench.systems.lazy" in modules
     # A server store's plugin module, but its driver only when the run names such a store (store_drivers).
     assert "stratabench.layers.stores.redis" in modules and "redis" not in modules and "pymongo" not in modules
+
+
+def test_what_a_visit_imports_making_an_ndb_client_an_lz4_compressor_or_opening_a_store_is_preloaded() -> None:
+    # Each was imported by every visit that made one (3, 2 and 1 ms a visit): now once, by the zygote.
+    script = textwrap.dedent("""
+        import importlib, sys
+        from stratabench.suites.entities.suite import EntitiesSuite
+        for name in EntitiesSuite.preload():
+            importlib.import_module(name)
+        before = set(sys.modules)
+        from stratabench.layers.compressors.lz4 import Lz4Compressor
+        from stratabench.layers.mappers.ndb_toolkit import ndb_context
+        from stratabench.layers.stores import open_store
+        ndb_context()
+        Lz4Compressor().compress(b"x")
+        open_store("memory://", namespace="preload-test").close()
+        print(sorted(set(sys.modules) - before))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_a_run_naming_a_server_store_preloads_its_driver_in_every_zygote(probe: str) -> None:

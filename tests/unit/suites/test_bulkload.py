@@ -126,6 +126,12 @@ def test_python_cell_verifies_the_reference_hash(name: str) -> None:
         assert metric in result.metrics, metric
 
 
+def test_every_python_cell_traces_its_memory_in_a_child(tmp_path: Path) -> None:
+    bulkload = suite(codecs=("json", "protobuf"))
+    for cell in [c for c in bulkload.cells() if c.language == "python"]:
+        assert bulkload.prepare(cell, tmp_path).memory_in_child, cell.name
+
+
 def test_inexact_cell_fails_naming_record_and_field() -> None:
     options = suite(settings={"bulkload.inexact": "yes"}, codecs=("msgspec.json",)).options
     (cell,) = [c for c in BulkloadSuite(options).cells() if c.name == "msgspec.json/datetime"]
@@ -154,11 +160,14 @@ def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: 
 
     speeds = iter([1.0, 1.3, 0.9, 1.1, 1.2, 1.0])
     calls: list[int] = []
+    asked: list[tuple[object, object]] = []
 
     def run_bulkload(**kwargs: object) -> object:
         calls.append(int(kwargs["count"]))  # type: ignore[call-overload]
+        asked.append((kwargs["cells"], kwargs["loops"]))
         speed = next(speeds)
-        yield {"format": "gob", "variant": "warm", "loops": 10, "samples": {"wall_ns": [speed * 1e6] * calls[-1]},
+        yield {"format": "gob", "variant": "warm", "loops": 10 + len(calls),
+               "samples": {"wall_ns": [speed * 1e6] * calls[-1]},
                "size_bytes": 5, "hash": HASH_1000, "extra": {}, "error": None}
 
     monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
@@ -171,12 +180,15 @@ def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: 
     (result,) = go.run_go_cells([spec], tmp_path, size=1000, seed=100, count=1, benchtime="1x", rounds=6)
     wall = result.metrics["wall_ns"]
     assert calls == [1] * 6 and wall.rounds == (0, 1, 2, 3, 4, 5) and result.ok
+    # Only the cell asked for; the first process ramps up to the benchtime, the later ones take its loop count.
+    assert asked == [(["gob/warm"], {})] + [(["gob/warm"], {"gob/warm": 11})] * 5
     assert wall.summary.n == 6 and (wall.summary.min, wall.summary.max) == (0.9e6, 1.3e6)  # per round
     # A run's default (adaptive sampling): the adaptive floor's rounds of one sample; a fixed count: one process.
     def samples(engine: EngineOptions, **settings: str) -> tuple[int, int]:
         return BulkloadSuite(RunOptions(suites=("bulkload",), engine=engine, settings=settings))._go_samples()
 
     assert samples(EngineOptions()) == (1, EngineOptions().min_samples)
+    assert samples(EngineOptions(), **{"go.processes": "9"}) == (1, 9)
     assert samples(EngineOptions(samples=3)) == (3, 1)
     assert samples(EngineOptions(), **{"go.count": "4"}) == (4, 1)
 
@@ -291,3 +303,43 @@ def test_the_zygote_s_warm_up_leaves_the_default_records_in_the_process(monkeypa
     assert dataset.cached_hash.cache_info().currsize == 1
     dataset.cached_rows.cache_clear()
     dataset.cached_hash.cache_clear()
+
+
+def test_a_run_encodes_each_format_s_asset_once_for_all_its_cells_and_rounds_but_embed_s_every_visit(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Every visit of a format's cells used to encode the asset again (1.2 s of each round of the default run);
+    # the run's first visit now makes it for the rest (stratabench.run_shared). Embed's decode needs its own
+    # encode's files and module, so embed still encodes in each visit.
+    from stratabench.layers import codecs
+    from stratabench.run_shared import SHARED_DIR_ENV
+
+    encodes: dict[str, int] = {}
+    make_format = codecs.make_format
+
+    def counted(*args: object, **kwargs: object) -> object:
+        fmt = make_format(*args, **kwargs)  # type: ignore[arg-type]
+        encode = fmt.encode
+
+        def counting(rows: object) -> bytes:
+            encodes[fmt.label] = encodes.get(fmt.label, 0) + 1
+            return encode(rows)  # type: ignore[arg-type]
+
+        fmt.encode = counting  # type: ignore[method-assign]
+        return fmt
+
+    monkeypatch.setattr(codecs, "make_format", counted)
+    monkeypatch.setenv(SHARED_DIR_ENV, str(tmp_path / "shared"))
+    (tmp_path / "shared").mkdir()
+    suite = BulkloadSuite(RunOptions(codecs=("json", "embed"), size=200))
+    cells = [cell for cell in suite.cells() if cell.language == "python" and "asset" not in cell.params]
+    assert sorted(cell.name for cell in cells) == ["embed/cached", "embed/compile", "embed/resident", "json/raw",
+                                                   "json/raw encode", "json/typed", "json/typed encode"]
+    operations = []
+    for visit in range(3):  # three rounds of every cell, each visit in a work directory of its own
+        for cell in cells:
+            workdir = tmp_path / f"{visit}-{cell.name.replace('/', '-')}"
+            workdir.mkdir()
+            operations.append(suite.prepare(cell, workdir))
+    assert encodes == {"json/raw": 1, "json/typed": 1, "embed/compile": 3, "embed/cached": 3, "embed/resident": 3}
+    for operation in operations:  # and every visit's load (or encode) still checks out against the dataset
+        assert operation.verify is not None and operation.verify(operation.call()).ok

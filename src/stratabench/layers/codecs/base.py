@@ -81,10 +81,17 @@ class Format(ABC):
         no load time: suites also time :meth:`access` (one field of every
         record) and :meth:`to_rows` (every field), the figure every format can
         be held to.
+    decodes_own_encoding
+        Whether ``decode`` needs this very object's ``encode`` to have run
+        first (files it wrote, a module it loaded: embed's modes). Bytes
+        another object of the same codec and mode encoded then cannot stand
+        in, so a suite that keeps an encoded asset for the run's later
+        visits (:mod:`stratabench.run_shared`) encodes such a format's anew.
     """
 
     resident: bool = False
     lazy: bool = False
+    decodes_own_encoding: bool = False
 
     def __init__(self, codec: str, schema: Schema, mode: str, *, exact: bool = True) -> None:
         self.codec = codec

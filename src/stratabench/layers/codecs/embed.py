@@ -144,6 +144,9 @@ class EmbedFormat(Format):
         in ``compile`` mode); ``None`` before ``encode``.
     """
 
+    #: ``decode`` loads through the files ``encode`` wrote (and, resident, the module it loaded).
+    decodes_own_encoding = True
+
     def __init__(self, codec: str, schema: Schema, mode: str, workdir: Path) -> None:
         super().__init__(codec, schema, mode)
         self.resident = mode == "resident"

@@ -82,7 +82,11 @@ class Suite(ABC):
             for info in registry:  # iterating imports every plugin module of the registry
                 if info.availability.ok:
                     serves = registry is STORES and getattr(info.cls, "service", None) is not None
-                    modules += [info.cls.__module__, *(() if serves else info.requires)]
+                    # A plugin may also name what it imports when made (its ``preload``), beyond its requirements.
+                    extras = () if serves else (*info.requires, *getattr(info.cls, "preload", ()))
+                    modules += [info.cls.__module__, *extras]
+        # Where opening a store looks up its server's processes (open_store): once here, not in each visit (1 ms).
+        modules.append("stratabench.services.state")
         # The study's own modules (its operations, its report), which its cells
         # import when prepared: where bytecode is not cached
         # (PYTHONDONTWRITEBYTECODE), each fresh child compiled them again.

@@ -13,6 +13,10 @@ On a PostgreSQL or MariaDB server the suite works in a database of its own,
 ``stratabench_parking`` (created if missing), and recreates only the
 parking tables there.
 
+In a run, the measured runs are spread over the run (:class:`ParkingSlices`):
+the ``i``-th run of every cell follows a round of the Python cells, so a
+cell's interval holds the machine's drift over minutes, not over one second.
+
 Settings: ``parking.servers``, ``parking.logging``, ``parking.runs`` (per
 batch), ``parking.batches``. The default run is small (3 runs after a
 warm-up, one batch: the fewest ``compare --fail-above`` can judge) so it fits the default run's budget; the study's own
@@ -105,33 +109,107 @@ class ParkingSuite(Suite):
             try:
                 result = self._measure(cell, workdir, go_problem)
             except StratabenchError as error:
-                status = "unavailable" if error.exit_code == 69 else "failed"
-                result = CellResult.failure(cell, status, error.message)  # type: ignore[arg-type]
+                result = _failure(cell, error)
             yield replace(result, duration_s=time.perf_counter() - started)
 
-    def _measure(self, cell: CellSpec, workdir: Path, go_problem: str | None) -> CellResult:
+    def slices(self, cells: Sequence[CellSpec], workdir: Path) -> ParkingSlices:
+        """The cells' measured runs one at a time, each between two rounds of the run (:class:`ParkingSlices`)."""
+        go_problem = _build_go_server() if any(cell.params["server"].startswith("go-") for cell in cells) else None
+        return ParkingSlices(self, cells, workdir, go_problem)
+
+    def _target(self, cell: CellSpec, workdir: Path, db_file: str = "parking.db") -> tuple[str, tuple[int, ...]]:
+        """The database URL a cell works in and the PIDs of its database server (none for SQLite)."""
         from stratabench.services.state import pids_for_address
         from stratabench.systems.parking.schema import own_database
         from urllib.parse import urlsplit
 
-        params = cell.params
-        server: str = params["server"]
+        if cell.params["database"] == "sqlite":
+            return f"sqlite:///{workdir / db_file}", ()
+        given = real_url(self.options, cell.params["url"])
+        parts = urlsplit(given)
+        return own_database(given), pids_for_address(parts.hostname, parts.port)
+
+    def _runs(self, cell: CellSpec, workdir: Path, db_file: str = "parking.db") -> Iterator[RunSample]:
+        """The cell's measured runs, batch after batch, each batch on fresh tables and a fresh server."""
+        url, db_pids = self._target(cell, workdir, db_file)
+        for batch in range(1, int(cell.params["batches"]) + 1):
+            yield from measure_batch(_configuration(cell), url, batch=batch, runs=int(cell.params["runs"]),
+                                     workdir=workdir, db_pids=db_pids)
+
+    def _measure(self, cell: CellSpec, workdir: Path, go_problem: str | None) -> CellResult:
+        server: str = cell.params["server"]
         if server.startswith("go-") and go_problem is not None:
             return CellResult.failure(cell, "unavailable", f"{server}: {go_problem}")
-        if params["database"] == "sqlite":
-            url = f"sqlite:///{workdir / 'parking.db'}"
-            db_pids: tuple[int, ...] = ()
-        else:
-            given = real_url(self.options, params["url"])
-            url = own_database(given)
-            parts = urlsplit(given)
-            db_pids = pids_for_address(parts.hostname, parts.port)
-        config = Configuration(server, params["database"], params["logging"] == "on")
-        samples: list[RunSample] = []
-        for batch in range(1, int(params["batches"]) + 1):
-            samples.extend(measure_batch(config, url, batch=batch, runs=int(params["runs"]), workdir=workdir,
-                                         db_pids=db_pids))  # fmt: skip
-        return _result(cell, samples, config)
+        return _result(cell, list(self._runs(cell, workdir)), _configuration(cell))
+
+
+class ParkingSlices:
+    """A run's parking cells one measured run at a time: slice ``i`` is the ``i``-th run of every cell.
+
+    A cell on SQLite keeps its server (and its own database file) between
+    slices, so its runs are the batch's runs as before, only minutes apart;
+    an idle server waits on its socket. Its slices are its runs × batches, a
+    batch's server started (after fresh tables and a warm-up run) by the
+    batch's first slice. A cell on a PostgreSQL or MariaDB server works in
+    the one database the suite owns there, which another cell's fresh tables
+    would wipe: it is measured whole in the first slice, as without slices.
+    """
+
+    def __init__(self, suite: ParkingSuite, cells: Sequence[CellSpec], workdir: Path, go_problem: str | None) -> None:
+        self.suite, self.cells, self.workdir, self.go_problem = suite, cells, workdir, go_problem
+        self.sliced = [cell.name for cell in cells if cell.params["database"] == "sqlite"]
+        self.runs: dict[str, Iterator[RunSample]] = {}
+        self.samples: dict[str, list[RunSample]] = {}
+
+    @property
+    def count(self) -> int:
+        return max((int(cell.params["runs"]) * int(cell.params["batches"]) for cell in self.cells
+                    if cell.name in self.sliced), default=1)
+
+    def run(self, index: int) -> Iterator[CellResult]:
+        for cell in self.cells:
+            started = time.perf_counter()
+            try:
+                result = self._slice(cell, index)
+            except StratabenchError as error:
+                self.runs.pop(cell.name, None)  # its server could not start: no later slice of it
+                result = _failure(cell, error)
+            if result is not None:
+                yield replace(result, duration_s=time.perf_counter() - started)
+
+    def _slice(self, cell: CellSpec, index: int) -> CellResult | None:
+        if cell.name not in self.sliced:
+            return self.suite._measure(cell, self.workdir, self.go_problem) if index == 0 else None
+        if index == 0:
+            if cell.params["server"].startswith("go-") and self.go_problem is not None:
+                return CellResult.failure(cell, "unavailable", f"{cell.params['server']}: {self.go_problem}")
+            # Each cell's own file: its server and tables stay while the other cells' slices run.
+            self.runs[cell.name] = self.suite._runs(cell, self.workdir, f"parking-{self.sliced.index(cell.name)}.db")
+        runs = self.runs.get(cell.name)
+        sample = next(runs, None) if runs is not None else None
+        if sample is None:
+            return None
+        self.samples.setdefault(cell.name, []).append(sample)
+        return _result(cell, [sample], _configuration(cell))
+
+    def notes(self, cell: CellSpec, parts: Sequence[CellResult]) -> dict[str, Any]:
+        return _notes(self.samples.get(cell.name, []))
+
+    def close(self) -> None:
+        for runs in self.runs.values():
+            close = getattr(runs, "close", None)
+            if close is not None:
+                close()  # stops the batch's server
+        self.runs.clear()
+
+
+def _configuration(cell: CellSpec) -> Configuration:
+    return Configuration(cell.params["server"], cell.params["database"], cell.params["logging"] == "on")
+
+
+def _failure(cell: CellSpec, error: StratabenchError) -> CellResult:
+    status = "unavailable" if error.exit_code == 69 else "failed"
+    return CellResult.failure(cell, status, error.message)  # type: ignore[arg-type]
 
 
 def _median_counts(counts: Sequence[dict[str, int] | None]) -> dict[str, float] | None:
@@ -175,9 +253,22 @@ def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> 
         if config.logging:
             add("log_bytes", [float(s.log_bytes) if s.log_bytes is not None else None for s in good])
             add("log_lines", [float(s.log_lines) if s.log_lines is not None else None for s in good])
-    notes: dict[str, Any] = {
+    error = None
+    if failed:
+        error = f"{len(failed)} of {len(samples)} suite runs failed; the first: {failed[0].failure}"
+    return CellResult(suite=cell.suite, cell=cell.name, params=dict(cell.params), language=cell.language,
+                      status="failed" if failed else "ok", error=error, loops=1, metrics=metrics,
+                      notes=_notes(samples),
+                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
+                      judged="wall_ns" if "wall_ns" in metrics else None)  # fmt: skip
+
+
+def _notes(samples: Sequence[RunSample]) -> dict[str, Any]:
+    """Runs, failures, batches, and the median counts (calls, statements) of the runs that succeeded."""
+    good = [s for s in samples if s.failure is None]
+    return {
         "runs": len(samples),
-        "failed_runs": len(failed),
+        "failed_runs": len(samples) - len(good),
         "batches": max((s.batch for s in samples), default=0),
         "calls": _median_counts([s.calls for s in good]),
         "call_seconds": {name: statistics.median(s.call_seconds.get(name, 0.0) for s in good)
@@ -185,11 +276,3 @@ def _result(cell: CellSpec, samples: list[RunSample], config: Configuration) -> 
         "statements": _median_counts([s.statements for s in good]),
         "db_statements": _median_counts([s.db_statements for s in good]),
     }
-    error = None
-    if failed:
-        error = f"{len(failed)} of {len(samples)} suite runs failed; the first: {failed[0].failure}"
-    return CellResult(suite=cell.suite, cell=cell.name, params=dict(cell.params), language=cell.language,
-                      status="failed" if failed else "ok", error=error, loops=1, metrics=metrics,
-                      notes=notes,
-                      flags=tuple(instability(metrics["wall_ns"].summary)) if "wall_ns" in metrics else (),
-                      judged="wall_ns" if "wall_ns" in metrics else None)  # fmt: skip

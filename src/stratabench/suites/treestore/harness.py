@@ -31,7 +31,16 @@ from stratabench.systems.treestore.cores import DEFAULT_CORE
 from stratabench.suites.treestore.dataset import Dataset, document_hash
 from stratabench.systems.treestore.tree import Inner, tree_hash
 
-__all__ = ["MoreTries", "Outcome", "run_backend"]
+__all__ = ["Asked", "MoreTries", "Outcome", "run_backend"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A test asked for with its own tries and untimed tries first: one slice of a run (one timed try)."""
+
+    test: TreeTest
+    tries: int
+    warmup: int
 
 
 @dataclass(frozen=True)
@@ -156,7 +165,7 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
 
 def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Mapping[int, int] | None = None,
                 fresh_state: bool = False, warmup: int = 0, more: MoreTries | None = None,
-                tests: Iterable[TreeTest] = TESTS, core_name: str = DEFAULT_CORE) -> Iterator[Outcome]:
+                tests: Iterable[TreeTest | Asked] = TESTS, core_name: str = DEFAULT_CORE) -> Iterator[Outcome]:
     """Install, run ``tests`` in order, uninstall and clean up; one outcome per test.
 
     ``tests`` may be lazy (the worker's tests come as the parent asks for
@@ -169,6 +178,9 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
     ``more`` (a default run) goes to the tests whose tries repeat one measurement; those of them that an
     untimed try leaves as they were also get one first, when ``warmup`` adds none: a cold try 1 (1.2-1.9×
     the next on a read) would otherwise be a third of their least tries.
+
+    An :class:`Asked` test runs with its own tries and untimed tries, in
+    any order and as often as asked (the slices of a run).
     """
     data = Dataset(n)
     overrides = dict(tries_for or {})
@@ -179,9 +191,12 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
             core.install()
         except StratabenchError as exc:
             for test in tests:
-                yield Outcome(test, n, error=exc.message)
+                yield Outcome(test.test if isinstance(test, Asked) else test, n, error=exc.message)
             return
         for test in tests:
+            if isinstance(test, Asked):
+                yield run_test(core, test.test, data, tries=test.tries, fresh_state=fresh_state, warmup=test.warmup)
+                continue
             repeats = more is not None and test.tries_repeat(fresh_state)
             warm = 1 if repeats and not warmup and test.warm_up_changes_nothing(fresh_state) else warmup
             yield run_test(core, test, data, tries=overrides.get(test.number, tries), fresh_state=fresh_state,

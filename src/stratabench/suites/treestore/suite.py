@@ -40,7 +40,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -247,21 +247,13 @@ class TreestoreSuite(Suite):
         machine over the minutes of a round then falls on all backends
         alike instead of on whichever ran last.
         """
-        rounds: dict[tuple[Any, ...], dict[tuple[Any, ...], list[CellSpec]]] = {}
-        for cell in cells:
-            p = cell.params
-            rounds.setdefault((p["n"], p["state"], p["warmup"]), {}).setdefault(
-                (p["backend"], p["store"], p.get("core", DEFAULT_CORE)), []).append(cell)
-        for (n, state, warmup), groups in rounds.items():
-            workers = [_Worker(self._job(backend, n, state, warmup, store, group, core), group,
-                               self.options.engine.cell_timeout_s * len(group))
-                       for (backend, store, core), group in groups.items()]
+        for workers in self._workers(cells):
             try:
                 for worker in workers:
                     worker.start(workdir)
                 for worker in workers:
                     yield from worker.ready()
-                for number in sorted({cell.params["test"] for group in groups.values() for cell in group}):
+                for number in _numbers_of(workers):
                     for worker in workers:
                         yield from worker.run(number)
                 for worker in workers:
@@ -269,6 +261,22 @@ class TreestoreSuite(Suite):
             finally:
                 for worker in workers:
                     worker.close()
+
+    def slices(self, cells: Sequence[CellSpec], workdir: Path) -> TreestoreSlices:
+        """The cells' tries one at a time, each between two rounds of the run (:class:`TreestoreSlices`)."""
+        return TreestoreSlices(self._workers(cells), workdir, sliced=self.more_tries() is None and not self.full)
+
+    def _workers(self, cells: Sequence[CellSpec]) -> list[list[_Worker]]:
+        """The workers of each round (one N and state mode): one per backend × core, not started yet."""
+        rounds: dict[tuple[Any, ...], dict[tuple[Any, ...], list[CellSpec]]] = {}
+        for cell in cells:
+            p = cell.params
+            rounds.setdefault((p["n"], p["state"], p["warmup"]), {}).setdefault(
+                (p["backend"], p["store"], p.get("core", DEFAULT_CORE)), []).append(cell)
+        return [[_Worker(self._job(backend, n, state, warmup, store, group, core), group,
+                         self.options.engine.cell_timeout_s * len(group))
+                 for (backend, store, core), group in groups.items()]
+                for (n, state, warmup), groups in rounds.items()]
 
     def _job(self, backend: str, n: int, state: str, warmup: int, store: str | None,
              group: Sequence[CellSpec], core: str = DEFAULT_CORE) -> dict[str, Any]:
@@ -279,6 +287,101 @@ class TreestoreSuite(Suite):
                 "namespace": self.namespace(backend, n, state, core), "n": n, "tries": usual, "core": core,
                 "tries_for": {str(k): v for k, v in tries.items() if v != usual},
                 "fresh_state": state == "fresh-state", "warmup": warmup, "tests": sorted(tries)}
+
+
+#: A repeated test's try that takes longer than this gets no untimed try before it in the later slices: the
+#: untimed try would double the slice's cost ("many oper change_subs", 0.4-0.7 s a try, is most of the phase),
+#: and its try 1 differs from its later ones by a few percent only.
+UNTIMED_TRY_LIMIT_NS = 100_000_000
+
+
+def _numbers_of(workers: Sequence[_Worker]) -> list[int]:
+    return sorted({number for worker in workers for number in worker.by_test})
+
+
+def _repeats(cell: CellSpec) -> bool:
+    return next(test for test in TESTS if test.number == cell.params["test"]).tries_repeat(
+        cell.params["state"] == "fresh-state")
+
+
+class TreestoreSlices:
+    """A run's treestore cells a try at a time: slice ``i`` is one try of every test that repeats one measurement.
+
+    The workers start (and fill their backends) in the first slice and wait
+    on their input between slices, idle; each slice asks every worker for
+    its tests in table order, each test on every backend back to back, as
+    a run without slices does. A test's slice runs from its own setup: the
+    first slice times try 1, as the first try of a run without slices; a
+    later one first takes an untimed try (unless a try costs more than
+    :data:`UNTIMED_TRY_LIMIT_NS`), so it times a later try, as the later
+    tries of a run without slices. Their tries do not repeat (:data:`~stratabench.report.generic.NOT_REPEATS`)
+    run whole in the first slice, state carried across their tries, as
+    without slices. A run with ``treestore.tries_budget`` or ``--full``
+    (the study's grid: the state carried across all ten tries) is not
+    sliced: it runs whole in the first slice.
+    """
+
+    def __init__(self, rounds: list[list[_Worker]], workdir: Path, *, sliced: bool) -> None:
+        self.rounds, self.workdir, self.sliced = rounds, workdir, sliced
+        self.first_try_ns: dict[str, float] = {}
+
+    @property
+    def count(self) -> int:
+        tries = [int(cell.params["tries"]) for workers in self.rounds for worker in workers
+                 for cell in worker.by_test.values() if _repeats(cell)]
+        return max(tries, default=1) if self.sliced else 1
+
+    def run(self, index: int) -> Iterator[CellResult]:
+        for workers in self.rounds:
+            if index == 0:
+                for worker in workers:
+                    worker.start(self.workdir)
+                for worker in workers:
+                    yield from worker.ready()
+            for number in _numbers_of(workers):
+                for worker in workers:
+                    yield from self._slice(worker, number, index)
+            if index == self.count - 1:
+                for worker in workers:
+                    yield from worker.finish()
+
+    def _slice(self, worker: _Worker, number: int, index: int) -> Iterator[CellResult]:
+        cell = worker.by_test.get(number)
+        if cell is None:
+            return
+        if not self.sliced or not _repeats(cell):
+            if index == 0:
+                yield from worker.run(number)
+            return
+        tries = int(cell.params["tries"])
+        if index >= tries:
+            return
+        cheap = self.first_try_ns.get(cell.name, 0.0) < UNTIMED_TRY_LIMIT_NS
+        result = yield from worker.ask(number, tries=1, warmup=int(cell.params["warmup"]) + (index > 0 and cheap))
+        if result is not None:
+            if index == 0 and "wall_ns" in result.metrics:
+                self.first_try_ns[cell.name] = result.metrics["wall_ns"].summary.median
+            if index == tries - 1:
+                worker.by_test.pop(number, None)  # its last slice: the worker owes it nothing more
+            yield result
+
+    def notes(self, cell: CellSpec, parts: Sequence[CellResult]) -> dict[str, Any]:
+        samples = [sample for part in parts for sample in part.metrics["wall_ns"].samples if "wall_ns" in part.metrics]
+        untimed = sum(int(part.notes.get("warmup_tries", 0)) for part in parts)
+        notes = {key: value for key, value in parts[0].notes.items() if key != "warmup_tries"}
+        notes.update(tries=len(samples), integrity_checks=sum(int(part.notes.get("integrity_checks", 0)) for part in parts),
+                     slice_tries=f"one try a slice, each after its own setup: try 1 in the first, "
+                                 f"{'a later try (after an untimed one)' if untimed else 'try 1 again (a try is too costly to take an untimed one first)'} in the others")
+        if untimed:
+            notes["untimed_tries"] = untimed
+        if samples:
+            notes["mean_ns"] = sum(samples) / len(samples)
+        return notes
+
+    def close(self) -> None:
+        for workers in self.rounds:
+            for worker in workers:
+                worker.close()
 
 
 class _Worker:
@@ -365,6 +468,19 @@ class _Worker:
             yield from self._ended()
             return
         yield _result(self.by_test.pop(record["test"]), record, self.header, time.monotonic() - started)
+
+    def ask(self, number: int, *, tries: int, warmup: int) -> Generator[CellResult, None, CellResult | None]:
+        """Ask for one slice of a test (its cell stays owed); ``return`` its result, ``None`` if the worker ended.
+
+        A worker that ended yields the failure of every cell it still owes.
+        """
+        cell = self.by_test[number]
+        started = time.monotonic()
+        record = self._next() if self._send({"test": number, "tries": tries, "warmup": warmup}) else None
+        if record is None or "test" not in record:
+            yield from self._ended()
+            return None
+        return _result(cell, record, self.header, time.monotonic() - started)
 
     def finish(self) -> Iterator[CellResult]:
         """End of input: the worker uninstalls and exits; cells it never reported fail with its reason."""

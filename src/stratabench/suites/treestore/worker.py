@@ -25,7 +25,7 @@ from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
 from stratabench.systems.treestore.cores import DEFAULT_CORE
-from stratabench.suites.treestore.harness import MoreTries, run_backend
+from stratabench.suites.treestore.harness import Asked, MoreTries, run_backend
 from stratabench.systems.treestore import json_codec
 
 __all__ = ["main", "run_job"]
@@ -36,16 +36,23 @@ def _emit(record: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def _asked(commands: TextIO, tests: list[TreeTest]) -> Iterator[TreeTest]:
+def _asked(commands: TextIO, tests: list[TreeTest]) -> Iterator[TreeTest | Asked]:
     """The tests the parent asks for, as it asks; ``{"ready": true}`` first, once the module is installed.
 
     Nothing of this worker runs while the parent measures another backend:
-    it waits on its input, its setup done before it says it is ready.
+    it waits on its input, its setup done before it says it is ready. A
+    line with ``tries`` (and ``warmup``) asks for one slice of a test, in
+    any order and again later; one without moves forward through the tests.
     """
     remaining = list(tests)
+    by_number = {test.number: test for test in tests}
     _emit({"ready": True})
     for line in commands:
-        number = int(json.loads(line)["test"])
+        command = json.loads(line)
+        number = int(command["test"])
+        if "tries" in command:
+            yield Asked(by_number[number], int(command["tries"]), int(command.get("warmup", 0)))
+            continue
         while remaining and remaining[0].number != number:
             remaining.pop(0)  # not asked for (its cell was dropped): tests only move forward
         if not remaining:
@@ -68,7 +75,7 @@ def run_job(job: dict[str, Any], commands: TextIO | None = None) -> None:
     _emit({"header": {**backend.header(), "transport_codec": json_codec.name(), "subscribers": "threads"}})
     wanted = set(job.get("tests") or [test.number for test in TESTS])
     chosen = [test for test in TESTS if test.number in wanted]
-    tests: Iterable[TreeTest] = chosen if commands is None else _asked(commands, chosen)
+    tests: Iterable[TreeTest | Asked] = chosen if commands is None else _asked(commands, chosen)
     tries_for = {int(number): int(tries) for number, tries in (job.get("tries_for") or {}).items()}
     more = MoreTries(**job["more"]) if job.get("more") else None
     for outcome in run_backend(backend, int(job["n"]), tries=int(job["tries"]), tries_for=tries_for,

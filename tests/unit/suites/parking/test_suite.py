@@ -45,6 +45,8 @@ def test_a_run_on_sqlite_measures_and_reports(tmp_path: Path, capsys: pytest.Cap
     assert [r["cell"] for r in records] == ["python-core sqlite log on"]
     cell = records[0]
     assert cell["status"] == "ok" and cell["notes"]["runs"] == 2 and cell["notes"]["failed_runs"] == 0
+    # One run a slice, each its own moment of the run (no Python rounds here: the slices follow each other).
+    assert cell["metrics"]["wall_ns"]["rounds"] == [0, 1] and cell["metrics"]["sql_statements"]["rounds"] == [0, 1]
     assert {"wall_ns", "server_cpu_ns", "log_bytes", "log_lines"} <= set(cell["metrics"])
     assert cell["notes"]["statements"]["COMMIT"] == 32 and cell["notes"]["calls"]["get_service_info"] == 22
     assert "Table 2 - SQL statements per suite run (sqlite, logging off)" in printed
@@ -87,3 +89,20 @@ def test_targets_are_judged_on_mariadb_and_from_enough_runs_only() -> None:
     assert targets["T1"] == ("too few to judge (1 run per configuration (needs 6); --set parking.runs=20)")
     conclusions = [row["verdict"] for row in tables["The study's conclusions, judged (mariadb)"].rows]
     assert "refuted" not in conclusions and "missed" not in targets.values()
+
+
+def test_slices_take_one_run_of_every_cell_keeping_each_batch_server_between_them(tmp_path: Path) -> None:
+    suite = ParkingSuite(RunOptions(settings={"parking.servers": "python-core", "parking.logging": "off,on",
+                                              "parking.runs": "2", "parking.batches": "2"}))
+    cells = suite.cells()
+    session = suite.slices(cells, tmp_path)
+    try:
+        assert session.count == 4
+        parts = [list(session.run(index)) for index in range(session.count)]
+    finally:
+        session.close()
+    assert [[part.cell for part in slice_] for slice_ in parts] == [[cell.name for cell in cells]] * 4
+    assert all(part.ok and part.metrics["wall_ns"].summary.n == 1 for slice_ in parts for part in slice_)
+    notes = session.notes(cells[0], [slice_[0] for slice_ in parts])
+    assert (notes["runs"], notes["batches"], notes["failed_runs"]) == (4, 2, 0)
+    assert sorted(path.name for path in tmp_path.glob("parking-*.db")) == ["parking-0.db", "parking-1.db"]

@@ -171,3 +171,37 @@ def test_more_tries_where_cheap_only_with_a_tries_budget_and_never_with_given_tr
     assert suite(full=True, tries_budget="0.1").more_tries() is None
     job = suite(tries_budget="0.1")._job("json-file", 1000, "sysrepo", 0, None, suite().cells()[:2])
     assert job["more"] == more.to_json()
+
+
+def test_slices_take_one_try_of_each_repeated_test_from_workers_started_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.engine.slices import merge_slices
+    from stratabench.suites.treestore import suite as module
+
+    starts: list[str] = []
+    start = module._Worker.start
+    monkeypatch.setattr(module._Worker, "start", lambda self, workdir: (starts.append(self.label), start(self, workdir)))
+    run = suite(sizes="20", tries="3", tests="1,7,12", backends="json-file", cores="sysrepo")
+    cells = run.cells()
+    session = run.slices(cells, tmp_path)
+    try:
+        assert session.count == 3
+        slices = [list(session.run(index)) for index in range(session.count)]
+    finally:
+        session.close()
+    assert len(starts) == 1  # one worker, started (and its backend filled) once for all slices
+    assert [[part.params["test"] for part in parts] for parts in slices] == [[1, 7, 12], [1, 7], [1, 7]]
+    assert all(part.ok for parts in slices for part in parts)
+    # Try 1 first, then a later try: one untimed try before it in each later slice.
+    assert [parts[0].notes.get("warmup_tries", 0) for parts in slices] == [0, 1, 1]
+    whole = slices[0][2]  # a consumer's tries do not repeat: all three in the first slice, as without slices
+    assert len(whole.metrics["wall_ns"].samples) == 3 and "not_repeats" in str(whole.notes)
+    read = [parts[0] for parts in slices]
+    merged = merge_slices(cells[0], list(enumerate(read)), session.notes)
+    assert merged.metrics["wall_ns"].rounds == (0, 1, 2)
+    assert merged.notes["tries"] == 3 and merged.notes["untimed_tries"] == 2
+
+
+def test_the_full_grid_and_a_tries_budget_are_not_sliced(tmp_path: Path) -> None:
+    for run in (suite(full=True), suite(tries_budget="0.1")):
+        assert run.slices(run.cells(), tmp_path).count == 1
