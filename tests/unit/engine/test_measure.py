@@ -429,13 +429,42 @@ def test_what_the_operation_raises_in_the_memory_pass_s_child_the_worker_raises(
             measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
 
 
-def test_a_memory_pass_child_that_dies_fails_the_cell_with_its_signal(alone: None) -> None:
+def test_a_memory_pass_child_that_dies_twice_fails_the_cell_with_its_signal(tmp_path: Path, alone: None) -> None:
     import os
     import signal
 
-    op = Operation(call=lambda: os.kill(os.getpid(), signal.SIGKILL), memory_in_child=True)
+    children = tmp_path / "children"
+
+    def die() -> None:
+        with children.open("a") as file:
+            file.write("x")
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    op = Operation(call=die, memory_in_child=True)
     with pytest.raises(RuntimeError, match=r"without its figures \(exit -9\)"):
         measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
+    assert children.read_text() == "xx"  # a second child was tried, no third
+
+
+def test_a_memory_pass_child_that_dies_once_is_retried_with_a_note(tmp_path: Path, alone: None) -> None:
+    import os
+    import signal
+
+    crashed = tmp_path / "crashed"
+    clock = FakeClock()
+
+    def crash_once() -> list[bytes]:
+        if not crashed.exists():  # the first child: a file, since its memory dies with it
+            crashed.touch()
+            os.kill(os.getpid(), signal.SIGSEGV)
+        clock.advance(1_000)
+        return [bytes(1000) for _ in range(100)]
+
+    op = Operation(call=crash_once, memory_in_child=True)
+    measurement = measure_operation(op, EngineOptions(samples=1, warmups=0, min_sample_ns=1_000, memory_samples=1),
+                                    clock.clock, RoundPlan(0, None, 1, True))
+    assert measurement.samples["retained_bytes"][0] >= 100_000  # the second child's figures
+    assert "exit -11" in op.notes["memory_pass_retried"] and "gh-128679" in op.notes["memory_pass_retried"]
 
 
 def test_a_worker_with_other_threads_traces_in_itself_not_in_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
