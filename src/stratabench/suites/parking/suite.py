@@ -103,7 +103,7 @@ class ParkingSuite(Suite):
         raise UsageError(f"parking cell {cell.name} is measured by the suite itself, not by the engine")
 
     def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
-        go_problem = _build_go_server() if any(cell.params["server"].startswith("go-") for cell in cells) else None
+        go_problem = _go_problem(cells)
         for cell in cells:
             started = time.perf_counter()
             try:
@@ -114,7 +114,7 @@ class ParkingSuite(Suite):
 
     def slices(self, cells: Sequence[CellSpec], workdir: Path) -> ParkingSlices:
         """The cells' measured runs one at a time, each between two rounds of the run (:class:`ParkingSlices`)."""
-        go_problem = _build_go_server() if any(cell.params["server"].startswith("go-") for cell in cells) else None
+        go_problem = _go_problem(cells)
         return ParkingSlices(self, cells, workdir, go_problem)
 
     def _target(self, cell: CellSpec, workdir: Path, db_file: str = "parking.db") -> tuple[str, tuple[int, ...]]:
@@ -137,9 +137,9 @@ class ParkingSuite(Suite):
                                      workdir=workdir, db_pids=db_pids)
 
     def _measure(self, cell: CellSpec, workdir: Path, go_problem: str | None) -> CellResult:
-        server: str = cell.params["server"]
-        if server.startswith("go-") and go_problem is not None:
-            return CellResult.failure(cell, "unavailable", f"{server}: {go_problem}")
+        unavailable = _go_unavailable(cell, go_problem)
+        if unavailable is not None:
+            return unavailable
         return _result(cell, list(self._runs(cell, workdir)), _configuration(cell))
 
 
@@ -181,8 +181,9 @@ class ParkingSlices:
         if cell.name not in self.sliced:
             return self.suite._measure(cell, self.workdir, self.go_problem) if index == 0 else None
         if index == 0:
-            if cell.params["server"].startswith("go-") and self.go_problem is not None:
-                return CellResult.failure(cell, "unavailable", f"{cell.params['server']}: {self.go_problem}")
+            unavailable = _go_unavailable(cell, self.go_problem)
+            if unavailable is not None:
+                return unavailable
             # Each cell's own file: its server and tables stay while the other cells' slices run.
             self.runs[cell.name] = self.suite._runs(cell, self.workdir, f"parking-{self.sliced.index(cell.name)}.db")
         runs = self.runs.get(cell.name)
@@ -201,6 +202,19 @@ class ParkingSlices:
             if close is not None:
                 close()  # stops the batch's server
         self.runs.clear()
+
+
+def _go_problem(cells: Sequence[CellSpec]) -> str | None:
+    """Why the Go server cannot run, when some of ``cells`` need it (it is built first, once); else ``None``."""
+    return _build_go_server() if any(cell.params["server"].startswith("go-") for cell in cells) else None
+
+
+def _go_unavailable(cell: CellSpec, go_problem: str | None) -> CellResult | None:
+    """``cell``'s failure when it needs the Go server and that cannot run; ``None`` when it can be measured."""
+    server: str = cell.params["server"]
+    if server.startswith("go-") and go_problem is not None:
+        return CellResult.failure(cell, "unavailable", f"{server}: {go_problem}")
+    return None
 
 
 def _configuration(cell: CellSpec) -> Configuration:
