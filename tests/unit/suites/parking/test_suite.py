@@ -106,3 +106,24 @@ def test_slices_take_one_run_of_every_cell_keeping_each_batch_server_between_the
     notes = session.notes(cells[0], [slice_[0] for slice_ in parts])
     assert (notes["runs"], notes["batches"], notes["failed_runs"]) == (4, 2, 0)
     assert sorted(path.name for path in tmp_path.glob("parking-*.db")) == ["parking-0.db", "parking-1.db"]
+
+
+def test_a_go_server_that_cannot_be_built_makes_its_cells_unavailable_whole_run_and_sliced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stratabench.suites.parking import suite as module
+
+    built: list[int] = []
+    monkeypatch.setattr(module, "_build_go_server", lambda: built.append(1) or "Go is missing")
+    suite = ParkingSuite(RunOptions(settings={"parking.servers": "go-sql", "parking.logging": "off"}))
+    cells = suite.cells()
+    whole = list(suite.run_external(cells, tmp_path))
+    session = suite.slices(cells, tmp_path)
+    try:
+        sliced = list(session.run(0))
+        later = list(session.run(1))
+    finally:
+        session.close()
+    for result in (*whole, *sliced):
+        assert result.status == "unavailable" and result.error == "go-sql: Go is missing"
+    assert [r.cell for r in whole] == [r.cell for r in sliced] == [c.name for c in cells] and later == []
+    assert built == [1, 1]  # built (or found missing) once a run, not once a cell
