@@ -366,7 +366,7 @@ class TreestoreSlices:
             yield result
 
     def notes(self, cell: CellSpec, parts: Sequence[CellResult]) -> dict[str, Any]:
-        samples = [sample for part in parts for sample in part.metrics["wall_ns"].samples if "wall_ns" in part.metrics]
+        samples = [sample for part in parts if "wall_ns" in part.metrics for sample in part.metrics["wall_ns"].samples]
         untimed = sum(int(part.notes.get("warmup_tries", 0)) for part in parts)
         notes = {key: value for key, value in parts[0].notes.items() if key != "warmup_tries"}
         notes.update(tries=len(samples), integrity_checks=sum(int(part.notes.get("integrity_checks", 0)) for part in parts),
