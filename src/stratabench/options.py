@@ -73,6 +73,11 @@ class EngineOptions:
         meet the target, cheapest first, while the rounds granted cost at
         most this share of the rounds' time until the first ask, the floor
         (0.1: about a tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
+    allowance_rounds
+        The most rounds a cell may ask of the allowance at once: it asks for
+        the fewest narrower count up to this (9, 12) that could meet the
+        target, or for its next narrower count if that is above it (9 or
+        less: only the next, as before this option).
     warmups
         Untimed loops run before the samples, at the calibrated loop count
         (in a later round of a run, a third of it: the first round's
@@ -111,6 +116,7 @@ class EngineOptions:
     target: float = 0.05
     cell_budget_ns: int = 300_000_000
     run_allowance: float = 0.1
+    allowance_rounds: int = 12
     warmups: int = 1
     min_sample_ns: int = 100_000_000
     max_sample_ns: int = 8_000_000_000
@@ -135,6 +141,8 @@ class EngineOptions:
             raise UsageError("--budget must not be negative")
         if not 0 <= self.run_allowance <= 1:
             raise UsageError(f"--allowance must be a percentage from 0 to 100, not {100 * self.run_allowance:g}")
+        if self.allowance_rounds < 1:
+            raise UsageError(f"--allowance-rounds must be at least 1, not {self.allowance_rounds}")
         if self.warmups < 0:
             raise UsageError(f"--warmups must be 0 or more, not {self.warmups}")
         if self.min_sample_ns < 0:

@@ -171,6 +171,10 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
                        "cell may get rounds up to its next narrower interval (9, then 12... rounds) if they could "
                        "meet the target, cheapest first, while they cost at most this %% of the time its floor of "
                        f"rounds took (default {100 * DEFAULT_ALLOWANCE:g}; 0: none)")
+    group.add_argument("--allowance-rounds", type=whole_in(1, MAX_SAMPLES), default=EngineOptions.allowance_rounds,
+                       metavar="N", help="the most rounds a cell may ask of --allowance at once: the fewest narrower "
+                       "count up to N that could meet the target, or its next narrower count if above N (default "
+                       f"{EngineOptions.allowance_rounds}; 9: only the next)")
     group.add_argument("--min-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
                        help=f"adaptive floor (default {default[2]}: the fewest whose interval reaches 95%%)")
     group.add_argument("--max-samples", type=whole_in(1, MAX_SAMPLES), default=None, metavar="N",
@@ -229,6 +233,7 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         target=given("target", target),
         cell_budget_ns=int(given("budget", budget) * 1e9),
         run_allowance=given("allowance", DEFAULT_ALLOWANCE),
+        allowance_rounds=getattr(args, "allowance_rounds", EngineOptions.allowance_rounds),
         warmups=args.warmups,
         min_sample_ns=int(given("min_time", min_time) * 1e9),
         memory_samples=args.memory_samples,

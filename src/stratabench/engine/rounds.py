@@ -61,7 +61,7 @@ from typing import Any, TypeVar
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import CellSpec, PairedBound
 from stratabench.engine.sampling import (PAIRED_ROUNDS_CAP, Allowance, Ask, RoundPlan, Stop, StoppingRule,
-                                          best_next_half_width, deciding_count, narrowing_count)
+                                          deciding_count, meeting_count)
 from stratabench.options import EngineOptions
 from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, judged_metric_of, paired_ratio_of
 from stratabench.results.stats import instability, round_ratios, round_values
@@ -213,15 +213,17 @@ class CellRounds:
         """The rounds this cell asks of the run's allowance, stopping for ``stop``; ``None`` if it asks none.
 
         Only a cell stopped by its budget while it misses the target asks,
-        and only for a next narrower count that is within the cap and could
-        meet the target. Its cost is the rounds asked times a visit's
-        (:meth:`visit_ns`).
+        and only for the fewest narrower count, up to the options'
+        ``allowance_rounds`` (its next one at least) and the cap, that could
+        meet the target (:func:`~stratabench.engine.sampling.meeting_count`).
+        Its cost is the rounds asked times a visit's (:meth:`visit_ns`).
         """
         if stop is None or stop.reason != "budget":
             return None
         values = self.per_round()
-        rounds = narrowing_count(len(values))
-        if rounds > self.options.max_samples or best_next_half_width(values) > self.options.target:
+        options = self.options
+        rounds = meeting_count(values, options.target, min(options.allowance_rounds, options.max_samples))
+        if rounds is None or rounds > options.max_samples:
             return None
         return Ask(key, rounds, (rounds - len(values)) * self.visit_ns(overhead_ns))
 

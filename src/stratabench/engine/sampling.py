@@ -64,7 +64,7 @@ the variation is, not everywhere):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -72,7 +72,7 @@ from stratabench.options import EngineOptions
 from stratabench.results.stats import median_ci_ranks, summarize
 
 __all__ = ["PAIRED_ROUNDS_CAP", "ROBUST_ROUNDS", "Allowance", "Ask", "RoundPlan", "StoppingRule", "Stop",
-           "best_next_half_width", "deciding_count", "narrowing_count"]
+           "best_half_width", "deciding_count", "meeting_count", "narrowing_count"]
 
 #: Fewest samples kept even when one sample outlasts the time cap.
 MIN_SAMPLES_EVER = 3
@@ -181,22 +181,45 @@ def narrowing_count(n: int) -> int:
     return more
 
 
-def best_next_half_width(values: Sequence[float]) -> float:
-    """The narrowest relative half-width the median's interval could have at the next narrowing count.
+def best_half_width(values: Sequence[float], count: int) -> float:
+    """The narrowest relative half-width the median's interval of ``values`` could have at ``count`` values.
 
     With ``m`` values the interval runs from the ``l``-th smallest to the
     ``l``-th largest (:func:`~stratabench.results.stats.median_ci_ranks`).
     Adding values to the current ``n`` can only move the ``l``-th smallest
     down to or below the current ``l``-th smallest, and the ``l``-th largest
-    up, so the next count's interval holds the current values of those ranks:
-    their half-width over the current median is the best the next count can do.
+    up, so the interval at ``count`` holds the current values of those ranks
+    (:func:`_held`): their half-width over the current median is the best
+    ``count`` can do, reached if every new value lands among the middle ones.
     """
-    held = _held(values, narrowing_count(len(values)))
-    if held is None or held[0] >= held[1]:  # the next count's ranks meet in the middle: its interval could be one value
+    held = _held(values, count)
+    if held is None or held[0] >= held[1]:  # the count's ranks meet in the middle: its interval could be one value
         return 0.0
     median = summarize(values).median
     width = (held[1] - held[0]) / 2
     return 0.0 if width == 0 else math.inf if median == 0 else width / abs(median)
+
+
+def meeting_count(values: Sequence[float], target: float, cap: int) -> int | None:
+    """The fewest narrowing count, up to ``cap``, whose median interval of ``values`` could be within ``target``.
+
+    The next narrowing count (:func:`narrowing_count`) is always tried, even
+    above ``cap``; a later one only while the values so far hold both ranks
+    that bound its interval (from six values, twelve's third smallest and
+    third largest, but not fifteen's fourth: any spread of six could still
+    meet the target at fifteen, so asking for it would be no test).
+    ``None``: no count up to the cap could meet the target
+    (:func:`best_half_width`: the middle values themselves are spread wider),
+    so rounds would only cost.
+    """
+    following = narrowing_count(len(values))
+
+    def could_meet(count: int) -> bool:
+        if count > following and 2 * median_ci_ranks(count)[0] > len(values):
+            return False
+        return best_half_width(values, count) <= target
+
+    return _fewest_count(len(values), cap, could_meet)
 
 
 def _held(values: Sequence[float], count: int) -> tuple[float, float] | None:
@@ -204,7 +227,7 @@ def _held(values: Sequence[float], count: int) -> tuple[float, float] | None:
 
     However the values from here to ``count`` fall, that interval's low end
     is at most the first, its high end at least the second (see
-    :func:`best_next_half_width`).
+    :func:`best_half_width`).
     """
     ordered = sorted(values)
     low = median_ci_ranks(count)[0]
@@ -223,10 +246,23 @@ def deciding_count(ratios: Sequence[float], bound: float, cap: int) -> int | Non
     (:func:`_held`) lie on one side of it; ``None``: no count up to the cap
     could, so more rounds would only cost.
     """
-    count = narrowing_count(len(ratios))
-    while count <= cap:
+
+    def could_clear(count: int) -> bool:
         held = _held(ratios, count)
-        if held is None or held[0] > bound or held[1] < bound:
+        return held is None or held[0] > bound or held[1] < bound
+
+    found = _fewest_count(len(ratios), cap, could_clear)
+    return None if found is None or found > cap else found
+
+
+def _fewest_count(n: int, cap: int, could: Callable[[int], bool]) -> int | None:
+    """The fewest narrowing count above ``n`` (the next one even above ``cap``, the rest up to ``cap``) that ``could``
+    reach its goal, or ``None``: only a narrowing count leaves out more far values, so no other count is worth its
+    rounds."""
+    count = narrowing_count(n)
+    last = max(cap, count)
+    while count <= last:
+        if could(count):
             return count
         count = narrowing_count(count)
     return None

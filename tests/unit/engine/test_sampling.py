@@ -11,7 +11,8 @@ import pytest
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.sampling import Allowance, Ask, Stop, StoppingRule, best_next_half_width, narrowing_count
+from stratabench.engine.sampling import (Allowance, Ask, Stop, StoppingRule, best_half_width, meeting_count,
+                                          narrowing_count)
 from stratabench.options import EngineOptions
 from stratabench.results.stats import floor_samples, instability, level_label, summarize
 
@@ -148,11 +149,24 @@ def test_a_fixed_count_with_a_wide_interval_is_flagged_with_its_width() -> None:
 
 def test_the_best_next_interval_is_that_of_the_middle_values_the_next_count_keeps() -> None:
     # Six rounds, one slow: nine rounds' interval (2nd to 8th of nine) holds at least the 2nd to 5th of these six.
-    assert best_next_half_width([100.0, 101.0, 99.0, 130.0, 100.0, 100.0]) == pytest.approx(0.5 / 100)  # (101 - 100) / 2 over 100
+    assert best_half_width([100.0, 101.0, 99.0, 130.0, 100.0, 100.0], 9) == pytest.approx(0.5 / 100)  # (101 - 100) / 2 over 100
     # A spread in the middle, not one far round: more rounds cannot bring it within ±2%.
-    assert best_next_half_width([100.0, 120.0, 100.0, 120.0, 100.0, 120.0]) == pytest.approx(10 / 110)
+    assert best_half_width([100.0, 120.0, 100.0, 120.0, 100.0, 120.0], 9) == pytest.approx(10 / 110)
     # Nine rounds, two slow at one end: twelve rounds' interval (3rd to 10th) holds the 3rd to 7th of these nine.
-    assert best_next_half_width([100.0] * 7 + [130.0, 130.0]) == 0.0
+    assert best_half_width([100.0] * 7 + [130.0, 130.0], 12) == 0.0
+
+
+def test_a_cell_asks_for_the_fewest_count_up_to_the_cap_that_could_meet_its_target() -> None:
+    two_far = [143.0, 100.0, 120.0, 100.0, 100.0, 99.0]  # arrow/table access: two far rounds at one end
+    # Nine rounds keep the 120 (2nd to 8th of nine hold the 2nd to 5th of these six); twelve drop both.
+    assert best_half_width(two_far, 9) == pytest.approx(0.1) and best_half_width(two_far, 12) == 0.0
+    assert meeting_count(two_far, 0.05, 12) == 12
+    assert meeting_count(two_far, 0.05, 9) is None  # the cap (or the old rule, the next count only) stops at 9
+    assert meeting_count([100.0, 101.0, 99.0, 130.0, 100.0, 100.0], 0.05, 15) == 9  # one far round: nine suffice
+    # A spread among the middle values: no count up to the cap could meet it, so the cell asks for nothing.
+    assert meeting_count([100.0, 120.0, 100.0, 120.0, 100.0, 120.0], 0.05, 15) is None
+    # The next count is always tried, even above the cap.
+    assert meeting_count([100.0] * 7 + [130.0, 130.0], 0.05, 9) == 12
 
 
 def test_the_allowance_grants_the_cheapest_asks_that_fit_its_share_and_no_more() -> None:
