@@ -69,8 +69,8 @@ class EngineOptions:
     run_allowance
         The rounds beyond the cells' budgets, shared by the run: a cell
         that misses ``target`` when its budget is spent is given rounds up
-        to its next narrower count (9, then 12, 15...) if that count could
-        meet the target, cheapest first, while the rounds granted cost at
+        to the fewest narrower count (9, 12, 15...) up to
+        ``allowance_rounds`` that could meet the target, cheapest first, while the rounds granted cost at
         most this share of the rounds' time until the first ask, the floor
         (0.1: about a tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
     allowance_rounds

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 import stratabench.options as options_module
+from stratabench.errors import UsageError
 from stratabench.options import EngineOptions, RunOptions
 
 
@@ -22,3 +23,8 @@ def test_a_worker_reads_the_options_back_without_resolving_their_types_again(mon
 def test_a_field_of_the_wrong_type_is_still_named() -> None:
     with pytest.raises(ValueError, match="'size'"):
         RunOptions.from_json({"size": "seven"})
+
+
+def test_an_allowance_of_no_rounds_is_refused_naming_its_flag() -> None:
+    with pytest.raises(UsageError, match="^--allowance-rounds must be at least 1, not 0$"):
+        EngineOptions(allowance_rounds=0)

@@ -168,9 +168,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
                        f"unstable, unless --allowance pays for more rounds that meet it (default {default[1]:g})")
     group.add_argument("--allowance", type=_allowance, default=None, metavar="PERCENT",
                        help="rounds beyond --budget for the cells that miss --target, shared by the run: each such "
-                       "cell may get rounds up to its next narrower interval (9, then 12... rounds) if they could "
-                       "meet the target, cheapest first, while they cost at most this %% of the time its floor of "
-                       f"rounds took (default {100 * DEFAULT_ALLOWANCE:g}; 0: none)")
+                       "cell may get rounds up to the fewest narrower interval (9, 12... rounds, see "
+                       "--allowance-rounds) that could meet the target, cheapest first, while they cost at most this "
+                       f"%% of the time its floor of rounds took (default {100 * DEFAULT_ALLOWANCE:g}; 0: none)")
     group.add_argument("--allowance-rounds", type=whole_in(1, MAX_SAMPLES), default=EngineOptions.allowance_rounds,
                        metavar="N", help="the most rounds a cell may ask of --allowance at once: the fewest narrower "
                        "count up to N that could meet the target, or its next narrower count if above N (default "

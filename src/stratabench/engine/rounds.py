@@ -25,8 +25,10 @@ cells, in every ratio of two of them. So a run measures in rounds
    its group stays back to back. Every member takes the floor of rounds,
    so any two of a group share at least that many pairs.
 4. A cell that would stop because its budget is spent while it misses its
-   target first asks the run's allowance for rounds up to its next
-   narrower count (:class:`~stratabench.engine.sampling.Allowance`): the
+   target first asks the run's allowance for rounds up to the fewest
+   narrower count that could meet it, 12 at most unless its next is more
+   (:func:`~stratabench.engine.sampling.meeting_count`,
+   :class:`~stratabench.engine.sampling.Allowance`): the
    asks of a round are granted together, cheapest first, so the rounds
    beyond the budgets go to the cells whose answer they can change, and
    a stable cell never gets more.

@@ -304,6 +304,17 @@ def test_target_takes_a_percentage(target: str) -> None:
     assert engine_options(args).target == pytest.approx(0.05)
 
 
+def test_allowance_rounds_reach_the_engine_and_a_bad_count_is_named() -> None:
+    from stratabench.cli.arguments import engine_options
+    from stratabench.cli.main import build_parser
+    from stratabench.errors import UsageError
+
+    assert engine_options(build_parser().parse_args(["run"])).allowance_rounds == 12
+    assert engine_options(build_parser().parse_args(["run", "--allowance-rounds", "9"])).allowance_rounds == 9
+    with pytest.raises(UsageError, match="argument --allowance-rounds: '0' is out of range"):
+        build_parser().parse_args(["run", "--allowance-rounds", "0"])
+
+
 @pytest.mark.parametrize("command", ["compare", "timeit", "run", "load", "report"])
 def test_help_prints_no_doubled_percent(capsys: pytest.CaptureFixture[str], command: str) -> None:
     with pytest.raises(SystemExit):

@@ -235,8 +235,9 @@ class Rounds:
 ALLOWANCE_OPTIONS = replace(OPTIONS, round_samples=1, cell_budget_ns=500_000_000, run_allowance=0.1)
 
 
-def run_with_allowance(fake: Rounds, cells: list[CellSpec], share: float) -> dict[str, CellResult]:
-    options = replace(ALLOWANCE_OPTIONS, run_allowance=share)
+def run_with_allowance(fake: Rounds, cells: list[CellSpec], share: float,
+                       allowance_rounds: int = 12) -> dict[str, CellResult]:
+    options = replace(ALLOWANCE_OPTIONS, run_allowance=share, allowance_rounds=allowance_rounds)
     results = run_rounds(cells, options, fake.measure, seed=11, finished=lambda r: None, reference=lambda: None,
                          now=lambda: fake.now_s)
     return {result.cell: result for result in results}
@@ -257,6 +258,19 @@ def test_the_allowance_gives_rounds_to_the_cells_one_far_round_flags_and_none_to
     # One far round: nine rounds leave it out of the interval. Two: twelve do.
     assert rounds_of(results["one_slow"]) == 9 and not results["one_slow"].flags
     assert rounds_of(results["two_slow"]) == 12 and not results["two_slow"].flags
+
+
+@pytest.mark.parametrize(("allowance_rounds", "rounds"), [(12, 12), (9, 6)])
+def test_two_far_rounds_at_one_end_ask_for_the_twelve_rounds_that_could_drop_both(allowance_rounds: int,
+                                                                                   rounds: int) -> None:
+    # arrow/table access's rounds (1.43 and 1.2 among values near 1.0): nine rounds' interval keeps the 1.2, so
+    # a cell that may ask only for its next narrower count (9) asks for nothing and is flagged at its floor.
+    fake = Rounds()
+    cells = [fake.cell("stable", 0.5), fake.cell("two_slow", 0.1, r1=143.0, r3=120.0)]
+    results = run_with_allowance(fake, cells, share=0.5, allowance_rounds=allowance_rounds)
+    assert rounds_of(results["two_slow"]) == rounds
+    assert bool(results["two_slow"].flags) == (rounds == 6)
+    assert rounds_of(results["stable"]) == 6
 
 
 def test_without_an_allowance_every_cell_stops_at_its_floor_as_its_budget_says() -> None:
