@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import stratabench.run_shared as run_shared
 from stratabench.run_shared import SHARED_DIR_ENV, made_once, shared_dir
 
 
@@ -23,12 +24,36 @@ class Maker:
 def test_with_a_shared_directory_the_bytes_are_made_once_whole_and_read_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SHARED_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(run_shared, "single_threaded", lambda: False)  # made here, where the calls are counted
     json, msgpack = Maker(b"[1, 2]"), Maker(b"\x92\x01\x02")
     got = [made_once("json.bin", json), made_once("msgpack.bin", msgpack), made_once("json.bin", json),
            made_once("json.bin", json)]
     assert got == [b"[1, 2]", b"\x92\x01\x02", b"[1, 2]", b"[1, 2]"]
     assert (json.calls, msgpack.calls) == (1, 1)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["json.bin", "msgpack.bin"]  # no partial file left
+
+
+def test_a_single_threaded_worker_makes_them_in_a_child_and_reads_them_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Made in the worker, the making left its allocators otherwise than a reader's: its visit timed otherwise.
+    monkeypatch.setenv(SHARED_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(run_shared, "single_threaded", lambda: True)
+    maker = Maker(b"[1, 2]")
+    assert [made_once("json.bin", maker), made_once("json.bin", maker)] == [b"[1, 2]", b"[1, 2]"]
+    assert maker.calls == 0  # never in this process: the child made them
+    assert (tmp_path / "json.bin").read_bytes() == b"[1, 2]"
+
+
+def test_a_maker_that_fails_in_the_child_fails_in_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SHARED_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(run_shared, "single_threaded", lambda: True)
+
+    def broken() -> bytes:
+        raise RuntimeError("no codec")
+
+    with pytest.raises(RuntimeError, match="no codec"):
+        made_once("x.bin", broken)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_without_a_shared_directory_every_call_makes_its_own(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -36,7 +36,14 @@ The order matters:
    An operation with :attr:`~Operation.memory_in_child` traces in a child
    forked for the pass (:func:`_memory_pass_in_child`): the worker that
    samples then never ran tracemalloc, as a later round's never does; but
-   not in a worker that runs other threads (:func:`_single_threaded`).
+   not in a worker that runs other threads
+   (:func:`~stratabench.run_shared.single_threaded`: a child forked from a
+   process with other threads inherits their locks and none of them, so a
+   worker that started threads, pyarrow's pool after a Parquet read or
+   write, traces in itself. The SIGSEGV once seen in ``parquet/table
+   access`` is not this: it came in the worker as in a child, in a native
+   thread, right after ``tracemalloc.stop()``: CPython gh-128679, fixed in
+   3.12 and 3.13, not in 3.11).
 5. **Verify** one result outside every timed region (the memory pass's, when
    there is one).
 """
@@ -49,7 +56,6 @@ import math
 import os
 import pickle
 import sys
-import threading
 import tracemalloc
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -65,6 +71,7 @@ from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
 from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult, MetricResult, Status
 from stratabench.results.stats import instability
+from stratabench.run_shared import single_threaded
 
 __all__ = ["Measurement", "calibrate", "frozen_heap", "later_warmup_loops", "loop_timer", "measure_operation",
            "memory_pass", "process_cpu_ns"]
@@ -461,24 +468,6 @@ def _memory_pass_retried(op: Operation, options: EngineOptions) -> tuple[dict[st
         return _memory_pass_in_child(op, options)
 
 
-def _single_threaded() -> bool:
-    """Whether this process runs one thread only: every thread of Linux's ``/proc``, Python's own elsewhere.
-
-    A child forked from a process with other threads inherits their locks
-    and none of them, so a worker that started threads (pyarrow's pool:
-    three threads after a Parquet read or write) traces in itself, as
-    before :attr:`~Operation.memory_in_child`. (The SIGSEGV seen in
-    ``parquet/table access`` is not this: it came in the worker as in a
-    child, in a native thread, right after ``tracemalloc.stop()``: CPython
-    gh-128679, a race of ``stop()`` with ``PyTraceMalloc_Track`` in other
-    threads, fixed in 3.12 and 3.13, not in 3.11.)
-    """
-    try:
-        return len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return threading.active_count() == 1
-
-
 def io_syscalls() -> int | None:
     """Read and write system calls this process has made (``/proc/self/io`` syscr + syscw); ``None`` off Linux."""
     try:
@@ -531,7 +520,7 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     memory: dict[str, list[float]] = {}
     integrity: Integrity | None = None
     if first and op.trace_memory and options.memory_samples > 0:
-        if op.memory_in_child and _single_threaded():
+        if op.memory_in_child and single_threaded():
             memory, integrity = _memory_pass_retried(op, options)
         else:
             memory, integrity = _memory_pass_first(op, options)

@@ -353,7 +353,7 @@ def alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """The test process taken as running one thread: earlier tests may leave threads behind, which keep the pass home."""
     import stratabench.engine.measure as measure_module
 
-    monkeypatch.setattr(measure_module, "_single_threaded", lambda: True)
+    monkeypatch.setattr(measure_module, "single_threaded", lambda: True)
 
 
 def _allocating(clock: FakeClock, verified: list[object]) -> Operation:

@@ -310,6 +310,7 @@ def test_a_run_encodes_each_format_s_asset_once_for_all_its_cells_and_rounds_but
     # Every visit of a format's cells used to encode the asset again (1.2 s of each round of the default run);
     # the run's first visit now makes it for the rest (stratabench.run_shared). Embed's decode needs its own
     # encode's files and module, so embed still encodes in each visit.
+    from stratabench import run_shared
     from stratabench.layers import codecs
     from stratabench.run_shared import SHARED_DIR_ENV
 
@@ -329,6 +330,7 @@ def test_a_run_encodes_each_format_s_asset_once_for_all_its_cells_and_rounds_but
 
     monkeypatch.setattr(codecs, "make_format", counted)
     monkeypatch.setenv(SHARED_DIR_ENV, str(tmp_path / "shared"))
+    monkeypatch.setattr(run_shared, "single_threaded", lambda: False)  # made here, where the encodes are counted
     (tmp_path / "shared").mkdir()
     suite = BulkloadSuite(RunOptions(codecs=("json", "embed"), size=200))
     cells = [cell for cell in suite.cells() if cell.language == "python" and "asset" not in cell.params]
