@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,22 +36,33 @@ STATEMENTS = [
 STRATABENCH = [sys.executable, "-m", "stratabench.cli.main"]
 
 
-def stratabench_median(stmt: str, setup: str, samples: int) -> float:
+def stratabench_summary(stmt: str, setup: str, samples: int) -> dict[str, float]:
+    """The wall-time summary (``median``, ``min``... in ns per loop) of one ``stratabench timeit`` run."""
     out = subprocess.run(
         [*STRATABENCH, "timeit", "--json", "--samples", str(samples), "--setup", setup, stmt],
         capture_output=True, text=True, check=True,
     ).stdout
-    return float(json.loads(out)["metrics"]["wall_ns"]["summary"]["median"])
+    summary: dict[str, float] = json.loads(out)["metrics"]["wall_ns"]["summary"]
+    return summary
 
 
-def pyperf_median(stmt: str, setup: str, fast: bool) -> float:
+def stratabench_median(stmt: str, setup: str, samples: int) -> float:
+    return float(stratabench_summary(stmt, setup, samples)["median"])
+
+
+def pyperf_values(stmt: str, setup: str, fast: bool) -> list[float]:
+    """The values (ns per loop) of one ``pyperf timeit`` run, every worker process's."""
     with tempfile.TemporaryDirectory() as tmp:
         output = Path(tmp) / "bench.json"
         command = [sys.executable, "-m", "pyperf", "timeit", "--quiet", "-o", str(output), "-s", setup, stmt]
         if fast:
             command.insert(4, "--fast")
         subprocess.run(command, capture_output=True, text=True, check=True)
-        return float(pyperf.Benchmark.load(str(output)).median()) * 1e9
+        return [value * 1e9 for value in pyperf.Benchmark.load(str(output)).get_values()]
+
+
+def pyperf_median(stmt: str, setup: str, fast: bool) -> float:
+    return statistics.median(pyperf_values(stmt, setup, fast))
 
 
 def main() -> int:

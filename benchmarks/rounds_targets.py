@@ -23,10 +23,24 @@ then B; for each pair, printed side by side:
 
 **stratabench timeit beside pyperf timeit**, interleaved (A, B, A, B, so the
 machine's swings hit both): the median of each tool per statement, from
-about 3 ns to 10 ms, and their ratio (target: within ±3%); and the cost of
-an empty statement beside ``python -m timeit``'s.
+about 3 ns to 10 ms, and their ratio (target: within ±3%), beside the
+median of the per-alternation paired ratios with their min–max (the
+spread says how far one pair strays: ``pass`` runs at one of two speeds
+from one compile to the next, so a median of a few alternations can land
+on either).
+
+**The empty statement beside ``python -m timeit``**, run in the same
+alternations as the ``pass`` row. ``python -m timeit`` prints the best of
+its 5 repeats; the target's figure sets stratabench's median beside it,
+which is not like for like (a median is above a best by the noise), so two
+like-for-like figures follow it: median beside the median of timeit's raw
+repeats (``-vv``), and stratabench's minimum beside timeit's best. Then the
+instructions per loop of each tool's empty loop under callgrind (whole
+processes at N and 2N loops, differenced: exact, so unmoved by the machine;
+``--skip-counts`` leaves them out).
 
     .venv/bin/python benchmarks/rounds_targets.py [--pairs 3] [--keep DIR] [--skip-timeit] [--skip-runs]
+        [--alternations N] [--skip-counts]
 
 A benchmark, not a test: it prints what one run measured and asserts nothing.
 """
@@ -48,7 +62,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_vs_pyperf import pyperf_median, stratabench_median  # noqa: E402 -- the sibling script's two timers
+from engine_vs_pyperf import pyperf_values, stratabench_summary  # noqa: E402 -- the sibling script's two timers
+
+from stratabench.engine.count_worker import dump_events  # noqa: E402
+from stratabench.engine.counting import counting_environment, require_valgrind  # noqa: E402
 
 from stratabench.report.generic import not_repeats_of  # noqa: E402
 from stratabench.report.provenance import reference_ratios  # noqa: E402
@@ -204,29 +221,103 @@ def pair(number: int, directory: Path) -> None:
     sys.stdout.flush()
 
 
-def python_timeit_ns(stmt: str) -> float:
-    out = subprocess.run([sys.executable, "-m", "timeit", stmt], capture_output=True, text=True, check=True).stdout
-    match = re.search(r"([\d.]+) (nsec|usec|msec|sec) per loop", out)
-    assert match, out
-    return float(match.group(1)) * {"nsec": 1, "usec": 1e3, "msec": 1e6, "sec": 1e9}[match.group(2)]
+#: ``python -m timeit``'s units, in ns.
+_TIMEIT_UNITS = {"nsec": 1.0, "usec": 1e3, "msec": 1e6, "sec": 1e9}
+
+
+def python_timeit(stmt: str) -> tuple[float, float]:
+    """``python -m timeit -vv STMT``: the median of its repeats and its best (the figure it prints), in ns a loop.
+
+    ``-vv`` prints the raw time of every repeat (5, each one loop of the
+    autoranged count, all in one process) to four digits.
+    """
+    out = subprocess.run([sys.executable, "-m", "timeit", "-v", "-v", stmt], capture_output=True, text=True,
+                         check=True).stdout
+    raw = re.search(r"raw times: (.*)", out)
+    best = re.search(r"(\d+) loops?, best of \d+: ([\d.]+) (nsec|usec|msec|sec) per loop", out)
+    assert raw and best, out
+    loops = int(best.group(1))
+    repeats = [float(value) * _TIMEIT_UNITS[unit] / loops
+               for value, unit in (part.split() for part in raw.group(1).split(", "))]
+    return statistics.median(repeats), float(best.group(2)) * _TIMEIT_UNITS[best.group(3)]
+
+
+def paired(ours: list[float], theirs: list[float]) -> str:
+    """The median of per-alternation ratios (ours ÷ theirs, measured back to back) and their spread."""
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    return f"{statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f})"
+
+
+def loop_instructions(command: list[str], loops: int, directory: Path) -> float:
+    """Instructions of a whole process under callgrind that runs an empty loop ``loops`` times."""
+    out = directory / f"callgrind-{len(list(directory.iterdir()))}.out"
+    subprocess.run([*require_valgrind(), f"--callgrind-out-file={out}", f"--log-file={out}.log",
+                    *[part.replace("LOOPS", str(loops)) for part in command]],
+                   env=counting_environment({}, out), check=True, capture_output=True)
+    return sum(dump_events(dump)["Ir"] for dump in directory.glob(f"{out.name}*") if not dump.name.endswith(".log"))
+
+
+def empty_loop_counts() -> None:
+    """Instructions per loop of the empty statement, each tool's loop counted whole at N and 2N loops.
+
+    The difference of two whole processes is N loops exactly: start-up, imports, the clocks and the
+    printing cancel. Counts are exact, unmoved by a busy machine: where two timings cannot settle
+    which loop costs less, these do. ``stratabench timeit --count instructions`` counts ours in its
+    own way (two loop counts in one process, between markers), printed beside.
+    """
+    ours = [sys.executable, "-c", "from stratabench.engine.statement import statement_timer; "
+            "statement_timer('pass', 'pass', {}, fresh=False)(LOOPS)"]
+    theirs = [sys.executable, "-m", "timeit", "-n", "LOOPS", "-r", "1", "pass"]
+    loops = 200_000
+    with tempfile.TemporaryDirectory(prefix="stratabench-count-") as tmp:
+        directory = Path(tmp)
+        mine, other = ((loop_instructions(command, 2 * loops, directory)
+                        - loop_instructions(command, loops, directory)) / loops for command in (ours, theirs))
+    tool = subprocess.run([*STRATABENCH, "timeit", "--count", "instructions", "pass"], capture_output=True, text=True,
+                          check=True).stdout.split(": ", 1)[1].split(" instructions")[0]
+    print(f"  empty statement, instructions per loop (callgrind, {2 * loops:,} loops minus {loops:,}, exact): "
+          f"stratabench {mine:.1f}, python -m timeit {other:.1f}   "
+          f"{'at or below' if mine <= other else 'ABOVE'} timeit's; stratabench timeit --count instructions: {tool}")
+    print("    (python -m timeit's template runs a `pass` after the statement, one NOP a loop; "
+          "stratabench's loop is pyperf's, without it)")
 
 
 def timeit_side_by_side(alternations: int) -> None:
+    """Each statement timed by stratabench and pyperf in turn, ``alternations`` times; ``pass`` by python -m timeit too.
+
+    A tool's figure is the median of its per-alternation medians; "paired" is the median of the
+    per-alternation ratios, each of two runs back to back, with their min–max: the machine's slow
+    swings hit both runs of a pair alike, and the spread shows what one pair can be off by.
+    """
     print(f"stratabench timeit beside pyperf timeit, interleaved {alternations}× (A B A B...); {load_text()}")
-    print(f"  {'statement':<12} {'stratabench':>12} {'pyperf':>12} {'ratio':>7}   target within ±3%")
+    print(f"  {'statement':<12} {'stratabench':>12} {'pyperf':>12} {'ratio':>7}   {'paired: median (min–max)':<26}"
+          "  target within ±3%")
+    empty: dict[str, list[float]] = {"ours": [], "ours_min": [], "median": [], "best": []}
     for stmt, setup in TIMEIT:
         ours, theirs = [], []
         for _ in range(alternations):
-            ours.append(stratabench_median(stmt, setup, 10))
-            theirs.append(pyperf_median(stmt, setup, True))
+            summary = stratabench_summary(stmt, setup, 10)
+            ours.append(summary["median"])
+            theirs.append(statistics.median(pyperf_values(stmt, setup, True)))
+            if stmt == "pass":  # python -m timeit in the same alternation, right after
+                median, best = python_timeit("pass")
+                empty["ours"].append(summary["median"])
+                empty["ours_min"].append(summary["min"])
+                empty["median"].append(median)
+                empty["best"].append(best)
         mine, other = statistics.median(ours), statistics.median(theirs)
-        print(f"  {stmt:<12} {format_ns(mine):>12} {format_ns(other):>12} {mine / other:>7.3f}")
-    ours_empty, python_empty = [], []
-    for _ in range(alternations):
-        ours_empty.append(stratabench_median("pass", "pass", 10))
-        python_empty.append(python_timeit_ns("pass"))
-    print(f"  empty statement: stratabench {format_ns(statistics.median(ours_empty))}, "
-          f"python -m timeit {format_ns(statistics.median(python_empty))}   target: at or below timeit's")
+        print(f"  {stmt:<12} {format_ns(mine):>12} {format_ns(other):>12} {mine / other:>7.3f}   "
+              f"{paired(ours, theirs):<26}")
+    figure = statistics.median
+    print("  empty statement beside python -m timeit -vv, in the same alternations (stratabench: 10 samples, one per "
+          "fresh process; timeit: 5 repeats in one process):")
+    print(f"    stratabench median {format_ns(figure(empty['ours']))}, python -m timeit best of 5 "
+          f"{format_ns(figure(empty['best']))} (the figure it prints); paired {paired(empty['ours'], empty['best'])}"
+          "   target: at or below timeit's")
+    print(f"    like for like, median ÷ median: stratabench {format_ns(figure(empty['ours']))}, timeit "
+          f"{format_ns(figure(empty['median']))}; paired {paired(empty['ours'], empty['median'])}")
+    print(f"    like for like, best ÷ best: stratabench's min {format_ns(figure(empty['ours_min']))}, timeit's best "
+          f"{format_ns(figure(empty['best']))}; paired {paired(empty['ours_min'], empty['best'])}")
     print(f"  ({load_text()} at the end)")
 
 
@@ -236,7 +327,9 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="keep the results files in this directory")
     parser.add_argument("--skip-runs", action="store_true", help="only the timeit comparison")
     parser.add_argument("--skip-timeit", action="store_true", help="only the pairs of default runs")
-    parser.add_argument("--alternations", type=int, default=3, help="A B rounds of the timeit comparison")
+    # 5: about 48 s each on this machine (4 min 45 s with the counts, load 1.3-1.7); 9 would pass 6 minutes.
+    parser.add_argument("--alternations", type=int, default=5, help="A B rounds of the timeit comparison (default 5)")
+    parser.add_argument("--skip-counts", action="store_true", help="no callgrind counts of the empty loop")
     parser.add_argument("--no-warm-up", action="store_true", help="skip the untimed first run (the build cache is warm)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stratabench-rounds-") as tmp:
@@ -249,6 +342,8 @@ def main() -> int:
                 pair(number, directory)
         if not args.skip_timeit:
             timeit_side_by_side(args.alternations)
+            if not args.skip_counts:
+                empty_loop_counts()
     return 0
 
 
