@@ -310,7 +310,7 @@ def test_the_entities_and_cache_suites_warm_the_default_run_s_datasets() -> None
     assert _dataset.cache_info().currsize == 2
 
 
-def test_a_round_s_zygotes_start_together_and_are_all_ready_before_the_round_goes_on(
+def test_a_round_s_zygotes_and_the_next_round_s_start_together_and_are_all_ready_before_the_round_goes_on(
         probe: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import stratabench.engine.zygote as zygote_module
 
@@ -331,13 +331,20 @@ def test_a_round_s_zygotes_start_together_and_are_all_ready_before_the_round_goe
     monkeypatch.delenv("PROBE_ENV", raising=False)
     with Zygotes([probe.partition(":")[0]]) as zygotes:
         zygotes.for_round(0).start([{}, {"PROBE_ENV": "set"}, {}])
-        assert events == ["start -", "start set", "ready", "ready"]
+        # The round's two, and beside them the next round's two; all ready before the round goes on.
+        started = ["start -", "start set", "start -", "start set", "ready", "ready", "ready", "ready"]
+        assert events == started
         plain = run_cell(cell(probe, "plain"), OPTIONS, zygotes.for_round(0))
         special = run_cell(cell(probe, "special", {"PROBE_ENV": "set"}), OPTIONS, zygotes.for_round(0))
-        assert events == ["start -", "start set", "ready", "ready"]  # the round's cells forked from those two
+        assert events == started  # the round's cells forked from its two
         zygotes.for_round(1).start([{}])
-        assert events[4:] == ["start -", "ready"]  # a new round: new zygotes, only for the environments it needs
+        assert events == started  # round 1's zygote was started beside round 0's: nothing to wait for
+        again = run_cell(cell(probe, "plain"), OPTIONS, zygotes.for_round(1))
+        zygotes.for_round(2).start([{}])
+        # A new round that starts its zygote starts the next round's beside it, only for the environments it needs.
+        assert events[8:] == ["start -", "start -", "ready", "ready"]
     assert plain.ok and special.ok and (plain.notes["env"], special.notes["env"]) == (None, "set")
+    assert again.ok and again.notes["ppid"] != plain.notes["ppid"]  # each round forks from zygotes of its own
 
 
 def test_a_zygote_that_dies_starting_fails_its_cells_not_the_round(probe: str) -> None:
