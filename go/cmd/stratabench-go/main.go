@@ -11,6 +11,8 @@
 //	stratabench-go decode --format F --in FILE   (decode a file, print the records' canonical hash)
 //	stratabench-go load   (one load client: spec on stdin, report on stdout; see load.go)
 //
+// bulkload takes --count samples of every cell in passes, one sample of each
+// cell a pass (format.RunPasses), and prints a cell's line after its last.
 // stdout carries only JSON Lines (bulkload, info) or the hash; diagnostics
 // go to stderr. Bad flags or an unknown format exit with code 2 and a
 // one-line message; a cell that fails is printed with its error and the
@@ -125,7 +127,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	formats := fs.String("formats", strings.Join(format.Names(), ","), "comma-separated formats")
 	variants := fs.String("variants", strings.Join(format.Variants, ","), "comma-separated variants: warm, fresh, encode")
 	benchtime := fs.String("benchtime", "1s", "target time per benchmark (testing's -benchtime: 1s, 100x)")
-	count := fs.Int("count", 3, "samples: repeated benchmarks per cell")
+	count := fs.Int("count", 3, "samples per cell, taken in passes over the cells (one sample of each a pass)")
 	maxRSS := fs.String("embed-max-rss", "8GiB", "stop the embed compile when a process exceeds this resident size")
 	timeout := fs.Duration("embed-timeout", 10*time.Minute, "stop the embed compile after this long")
 	embedCache := fs.String("embed-cache", "", "directory of the embed program's cached build: reused when complete, else filled")
@@ -199,24 +201,30 @@ func runBulkload(args []string, stdout io.Writer) error {
 		EmbedMaxRSS: rss, EmbedTimeout: *timeout, EmbedCache: *embedCache,
 	}
 	recs := dataset.Generate(*size, *seed)
-	var emitErr error
-	emit := func(r bench.Result) {
-		line, err := json.Marshal(r)
-		if err == nil {
-			_, err = stdout.Write(append(line, '\n'))
-		}
-		if err != nil && emitErr == nil {
-			emitErr = err
-		}
-	}
+	// Every asset is written (and embed built) before the first sample, then
+	// the cells are sampled in passes (format.RunPasses says why).
+	var cells []*format.Cell
 	for _, step := range plan {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted")
 		}
-		step.format.Run(ctx, recs, cfg, step.variants, emit)
-		if emitErr != nil {
-			return fmt.Errorf("write result: %w", emitErr)
+		cells = append(cells, step.format.Cells(ctx, recs, cfg, step.variants)...)
+	}
+	emit := func(r bench.Result) error {
+		line, err := json.Marshal(r)
+		if err == nil {
+			_, err = stdout.Write(append(line, '\n'))
 		}
+		if err != nil {
+			return fmt.Errorf("write result: %w", err)
+		}
+		return nil
+	}
+	if err := format.RunPasses(ctx, cells, cfg, emit); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted")
+		}
+		return err
 	}
 	return nil
 }

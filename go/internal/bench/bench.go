@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Samples holds one value per repetition (--count) of a benchmark, under
+// Samples holds one value per sample (--count) of a benchmark, under
 // the metric names of DESIGN.md: wall_ns is ns/op, alloc_total_bytes B/op,
 // allocs_total allocs/op, as `go test -bench` reports them.
 type Samples struct {
@@ -82,43 +82,67 @@ func SetBenchtime(s string) error {
 	return nil
 }
 
-// Measure runs op under testing.Benchmark count times, each run aiming at
-// benchtime, and returns one sample per run plus the loop count (b.N) of
-// the last run. op returns an error to abort; the first error stops the
-// measurement.
-func Measure(benchtime string, count int, op func() error) (Samples, int, error) {
-	s := Samples{WallNs: []float64{}, AllocTotalBytes: []int64{}, AllocsTotal: []int64{}}
+// Sample is one run of testing.Benchmark: the per-operation figures of
+// Samples and the loop count (b.N) that gave them.
+type Sample struct {
+	WallNs          float64
+	AllocTotalBytes int64
+	AllocsTotal     int64
+	Loops           int
+}
+
+// Add appends one sample's figures.
+func (s *Samples) Add(one Sample) {
+	s.WallNs = append(s.WallNs, one.WallNs)
+	s.AllocTotalBytes = append(s.AllocTotalBytes, one.AllocTotalBytes)
+	s.AllocsTotal = append(s.AllocsTotal, one.AllocsTotal)
+}
+
+// Measure runs op under testing.Benchmark once, aiming at benchtime, and
+// returns its sample. testing.Benchmark collects garbage first, runs op
+// once (b.N = 1), then as many times as benchtime asks: a count ("7x")
+// directly, a duration after ramping up to it. op returns an error to
+// abort; the first error stops the measurement.
+func Measure(benchtime string, op func() error) (Sample, error) {
 	if err := SetBenchtime(benchtime); err != nil {
-		return s, 0, err
+		return Sample{}, err
 	}
-	loops := 0
-	for k := 0; k < count; k++ {
-		var opErr error
-		res := testing.Benchmark(func(b *testing.B) {
-			b.ReportAllocs()
-			if opErr != nil {
-				return // testing.Benchmark calls again with a larger N
-			}
-			for i := 0; i < b.N; i++ {
-				if err := op(); err != nil {
-					opErr = err
-					b.StopTimer()
-					return
-				}
-			}
-		})
+	var opErr error
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
 		if opErr != nil {
-			return s, 0, opErr
+			return // testing.Benchmark calls again with a larger N
 		}
-		if res.N == 0 {
-			return s, 0, fmt.Errorf("benchmark did not run")
+		for i := 0; i < b.N; i++ {
+			if err := op(); err != nil {
+				opErr = err
+				b.StopTimer()
+				return
+			}
 		}
-		s.WallNs = append(s.WallNs, float64(res.T)/float64(res.N))
-		s.AllocTotalBytes = append(s.AllocTotalBytes, res.AllocedBytesPerOp())
-		s.AllocsTotal = append(s.AllocsTotal, res.AllocsPerOp())
-		loops = res.N
+	})
+	if opErr != nil {
+		return Sample{}, opErr
 	}
-	return s, loops, nil
+	if res.N == 0 {
+		return Sample{}, fmt.Errorf("benchmark did not run")
+	}
+	return Sample{WallNs: float64(res.T) / float64(res.N), AllocTotalBytes: res.AllocedBytesPerOp(),
+		AllocsTotal: res.AllocsPerOp(), Loops: res.N}, nil
+}
+
+// ReportsFirstRun tells whether testing.Benchmark may report its first run
+// (b.N = 1) as the sample at benchtime: with "1x", or with a duration that
+// one operation already fills. Otherwise that run is a warm-up and a later
+// one is reported. A caller whose operation must not be timed cold (a
+// destination to fill, a buffer to grow) runs it once untimed first.
+func ReportsFirstRun(benchtime string) bool {
+	n, ok := strings.CutSuffix(benchtime, "x")
+	if !ok {
+		return true
+	}
+	count, err := strconv.Atoi(n)
+	return err != nil || count < 2
 }
 
 // ParseBytes reads a size such as 8GiB, 512MiB, 2G, 100M or a plain byte count.

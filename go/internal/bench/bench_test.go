@@ -8,23 +8,37 @@ import (
 
 func TestMeasure(t *testing.T) {
 	calls := 0
-	s, loops, err := Measure("7x", 3, func() error { calls++; return nil })
+	one, err := Measure("7x", func() error { calls++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loops != 7 || len(s.WallNs) != 3 || len(s.AllocTotalBytes) != 3 || len(s.AllocsTotal) != 3 {
-		t.Errorf("loops %d, samples %+v", loops, s)
+	if one.Loops != 7 || one.WallNs <= 0 {
+		t.Errorf("sample %+v", one)
 	}
 	// testing.Benchmark runs once with N=1, then with N=7.
-	if calls != 3*(1+7) {
+	if calls != 1+7 {
 		t.Errorf("op ran %d times", calls)
+	}
+	var s Samples
+	s.Add(one)
+	s.Add(Sample{WallNs: 2, AllocTotalBytes: 3, AllocsTotal: 4})
+	if len(s.WallNs) != 2 || s.WallNs[1] != 2 || s.AllocTotalBytes[1] != 3 || s.AllocsTotal[1] != 4 {
+		t.Errorf("samples %+v", s)
 	}
 }
 
 func TestMeasureStopsOnError(t *testing.T) {
 	boom := errors.New("boom")
-	if _, _, err := Measure("5x", 2, func() error { return boom }); !errors.Is(err, boom) {
+	if _, err := Measure("5x", func() error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestReportsFirstRun(t *testing.T) {
+	for benchtime, want := range map[string]bool{"1x": true, "10ms": true, "1s": true, "2x": false, "40x": false} {
+		if got := ReportsFirstRun(benchtime); got != want {
+			t.Errorf("ReportsFirstRun(%q) = %v, want %v", benchtime, got, want)
+		}
 	}
 }
 

@@ -85,84 +85,102 @@ func Load(c Codec, path string, dst *dataset.Records) error {
 
 type codecFormat struct{ Codec }
 
-func (cf codecFormat) Run(ctx context.Context, recs dataset.Records, cfg Config, variants []string, emit func(bench.Result)) {
+func (cf codecFormat) Cells(_ context.Context, recs dataset.Records, cfg Config, variants []string) []*Cell {
 	path := AssetPath(cfg, cf.Name())
 	size, err := WriteAsset(cf.Codec, path, recs)
+	cells := make([]*Cell, 0, len(variants))
 	for _, v := range variants {
-		res := bench.NewResult(cf.Name(), v)
-		if err != nil {
-			res.Fail(err)
-		} else {
-			res.SizeBytes = &size
+		c := &Cell{Result: bench.NewResult(cf.Name(), v)}
+		switch {
+		case err != nil:
+			c.Result.Fail(err)
+		case v == Encode:
+			c.sample = cf.encodeSample(recs, &c.Result)
+		case v == Warm || v == Fresh:
+			c.sample = cf.loadSample(path, v, &c.Result)
+		default:
+			c.Result.Fail(fmt.Errorf("unknown variant %q: want warm, fresh or encode", v))
+		}
+		if err == nil {
+			c.Result.SizeBytes = &size
 			// The caller sizes the asset after compression from the file itself.
-			res.Extra["asset"] = path
-			if v == Encode {
-				cf.measureEncode(recs, cfg, &res)
-			} else {
-				cf.measure(path, cfg, v, &res)
+			c.Result.Extra["asset"] = path
+		}
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// encodeSample times encoding recs into one reused buffer; the last sample
+// checks the bytes written by decoding them and hashing the records.
+func (cf codecFormat) encodeSample(recs dataset.Records, res *bench.Result) func(context.Context, string, bool) (bench.Sample, error) {
+	return func(_ context.Context, benchtime string, last bool) (bench.Sample, error) {
+		var buf bytes.Buffer
+		op := func() error {
+			buf.Reset()
+			return cf.Encode(&buf, recs)
+		}
+		if bench.ReportsFirstRun(benchtime) {
+			// The buffer grows once, untimed, as in testing.Benchmark's first run otherwise.
+			if err := op(); err != nil {
+				return bench.Sample{}, wrap("encode", cf.Name(), err)
 			}
 		}
-		emit(res)
-	}
-}
-
-// measureEncode times encoding recs into one reused buffer, then checks
-// the last bytes written by decoding them and hashing the records.
-func (cf codecFormat) measureEncode(recs dataset.Records, cfg Config, res *bench.Result) {
-	var buf bytes.Buffer
-	samples, loops, err := bench.Measure(cfg.BenchtimeOf(cf.Name(), Encode), cfg.Count, func() error {
-		buf.Reset()
-		return cf.Encode(&buf, recs)
-	})
-	if err != nil {
-		res.Fail(fmt.Errorf("encode %s: %w", cf.Name(), err))
-		return
-	}
-	var back dataset.Records
-	if err := cf.Decode(bytes.NewReader(buf.Bytes()), &back); err != nil {
-		res.Fail(fmt.Errorf("decode what %s encoded: %w", cf.Name(), err))
-		return
-	}
-	hash, err := dataset.Hash(back)
-	if err != nil {
-		res.Fail(fmt.Errorf("hash %s: %w", cf.Name(), err))
-		return
-	}
-	res.Samples, res.Loops, res.Hash = samples, loops, &hash
-	res.Extra["records"] = len(back)
-}
-
-func (cf codecFormat) measure(path string, cfg Config, variant string, res *bench.Result) {
-	var dst dataset.Records
-	var op func() error
-	switch variant {
-	case Warm:
-		// The seed's slice was warm after its first iteration; load once
-		// untimed so that every measured operation sees the same state.
-		if err := Load(cf.Codec, path, &dst); err != nil {
-			res.Fail(fmt.Errorf("load %s: %w", cf.Name(), err))
-			return
+		one, err := bench.Measure(benchtime, op)
+		if err != nil || !last {
+			return one, wrap("encode", cf.Name(), err)
 		}
-		op = func() error { return Load(cf.Codec, path, &dst) }
-	case Fresh:
-		op = func() error {
+		var back dataset.Records
+		if err := cf.Decode(bytes.NewReader(buf.Bytes()), &back); err != nil {
+			return one, fmt.Errorf("decode what %s encoded: %w", cf.Name(), err)
+		}
+		return one, checkRecords(cf.Name(), back, res)
+	}
+}
+
+// loadSample times loading the asset; the last sample hashes what it loaded.
+func (cf codecFormat) loadSample(path string, variant string, res *bench.Result) func(context.Context, string, bool) (bench.Sample, error) {
+	return func(_ context.Context, benchtime string, last bool) (bench.Sample, error) {
+		var dst dataset.Records
+		op := func() error {
 			dst = nil
 			return Load(cf.Codec, path, &dst)
 		}
-	default:
-		res.Fail(fmt.Errorf("unknown variant %q: want warm, fresh or encode", variant))
-		return
+		if variant == Warm {
+			// The seed's slice was warm after its first iteration: every
+			// measured operation sees the list of the one before.
+			op = func() error { return Load(cf.Codec, path, &dst) }
+		}
+		if bench.ReportsFirstRun(benchtime) {
+			// Untimed, as testing.Benchmark's first run is otherwise: the
+			// warm destination filled, the file in the page cache.
+			if err := op(); err != nil {
+				return bench.Sample{}, wrap("load", cf.Name(), err)
+			}
+		}
+		one, err := bench.Measure(benchtime, op)
+		if err != nil || !last {
+			return one, wrap("load", cf.Name(), err)
+		}
+		return one, checkRecords(cf.Name(), dst, res)
 	}
-	samples, loops, err := bench.Measure(cfg.BenchtimeOf(cf.Name(), variant), cfg.Count, op)
+}
+
+// wrap names the step and format of err; nil stays nil.
+func wrap(step, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %w", step, name, err)
+}
+
+// checkRecords puts the canonical hash and count of recs into res.
+func checkRecords(name string, recs dataset.Records, res *bench.Result) error {
+	hash, err := dataset.Hash(recs)
 	if err != nil {
-		res.Fail(fmt.Errorf("load %s: %w", cf.Name(), err))
-		return
+		return fmt.Errorf("hash %s: %w", name, err)
 	}
-	hash, err := dataset.Hash(dst)
-	if err != nil {
-		res.Fail(fmt.Errorf("hash %s: %w", cf.Name(), err))
-		return
-	}
-	res.Samples, res.Loops, res.Hash = samples, loops, &hash
-	res.Extra["records"] = len(dst)
+	res.Hash = &hash
+	res.Extra["records"] = len(recs)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"runtime"
 	"testing"
@@ -115,11 +116,12 @@ func TestWarmDecodeReusesDestination(t *testing.T) {
 }
 
 // Both variants give the dataset hash; fresh allocates at least the list's
-// backing array on every operation, which warm does not.
+// backing array on every operation, which warm does not: also with one
+// operation a sample ("1x"), which testing.Benchmark times without a run
+// before it, so the cell runs one untimed first.
 func TestRunWarmAndFresh(t *testing.T) {
 	const n = 1000
 	recs := dataset.Generate(n, 100)
-	cfg := Config{Seed: 100, Size: n, Workdir: t.TempDir(), Count: 2, Benchtime: "5x"}
 	array := int64(n * unsafe.Sizeof(dataset.Record{}))
 	// sonic keeps its decode buffers in a sync.Pool, whose fast slot belongs
 	// to one P: testing.Benchmark runs each sample in a new goroutine, and a
@@ -127,23 +129,29 @@ func TestRunWarmAndFresh(t *testing.T) {
 	// allocates ~165 KB/op more, so warm and fresh overlapped by chance (a CI
 	// run failed on it). One P makes the bytes per op the same every run.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for _, c := range codecs(t) {
-		f, _ := Lookup(c.Name())
-		res := runCells(t, f, recs, cfg, Warm, Fresh)
-		for _, r := range res {
-			if r.Error != nil {
-				t.Fatalf("%s/%s failed: %s", r.Format, r.Variant, *r.Error)
+	for _, loops := range []int{5, 1} {
+		cfg := Config{Seed: 100, Size: n, Workdir: t.TempDir(), Count: 2, Benchtime: fmt.Sprintf("%dx", loops)}
+		for _, c := range codecs(t) {
+			f, _ := Lookup(c.Name())
+			res := runCells(t, f, recs, cfg, Warm, Fresh)
+			for _, r := range res {
+				if r.Error != nil {
+					t.Fatalf("%s/%s failed: %s", r.Format, r.Variant, *r.Error)
+				}
+				if r.Hash == nil || *r.Hash != hash1000 {
+					t.Errorf("%s/%s: hash %v", r.Format, r.Variant, r.Hash)
+				}
+				if len(r.Samples.WallNs) != 2 || r.Loops != loops {
+					t.Errorf("%s/%s: %d samples, %d loops; want 2 and %d", r.Format, r.Variant, len(r.Samples.WallNs), r.Loops, loops)
+				}
 			}
-			if r.Hash == nil || *r.Hash != hash1000 {
-				t.Errorf("%s/%s: hash %v", r.Format, r.Variant, r.Hash)
+			for k := range 2 {
+				warm, fresh := res[0].Samples.AllocTotalBytes[k], res[1].Samples.AllocTotalBytes[k]
+				if fresh-warm < array {
+					t.Errorf("%s at %s, sample %d: fresh allocates %d B/op, warm %d: fresh should build a new %d-byte list",
+						c.Name(), cfg.Benchtime, k+1, fresh, warm, array)
+				}
 			}
-			if len(r.Samples.WallNs) != 2 || r.Loops != 5 {
-				t.Errorf("%s/%s: %d samples, %d loops; want 2 and 5", r.Format, r.Variant, len(r.Samples.WallNs), r.Loops)
-			}
-		}
-		warm, fresh := res[0].Samples.AllocTotalBytes[1], res[1].Samples.AllocTotalBytes[1]
-		if fresh-warm < array {
-			t.Errorf("%s: fresh allocates %d B/op, warm %d: fresh should build a new %d-byte list", c.Name(), fresh, warm, array)
 		}
 	}
 }

@@ -33,38 +33,44 @@ import (
 // With Config.EmbedCache the built program and its measured costs are kept
 // there (embed_cache.go) and later runs reuse both, reporting build_cached.
 // warm and fresh are the same operation here (there is no destination to
-// empty); each requested variant runs the built program once, and every
-// line repeats the one build's costs.
+// empty); each sample of each requested variant runs the built program
+// once (its init costs are the last run's), and every line repeats the one
+// build's costs.
 type embedFormat struct{}
 
 func init() { Register(10, embedFormat{}) }
 
 func (embedFormat) Name() string { return "embed" }
 
-func (e embedFormat) Run(ctx context.Context, recs dataset.Records, cfg Config, variants []string, emit func(bench.Result)) {
+func (e embedFormat) Cells(ctx context.Context, recs dataset.Records, cfg Config, variants []string) []*Cell {
 	extra := map[string]any{}
 	bin, size, err := e.build(ctx, recs, cfg, extra)
+	var cells []*Cell
 	for _, v := range variants {
 		if v == Encode {
 			continue // its encode is the build, whose costs every load row reports
 		}
-		res := bench.NewResult(e.Name(), v)
+		c := &Cell{Result: bench.NewResult(e.Name(), v)}
 		for k, val := range extra {
-			res.Extra[k] = val
+			c.Result.Extra[k] = val
 		}
 		if size > 0 {
-			res.SizeBytes = &size
+			c.Result.SizeBytes = &size
 		}
 		switch {
 		case err != nil:
-			res.Fail(err)
+			c.Result.Fail(err)
 		case v != Warm && v != Fresh:
-			res.Fail(fmt.Errorf("unknown variant %q: want warm or fresh", v))
+			c.Result.Fail(fmt.Errorf("unknown variant %q: want warm or fresh", v))
 		default:
-			e.measure(ctx, bin, cfg, cfg.BenchtimeOf(e.Name(), v), &res)
+			res := &c.Result
+			c.sample = func(ctx context.Context, benchtime string, _ bool) (bench.Sample, error) {
+				return e.measure(ctx, bin, cfg, benchtime, res)
+			}
 		}
-		emit(res)
+		cells = append(cells, c)
 	}
+	return cells
 }
 
 func goTool() (string, error) {
@@ -164,8 +170,10 @@ func (e embedFormat) compile(ctx context.Context, recs dataset.Records, cfg Conf
 var initTraceRE = regexp.MustCompile(`(?m)^init ` + regexp.QuoteMeta(embedDataPkg) +
 	` @\S+ ms, ([0-9.]+) ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
-func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtime string, res *bench.Result) {
-	cmd := exec.Command(bin, "-test.benchtime="+benchtime, "-count", strconv.Itoa(cfg.Count))
+// measure runs the built program for one sample; it reports the hash of
+// the list it returned and its data package's init costs, which res takes.
+func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtime string, res *bench.Result) (bench.Sample, error) {
+	cmd := exec.Command(bin, "-test.benchtime="+benchtime, "-count", "1")
 	godebug := "inittrace=1"
 	if g := os.Getenv("GODEBUG"); g != "" {
 		godebug = g + "," + godebug
@@ -173,8 +181,7 @@ func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtim
 	cmd.Env = append(os.Environ(), "GODEBUG="+godebug)
 	run := runLimited(ctx, cmd, cfg.EmbedTimeout, 0)
 	if run.Err != nil {
-		res.Fail(fmt.Errorf("embed program failed: %w", run.Err))
-		return
+		return bench.Sample{}, fmt.Errorf("embed program failed: %w", run.Err)
 	}
 	var out struct {
 		Loops           int       `json:"loops"`
@@ -185,8 +192,10 @@ func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtim
 		Hash            string    `json:"hash"`
 	}
 	if err := json.Unmarshal(run.Stdout, &out); err != nil {
-		res.Fail(fmt.Errorf("embed program printed no result: %v: %s", err, tail(run.Stdout, 200)))
-		return
+		return bench.Sample{}, fmt.Errorf("embed program printed no result: %v: %s", err, tail(run.Stdout, 200))
+	}
+	if len(out.WallNs) != 1 || len(out.AllocTotalBytes) != 1 || len(out.AllocsTotal) != 1 {
+		return bench.Sample{}, fmt.Errorf("embed program printed %d samples for -count 1: %s", len(out.WallNs), tail(run.Stdout, 200))
 	}
 	if m := initTraceRE.FindSubmatch(run.Stderr); m != nil {
 		ms, _ := strconv.ParseFloat(string(m[1]), 64)
@@ -198,8 +207,8 @@ func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtim
 		fmt.Fprintf(os.Stderr, "stratabench-go: embed: no inittrace line for %s in the program's stderr: %s\n",
 			embedDataPkg, strings.TrimSpace(tail(run.Stderr, 200)))
 	}
-	res.Loops = out.Loops
-	res.Samples = bench.Samples{WallNs: out.WallNs, AllocTotalBytes: out.AllocTotalBytes, AllocsTotal: out.AllocsTotal}
 	res.Hash = &out.Hash
 	res.Extra["records"] = out.Records
+	return bench.Sample{WallNs: out.WallNs[0], AllocTotalBytes: out.AllocTotalBytes[0], AllocsTotal: out.AllocsTotal[0],
+		Loops: out.Loops}, nil
 }

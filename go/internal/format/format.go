@@ -9,7 +9,6 @@ import (
 	"sort"
 	"time"
 
-	"stratabench.dev/go/internal/bench"
 	"stratabench.dev/go/internal/dataset"
 )
 
@@ -32,9 +31,10 @@ var Variants = []string{Warm, Fresh, Encode}
 
 // Config is what every cell gets besides the records.
 type Config struct {
-	Seed      int64
-	Size      int
-	Workdir   string
+	Seed    int64
+	Size    int
+	Workdir string
+	// Count is the samples of every cell, taken in passes (RunPasses).
 	Count     int
 	Benchtime string
 	// Loops, keyed by CellName, fixes a cell's iterations per sample (b.N)
@@ -67,10 +67,10 @@ func (c Config) BenchtimeOf(format, variant string) string {
 type Format interface {
 	// Name is the format's name on the command line and in results.
 	Name() string
-	// Run writes the asset for recs under cfg.Workdir (untimed), then
-	// measures each variant and emits one result per variant, failed
-	// cells included, in the order given.
-	Run(ctx context.Context, recs dataset.Records, cfg Config, variants []string, emit func(bench.Result))
+	// Cells writes the asset for recs under cfg.Workdir (untimed) and
+	// returns one cell per variant it measures, in the order given, a cell
+	// that cannot be measured already failed. RunPasses samples them.
+	Cells(ctx context.Context, recs dataset.Records, cfg Config, variants []string) []*Cell
 }
 
 type entry struct {

@@ -49,7 +49,10 @@ func TestLookupCodec(t *testing.T) {
 func runCells(t *testing.T, f Format, recs dataset.Records, cfg Config, variants ...string) []bench.Result {
 	t.Helper()
 	var out []bench.Result
-	f.Run(context.Background(), recs, cfg, variants, func(r bench.Result) { out = append(out, r) })
+	cells := f.Cells(context.Background(), recs, cfg, variants)
+	if err := RunPasses(context.Background(), cells, cfg, func(r bench.Result) error { out = append(out, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
 	if len(out) != len(variants) {
 		t.Fatalf("%s: %d results for %d variants", f.Name(), len(out), len(variants))
 	}

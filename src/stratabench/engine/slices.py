@@ -38,7 +38,7 @@ from stratabench.errors import StratabenchError
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import instability
 
-__all__ = ["SliceSession", "SlicedRunner", "SlicedRun", "merge_slices", "slice_rounds"]
+__all__ = ["SliceSession", "SlicedRunner", "SlicedRun", "merge_slices", "slice_rounds", "slices_back_to_back"]
 
 
 @runtime_checkable
@@ -214,3 +214,18 @@ class SlicedRun:
             parts = suite.parts.pop(cell.name, None)
             if parts:
                 self.record(merge_slices(cell, parts, suite.session.notes))
+
+
+def slices_back_to_back(runner: SlicedRunner, cells: Sequence[CellSpec], workdir: Path) -> list[CellResult]:
+    """Every slice of ``runner``'s cells, one after the other, each cell merged as a run merges it.
+
+    A suite's whole measurement where no rounds spread its slices (its
+    ``run_external``, for ``stratabench ab``): the slices are labelled 0, 1,
+    ... as rounds, a failed slice keeps the others' values, and a session
+    that cannot open fails every cell with its reason.
+    """
+    results: list[CellResult] = []
+    sliced = SlicedRun(1, results.append)
+    sliced.open(runner, cells, workdir)
+    sliced.finish(0)
+    return results

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from stratabench.adapters import golang
+from stratabench.results.records import CellResult
 
 HASH_1000 = "f95cc302db8529e5daabc7211c27616afbe832ba"
 FORMATS = ["embed", "json", "gob", "msgp", "msgpack", "msgpack5", "go-json", "jsoniter", "sonic", "segmentio-json",
@@ -228,16 +229,23 @@ def test_the_embed_build_is_measured_once_then_reused_with_its_recorded_cost(bui
 def test_rebuild_drops_the_cached_embed_build(built: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from stratabench.build_cache import CACHE_DIR_ENV
     from stratabench.engine.operation import CellSpec
-    from stratabench.suites.bulkload.go import run_go_cells
+    from stratabench.options import RunOptions
+    from stratabench.suites.bulkload.suite import BulkloadSuite
 
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
     entry = golang.embed_cache_dir(10, 100)
     entry.mkdir(parents=True)
     (entry / "build.json").write_text("{}")
     cells = [CellSpec("bulkload", "go json/warm", {"format": "json", "variant": "warm"}, "go")]
-    kept = list(run_go_cells(cells, tmp_path, size=10, seed=100, count=1, benchtime="1x"))
+    settings = {"go.count": "1", "go.processes": "1", "go.benchtime": "1x"}
+
+    def run(rebuild: bool) -> list[CellResult]:
+        bulkload = BulkloadSuite(RunOptions(suites=("bulkload",), size=10, rebuild=rebuild, settings=settings))
+        return list(bulkload.run_external(cells, tmp_path))
+
+    kept = run(rebuild=False)
     assert kept[0].ok and entry.exists()
-    rebuilt = list(run_go_cells(cells, tmp_path, size=10, seed=100, count=1, benchtime="1x", rebuild=True))
+    rebuilt = run(rebuild=True)
     assert rebuilt[0].ok and not entry.exists()
 
 

@@ -15,8 +15,8 @@ import pytest
 from stratabench.cli.progress import QuietProgress
 from stratabench.engine.operation import CellSpec
 from stratabench.engine.runner import Plan, execute
-from stratabench.engine.slices import SlicedRun, merge_slices, slice_rounds
-from stratabench.errors import StratabenchError
+from stratabench.engine.slices import SlicedRun, merge_slices, slice_rounds, slices_back_to_back
+from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.format import cell_from_json, cell_to_json
 from stratabench.results.records import CellResult, MetricResult
@@ -143,6 +143,23 @@ def test_a_slice_that_fails_as_a_whole_fails_that_slice_of_every_cell_it_had_not
     run.finish(0)
     assert [cell.error for cell in written] == ["slice 1 of 3 (after round 0) failed: the worker died in slice 1"] * 2
     assert [cell.metrics["wall_ns"].rounds for cell in written] == [(1, 2), (1, 2)]
+
+
+def test_back_to_back_takes_every_slice_in_turn_and_fails_the_cells_of_a_session_that_cannot_open(
+        tmp_path: Path) -> None:
+    log: list[str] = []
+    a, b = back_to_back = slices_back_to_back(FakeRunner({"a": [100.0, 130.0, 110.0], "b": [1.0, None, 1.0]}, log),
+                                              [external("a"), external("b")], tmp_path)
+    assert log == ["fake slice 0", "fake slice 1", "fake slice 2"] and len(back_to_back) == 2
+    assert a.ok and a.metrics["wall_ns"].rounds == (0, 1, 2) and a.metrics["wall_ns"].summary.median == 110.0
+    assert b.error == "slice 2 of 3 (after round 1) failed: wrong answer" and b.metrics["wall_ns"].rounds == (0, 2)
+
+    class Closed(FakeRunner):
+        def slices(self, cells: Sequence[CellSpec], workdir: Path) -> FakeSession:
+            raise UnavailableError("no toolchain: install it")
+
+    [c] = slices_back_to_back(Closed({}, []), [external("c")], tmp_path)
+    assert (c.status, c.error) == ("unavailable", "no toolchain: install it")
 
 
 def test_a_cell_measured_in_one_slice_keeps_its_result_as_the_suite_made_it(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,9 +12,10 @@ from stratabench.engine.cell import run_cell_in_process
 from stratabench.engine.operation import CellSpec
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.engine.slices import SlicedRun
 from stratabench.suites.bulkload.go import _go_result
 from stratabench.suites.bulkload.report import conclusions_table
-from stratabench.suites.bulkload.suite import BulkloadSuite
+from stratabench.suites.bulkload.suite import GO_PROCESSES, GO_SAMPLES, BulkloadSuite
 from stratabench.suites.kit.reports import tables_of
 
 FAST = EngineOptions(samples=2, warmups=0, min_sample_ns=1_000_000, memory_samples=1, isolate=False)
@@ -144,53 +146,102 @@ def test_go_line_with_a_wrong_hash_fails_the_cell() -> None:
     spec = CellSpec("bulkload", "go gob/warm", {"format": "gob", "variant": "warm", "size": 1000, "seed": 100}, "go")
     line = {"format": "gob", "variant": "warm", "loops": 10, "samples": {"wall_ns": [1.0, 2.0]},
             "size_bytes": 5, "hash": "0" * 40, "extra": {}, "error": None}
-    result = _go_result(spec, [{**line, "round": 0}], HASH_1000, {}, 1)
+    result = _go_result(spec, line, HASH_1000, {})
     assert result.status == "failed" and "integrity" in (result.error or "")
     line["hash"] = HASH_1000
-    good = _go_result(spec, [{**line, "round": 0}], HASH_1000, {}, 1)
+    good = _go_result(spec, line, HASH_1000, {})
     assert good.ok and good.judged == good.judged_metric == "wall_ns"  # timed in the Go process, said so
 
 
-def test_a_runs_go_cells_are_measured_in_rounds_of_fresh_processes(monkeypatch: pytest.MonkeyPatch,
-                                                                    tmp_path: Path) -> None:
-    # Each process of the (fake) Go program runs at its own speed, as a real one's heap and pages make it:
-    # with rounds, a cell's values carry their process, and its interval spans the processes' speeds.
-    from stratabench.adapters import golang
-    from stratabench.suites.bulkload import go
+class FakeGo:
+    """The Go adapter of a run, faked: process ``p`` gives every sample ``speeds[p]`` ms, one sample in three of
+    its first cell 2x slower (a slow window), or fails after its first cell when ``p`` is ``broken``."""
 
-    speeds = iter([1.0, 1.3, 0.9, 1.1, 1.2, 1.0])
-    calls: list[int] = []
-    asked: list[tuple[object, object]] = []
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, speeds: list[float],
+                 broken: int | None = None) -> None:
+        from stratabench.adapters import golang
+        from stratabench.suites.bulkload import go
 
-    def run_bulkload(**kwargs: object) -> object:
-        calls.append(int(kwargs["count"]))  # type: ignore[call-overload]
-        asked.append((kwargs["cells"], kwargs["loops"]))
-        speed = next(speeds)
-        yield {"format": "gob", "variant": "warm", "loops": 10 + len(calls),
-               "samples": {"wall_ns": [speed * 1e6] * calls[-1]},
-               "size_bytes": 5, "hash": HASH_1000, "extra": {}, "error": None}
+        self.speeds, self.broken = speeds, broken
+        self.asked: list[tuple[int, object, object]] = []
+        monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
+        monkeypatch.setattr(golang, "ensure_built", lambda *args, **kwargs: None)
+        monkeypatch.setattr(golang, "info", lambda: {"go_version": "go1.99"})
+        monkeypatch.setattr(golang, "embed_cache_dir", lambda size, seed: tmp_path / "embed")
+        monkeypatch.setattr(golang, "run_bulkload", self.run_bulkload)
+        monkeypatch.setattr(go.dataset, "cached_hash", lambda size, seed: HASH_1000)
 
-    monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
-    monkeypatch.setattr(golang, "ensure_built", lambda *args, **kwargs: None)
-    monkeypatch.setattr(golang, "info", lambda: {})
-    monkeypatch.setattr(golang, "embed_cache_dir", lambda size, seed: tmp_path / "embed")
-    monkeypatch.setattr(golang, "run_bulkload", run_bulkload)
-    monkeypatch.setattr(go.dataset, "cached_hash", lambda size, seed: HASH_1000)
-    spec = CellSpec("bulkload", "go gob/warm", {"format": "gob", "variant": "warm", "size": 1000, "seed": 100}, "go")
-    (result,) = go.run_go_cells([spec], tmp_path, size=1000, seed=100, count=1, benchtime="1x", rounds=6)
-    wall = result.metrics["wall_ns"]
-    assert calls == [1] * 6 and wall.rounds == (0, 1, 2, 3, 4, 5) and result.ok
-    # Only the cell asked for; the first process ramps up to the benchtime, the later ones take its loop count.
-    assert asked == [(["gob/warm"], {})] + [(["gob/warm"], {"gob/warm": 11})] * 5
-    assert wall.summary.n == 6 and (wall.summary.min, wall.summary.max) == (0.9e6, 1.3e6)  # per round
-    # A run's default (adaptive sampling): the adaptive floor's rounds of one sample; a fixed count: one process.
+    def run_bulkload(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        from stratabench.adapters import golang
+
+        process = len(self.asked)
+        self.asked.append((kwargs["count"], kwargs["cells"], kwargs["loops"]))
+        speed = self.speeds[process]
+        for number, cell in enumerate(kwargs["cells"]):
+            if process == self.broken and number == 1:
+                raise golang.GoRunError("stratabench-go bulkload failed (2): killed")
+            fmt, variant = cell.split("/")
+            slow = [2.0 if number == 0 and k == 1 else 1.0 for k in range(kwargs["count"])]
+            yield {"format": fmt, "variant": variant, "loops": 10 + process,
+                   "samples": {"wall_ns": [speed * factor * 1e6 for factor in slow]},
+                   "size_bytes": 5, "hash": HASH_1000, "extra": {"records": 1000}, "error": None}
+
+
+def go_cell(name: str) -> CellSpec:
+    fmt, variant = name.split("/")
+    return CellSpec("bulkload", f"go {name}", {"format": fmt, "variant": variant, "size": 1000, "seed": 100}, "go")
+
+
+def suite_with(**settings: str) -> BulkloadSuite:
+    return suite(settings={"go.count": "3", "go.processes": "6", **settings})
+
+
+def test_a_runs_go_cells_take_one_process_a_slice_between_the_rounds(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    # Each process of the (fake) Go program runs at its own speed: a cell's values carry the round its process
+    # followed, and its interval spans the processes' speeds; a slow sample in a process is outvoted there.
+    fake = FakeGo(monkeypatch, tmp_path, [1.0, 1.3, 0.9, 1.1, 1.2, 1.0])
+    written: list[CellResult] = []
+    run = SlicedRun(6, written.append)
+    run.open(suite_with(), [go_cell("gob/warm"), go_cell("json/encode")], tmp_path)
+    for number in range(6):
+        run.after_round(number)
+        assert len(fake.asked) == number + 1  # one process after each round
+    gob, json_encode = written
+    wall = gob.metrics["wall_ns"]
+    assert gob.ok and wall.rounds == (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5)
+    assert list(wall.per_round.values()) == [1e6, 1.3e6, 0.9e6, 1.1e6, 1.2e6, 1e6]  # each its process's median
+    assert gob.flags and "from 6 rounds" in gob.flags[0]
+    # Only the cells asked for, three samples each a process; the first process ramps up to the benchtime, the
+    # later ones take its loop counts.
+    assert fake.asked == [(3, ["gob/warm", "json/encode"], {})] + \
+        [(3, ["gob/warm", "json/encode"], {"gob/warm": 10, "json/encode": 10})] * 5
+    assert gob.notes["go_version"] == "go1.99" and gob.notes["records"] == 1000
+    assert len(gob.notes["process_s"]) == 6 and gob.notes["samples_per_process"] == 3
+    assert json_encode.metrics["wall_ns"].summary.n == 6 and gob.integrity is not None and gob.integrity.ok
+
+
+def test_a_failed_go_process_keeps_the_other_processes_values(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake = FakeGo(monkeypatch, tmp_path, [1.0, 1.3, 0.9, 1.1, 1.2, 1.0], broken=2)
+    first, second = suite_with().run_external([go_cell("gob/warm"), go_cell("json/encode")], tmp_path)
+    assert len(fake.asked) == 6  # the processes after the failed one still run
+    # The cell the process had measured keeps its six values; the other is failed, naming the process, with five.
+    assert first.ok and first.metrics["wall_ns"].summary.n == 6
+    assert second.status == "failed" and second.error is not None
+    assert second.error.startswith("slice 3 of 6 (after round 2) failed: Go adapter: stratabench-go bulkload failed")
+    assert second.metrics["wall_ns"].rounds == (0, 0, 0, 1, 1, 1, 3, 3, 3, 4, 4, 4, 5, 5, 5)
+
+
+def test_go_processes_and_samples_follow_the_settings() -> None:
     def samples(engine: EngineOptions, **settings: str) -> tuple[int, int]:
         return BulkloadSuite(RunOptions(suites=("bulkload",), engine=engine, settings=settings))._go_samples()
 
-    assert samples(EngineOptions()) == (1, EngineOptions().min_samples)
-    assert samples(EngineOptions(), **{"go.processes": "9"}) == (1, 9)
-    assert samples(EngineOptions(samples=3)) == (3, 1)
-    assert samples(EngineOptions(), **{"go.count": "4"}) == (4, 1)
+    # A run's default: GO_SAMPLES samples in each of GO_PROCESSES processes; --samples N: N processes of one.
+    assert samples(EngineOptions()) == (GO_SAMPLES, GO_PROCESSES)
+    assert samples(EngineOptions(), **{"go.processes": "9"}) == (GO_SAMPLES, 9)
+    assert samples(EngineOptions(samples=3)) == (1, 3)
+    assert samples(EngineOptions(), **{"go.count": "4"}) == (4, GO_PROCESSES)
+    assert samples(EngineOptions(samples=3), **{"go.count": "4", "go.processes": "1"}) == (4, 1)
 
 
 def _go(fmt: str, wall: list[float], total: list[float]) -> CellResult:
@@ -239,10 +290,12 @@ def test_without_go_the_go_rows_say_so_and_the_rest_runs(monkeypatch: pytest.Mon
     execute(Plan([(bulk, bulk.cells())]), bulk.options, Sink(), QuietProgress())
     by_name = {r.cell: r for r in results}
     assert by_name["pickle/typed"].ok
+    # In a run the Go cells are slices of the run; without one (stratabench ab) the suite runs them whole.
+    whole = list(bulk.run_external([cell for cell in bulk.cells() if cell.language == "go"], tmp_path))
     for variant in ("warm", "fresh"):
-        go = by_name[f"go gob/{variant}"]
-        assert go.status == "unavailable"
-        assert go.error is not None and go.error.startswith("Go rows need Go:") and "\n" not in go.error
+        for go in (by_name[f"go gob/{variant}"], next(r for r in whole if r.cell == f"go gob/{variant}")):
+            assert go.status == "unavailable"
+            assert go.error is not None and go.error.startswith("Go rows need Go:") and "\n" not in go.error
 
 
 @pytest.mark.parametrize(("options", "benchtime"), [

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stratabench.datasets import bulkload as dataset
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.slices import slices_back_to_back
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
 from stratabench.run_shared import made_once
@@ -41,7 +42,10 @@ from stratabench.suites import SUITES
 from stratabench.suites.bulkload.sizes import compressed_sizes
 from stratabench.suites.kit.suite import Suite, min_time_setting
 
-__all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_MORE_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "size_of"]
+if TYPE_CHECKING:
+    from stratabench.suites.bulkload.go import GoProcesses
+
+__all__ = ["DEFAULT_SIZE", "GO_FORMATS", "GO_PROCESSES", "GO_SAMPLES", "GO_MORE_FORMATS", "GO_VARIANTS", "STUDY_SIZE", "BulkloadSuite", "size_of"]
 
 #: The seed's asset: what ``run bulkload --full`` loads, and what its published table measured.
 STUDY_SIZE = 100_000
@@ -63,6 +67,12 @@ def size_of(options: RunOptions) -> int:
     """The records a run loads: ``--size``, else the study's with ``--full``, else the default run's."""
     return options.size or (STUDY_SIZE if options.full else DEFAULT_SIZE)
 
+
+#: A run's Go cells: stratabench-go processes, each a slice between the Python rounds, and the samples each
+#: takes of every cell, in passes over the cells (``go.processes``, ``go.count``; the module docstring of
+#: :mod:`stratabench.suites.bulkload.go` has the measurements behind them).
+GO_PROCESSES = 6
+GO_SAMPLES = 1
 
 #: The seed's formats, in the seed's row order.
 GO_FORMATS = ("embed", "gob", "json", "msgp", "msgpack")
@@ -119,13 +129,13 @@ class BulkloadSuite(Suite):
         Setting("bulkload.inexact", "no", "also run the modes that lose data by design (they fail their check)",
                 "flag"),
         min_time_setting("bulkload", SAMPLE_NS),
-        Setting("go.benchtime", "", f"Go's -benchtime; default 1.5s / go.count at the study's {STUDY_SIZE:,} "
-                "records (the seed used 1s with go.count=3), else --min-time"),
-        Setting("go.count", "", "samples per Go cell, in one process; default --samples, else the adaptive "
-                "floor (6: a 95% interval) in as many rounds, each a fresh process", "whole",
+        Setting("go.benchtime", "", f"Go's -benchtime; default 1.5s / (go.count x go.processes) at the study's "
+                f"{STUDY_SIZE:,} records (the seed used 1s, go.count=3, go.processes=1), else --min-time"),
+        Setting("go.count", "", "samples of each Go cell in each process, taken in passes over the cells (a "
+                f"process's value is their median); default {GO_SAMPLES}", "whole",
                 minimum=1, maximum=1000),
-        Setting("go.processes", "", "fresh processes (rounds) of one sample a Go cell, with adaptive sampling; "
-                "default the adaptive floor (6)", "whole", minimum=1, maximum=1000),
+        Setting("go.processes", "", "fresh stratabench-go processes, each taken between two rounds of the run "
+                f"(a Go cell's rounds); default {GO_PROCESSES}, or --samples", "whole", minimum=1, maximum=1000),
         Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS + GO_MORE_FORMATS)}", "list"),
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
     )
@@ -142,19 +152,23 @@ class BulkloadSuite(Suite):
         return dataset.DEFAULT_SEED if self.options.seed is None else self.options.seed
 
     def _default_benchtime(self, count: int) -> str:
-        # At the study's size, 1.5 s per cell shared among the samples: the
-        # adaptive floor's 6 take 250 ms each, a dozen to hundreds of loads
-        # per sample, enough for a 95% interval, and ten Go cells then cost
-        # 15 s (the seed took 3 × 1 s; `--set go.benchtime=1s --set go.count=3`
-        # reproduces it); at other sizes the Python cells' sample time (the
-        # suite's own target, at most the engine's), but no more than a Python
-        # cell's budget shared among the samples: each Go sample also pays
-        # testing.Benchmark's ramp-up, about its own length again, and forty-odd
-        # Go cells (seventeen formats both ways) run in the default run.
+        """Go's -benchtime for each of a Go cell's ``count`` samples (every process's together).
+
+        At the study's size, 1.5 s per cell shared among the samples, at
+        least 100 ms each (a dozen to hundreds of loads; the seed took 3 x 1 s:
+        ``--set go.benchtime=1s --set go.count=3 --set go.processes=1``
+        reproduces it); at other sizes, the time a Python cell's floor of
+        rounds takes (its sample time, the suite's own target or the engine's
+        if shorter, times the floor), within its budget, shared among the
+        samples, at least 10 ms each: the default run's 30 ms x 6 (each
+        sample also pays testing.Benchmark's first run and two collections
+        besides, so more, shorter samples cost more).
+        """
         engine = self.tuned_engine(SAMPLE_NS)
         if self.size == STUDY_SIZE:
             return f"{max(1500 // count, 100)}ms"
-        return f"{max(min(engine.min_sample_ns, engine.cell_budget_ns // count), 10_000_000) // 1_000_000}ms"
+        floor_ns = min(engine.min_sample_ns * engine.least_samples, engine.cell_budget_ns)
+        return f"{max(floor_ns // count, 10_000_000) // 1_000_000}ms"
 
     def _go_list(self, name: str, every: Sequence[str]) -> list[str]:
         return self.config.items(name) or list(every)
@@ -303,22 +317,24 @@ class BulkloadSuite(Suite):
             memory_in_child=True,
         )
 
-    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
-        from stratabench.suites.bulkload.go import run_go_cells
+    def slices(self, cells: Sequence[CellSpec], workdir: Path) -> GoProcesses:
+        """The Go cells one ``stratabench-go`` process a slice, each between two rounds of the run."""
+        from stratabench.suites.bulkload.go import GoProcesses
 
-        count, rounds = self._go_samples()
-        return run_go_cells(cells, workdir, size=self.size, seed=self.seed, count=count,
-                            benchtime=self.config.text("go.benchtime") or self._default_benchtime(count * rounds),
-                            rebuild=self.options.rebuild, rounds=rounds)
+        count, processes = self._go_samples()
+        return GoProcesses(cells, workdir, size=self.size, seed=self.seed, count=count, processes=processes,
+                           benchtime=self.config.text("go.benchtime") or self._default_benchtime(count * processes),
+                           rebuild=self.options.rebuild)
+
+    def run_external(self, cells: Sequence[CellSpec], workdir: Path) -> Iterator[CellResult]:
+        # Without a run's rounds (stratabench ab), the processes back to back.
+        return iter(slices_back_to_back(self, cells, workdir))
 
     def _go_samples(self) -> tuple[int, int]:
-        """(samples a Go process takes of each cell, processes): with adaptive sampling and no ``go.count``, the
-        adaptive floor's rounds (or ``go.processes``) of one sample each, fresh processes as a Python
-        cell's rounds get
-        (:mod:`stratabench.suites.bulkload.go` says why); else one process of ``go.count`` or ``--samples``."""
-        engine = self.options.engine
-        if self.config.given("go.count"):
-            return self.config.whole("go.count"), 1
-        if engine.samples is None:
-            return 1, self.config.whole("go.processes") if self.config.given("go.processes") else engine.least_samples
-        return engine.least_samples, 1
+        """(samples each Go process takes of each cell, processes): ``go.count`` and ``go.processes``, by default
+        :data:`GO_SAMPLES` in :data:`GO_PROCESSES` processes; with ``--samples N``, N processes of one sample, as a
+        Python cell's N rounds (:mod:`stratabench.suites.bulkload.go` has the measurements)."""
+        fixed = self.options.engine.samples
+        count = self.config.whole("go.count") if self.config.given("go.count") else 1 if fixed else GO_SAMPLES
+        processes = self.config.whole("go.processes") if self.config.given("go.processes") else fixed or GO_PROCESSES
+        return count, processes
