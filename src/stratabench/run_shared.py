@@ -43,7 +43,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["SHARED_DIR_ENV", "made_once", "shared_dir", "single_threaded"]
+__all__ = ["SHARED_DIR_ENV", "forked", "made_once", "shared_dir", "single_threaded"]
 
 #: The environment variable that names the run's shared directory to its workers.
 SHARED_DIR_ENV = "STRATABENCH_SHARED_DIR"
@@ -101,22 +101,37 @@ def _made_apart(kept: Path, make: Callable[[], bytes]) -> bool:
     that runs other threads."""
     if not single_threaded():
         return False
+
+    def keep() -> int:
+        _keep(kept, make())
+        return 0
+
+    _, status = os.waitpid(forked(keep), 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def forked(work: Callable[[], int]) -> int:
+    """Fork a child that runs ``work`` and exits at once with its code; the child's pid, in the parent.
+
+    The child never returns into the caller's code (``os._exit``: no exit
+    handler, no cleanup of what the parent owns); if ``work`` raises, its
+    traceback goes to stderr and the child exits with 1. Buffered output is
+    flushed before the fork, so that neither process writes the other's.
+    """
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's lines run in the fork, which coverage does not follow
         code = 1
         try:
-            _keep(kept, make())
-            code = 0
-        except BaseException:  # noqa: BLE001 - the worker makes them itself and fails there if it must
+            code = work()
+        except BaseException:  # noqa: BLE001 - the child reports it and exits; the parent decides what it means
             traceback.print_exc()
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(code)  # never return into the worker's code
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
+            os._exit(code)  # never return into the caller's code
+    return pid
 
 
 def single_threaded() -> bool:

@@ -71,7 +71,7 @@ from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
 from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult, MetricResult, Status
 from stratabench.results.stats import instability
-from stratabench.run_shared import single_threaded
+from stratabench.run_shared import forked, single_threaded
 
 __all__ = ["Measurement", "calibrate", "frozen_heap", "later_warmup_loops", "loop_timer", "measure_operation",
            "memory_pass", "process_cpu_ns"]
@@ -410,29 +410,25 @@ def _memory_pass_in_child(op: Operation, options: EngineOptions) -> tuple[dict[s
         When the child ended without an answer (killed by a signal).
     """
     reading, writing = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child's lines run in the fork, which coverage does not follow
+
+    def send() -> int:
+        os.close(reading)
+        outcome: tuple[str, object]
         try:
-            os.close(reading)
-            outcome: tuple[str, object]
-            try:
-                outcome = ("figures", _memory_pass_first(op, options))
-            except BaseException as error:  # noqa: BLE001 - whatever it is, the worker raises it
-                traceback.print_exc()
-                outcome = ("raised", error)
-            try:
-                payload = pickle.dumps(outcome)
-                pickle.loads(payload)  # an exception whose class takes other arguments pickles but does not load
-            except Exception:  # noqa: BLE001 - an exception that does not pickle is sent by its text
-                payload = pickle.dumps(("raised", RuntimeError(f"the memory pass raised {outcome[1]!r}")))
-            with os.fdopen(writing, "wb") as pipe:
-                pipe.write(payload)
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(0)  # never return into the worker's code
+            outcome = ("figures", _memory_pass_first(op, options))
+        except BaseException as error:  # noqa: BLE001 - whatever it is, the worker raises it
+            traceback.print_exc()
+            outcome = ("raised", error)
+        try:
+            payload = pickle.dumps(outcome)
+            pickle.loads(payload)  # an exception whose class takes other arguments pickles but does not load
+        except Exception:  # noqa: BLE001 - an exception that does not pickle is sent by its text
+            payload = pickle.dumps(("raised", RuntimeError(f"the memory pass raised {outcome[1]!r}")))
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(payload)
+        return 0
+
+    pid = forked(send)
     os.close(writing)
     with os.fdopen(reading, "rb") as pipe:
         payload = pipe.read()
