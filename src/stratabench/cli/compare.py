@@ -130,9 +130,11 @@ def _gate(args: argparse.Namespace, comparison: Comparison) -> int:
         print(f"failed cell: {line}", file=sys.stderr)
     inconclusive = comparison.inconclusive()
     if inconclusive:
-        hides = sorted(change.could_hide for change in inconclusive)
+        by_width = sorted(inconclusive, key=lambda change: change.could_hide)
+        middle, widest = by_width[len(by_width) // 2], by_width[-1]
         print(f"{len(inconclusive)} of {len(comparison.changes)} cells inconclusive (neither a change beyond "
               f"{args.min_effect:.0%} nor its absence shows; they could hide a change of up to "
-              f"{hides[len(hides) // 2]:.0%} (median) to {hides[-1]:.0%}); the gate does not fail on them, "
+              f"{middle.could_hide_text} (median) to {widest.could_hide_text} ({widest.suite} {widest.cell}, from "
+              f"{widest.values[0]} and {widest.values[1]} values)); the gate does not fail on them, "
               "more rounds (--min-samples) would settle them", file=sys.stderr)
     return 1 if worse or exact_worse or unjudged or comparison.failed else 0

@@ -92,6 +92,10 @@ DEFAULT_MIN_EFFECT = 0.05
 #: The fewest values a side a pair is tested on; with fewer it cannot be judged.
 MIN_VALUES = 3
 
+#: The widest change an inconclusive cell is said to hide as a figure (:attr:`Change.could_hide_text`); beyond
+#: ten times, "over 10×".
+HIDDEN_EFFECT_CAP = 10.0
+
 #: The verdict of a pair with fewer than :data:`MIN_VALUES` values a side.
 CANNOT_JUDGE = "cannot judge"
 
@@ -141,6 +145,17 @@ class Change:
     def could_hide(self) -> float:
         """The largest change the ratio's interval still allows, as a fraction (0.12: a 12% change either way)."""
         return max(self.test.high - 1, 1 - self.test.low, 0.0) if self.test.low > 0 else math.inf
+
+    @property
+    def could_hide_text(self) -> str:
+        """:attr:`could_hide` for a reader: "±8%", or "over 10×" when the interval is that wide.
+
+        Six rounds that disagree give a Welch interval at the family level with
+        few degrees of freedom, whose upper end can reach 10^19: printed as a
+        percentage it reads as a bug, and any figure past ten times says the
+        same thing (the cell's rounds cannot bound a change at all).
+        """
+        return f"±{self.could_hide:.0%}" if self.could_hide < HIDDEN_EFFECT_CAP - 1 else f"over {HIDDEN_EFFECT_CAP:g}×"
 
     @property
     def judged(self) -> bool:
@@ -475,7 +490,7 @@ def comparison_table(comparison: Comparison, before: ResultsFile, after: Results
             "interval": "-" if change.test.exact else f"{change.test.low:.3f}–{change.test.high:.3f}",
             "p": change.test.p_text,
             "verdict": change.verdict if change.verdict != INCONCLUSIVE
-            else f"{INCONCLUSIVE} ±{change.could_hide:.0%}",
+            else f"{INCONCLUSIVE} {change.could_hide_text}",
         })
     table.notes = [
         comparison.summary(),

@@ -235,6 +235,20 @@ def test_runs_whose_rounds_disagree_are_inconclusive_and_pass_the_gate_counted(
     assert "1 of 1 cells inconclusive" in err and "the gate does not fail on them" in err
 
 
+def test_an_interval_too_wide_to_bound_anything_reads_over_ten_times_and_names_its_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three rounds a side spread over two orders of magnitude: the family-level interval's upper end is astronomic
+    # (last session printed "up to ... 1875114801436400025600%"); the line must stay readable and say which cell.
+    before = write(tmp_path / "before.jsonl", {"tight": [100, 102, 104, 106], "wild": [10.0, 100.0, 1000.0]})
+    after = write(tmp_path / "after.jsonl", {"tight": [101, 103, 105, 107], "wild": [12.0, 90.0, 1100.0]})
+    assert main(["compare", str(before), str(after), "--fail-above", "1.10"]) == 0
+    out, err = capsys.readouterr()
+    assert "inconclusive over" in rows(out)["wild"] and "over 10×" in " ".join(out.split())  # the table may wrap
+    assert "to over 10× (bulkload wild, from 3 and 3 values)" in err
+    assert "%)" not in err.split("(median) to ")[1].split(";")[0]
+
+
 @pytest.mark.parametrize(("metric", "words"), [("wall_ns", ("slower", "faster")), ("size_bytes", ("larger", "smaller"))])
 def test_the_four_words_follow_the_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str], metric: str,
                                           words: tuple[str, str]) -> None:
