@@ -5,6 +5,7 @@
 //	    [--formats embed,json,gob,msgp,msgpack] [--variants warm,fresh] \
 //	    [--benchtime 1s] [--count 3] [--embed-max-rss 8GiB] [--embed-timeout 10m] \
 //	    [--embed-cache DIR] [--cells gob/warm,json/encode] [--loops gob/warm=12,json/encode=3]
+//	    [--gomaxprocs 1]
 //	stratabench-go info
 //	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
 //	stratabench-go hash --seed S --size N
@@ -134,6 +135,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	lifeline := fs.Bool("exit-with-stdin", false, "stop (and stop the embed compile) when stdin closes: the parent has ended")
 	only := fs.String("cells", "", "comma-separated format/variant cells to measure, in place of --formats x --variants")
 	fixed := fs.String("loops", "", "comma-separated format/variant=N: a cell's iterations per sample, in place of --benchtime's ramp-up")
+	procs := fs.Int("gomaxprocs", 1, "Ps (GOMAXPROCS) the samples run on; 1: an operation's collections run on its own core")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -148,6 +150,9 @@ func runBulkload(args []string, stdout io.Writer) error {
 	}
 	if *timeout <= 0 {
 		return usagef("--embed-timeout must be positive, got %s", *timeout)
+	}
+	if *procs < 1 {
+		return usagef("--gomaxprocs must be at least 1, got %d", *procs)
 	}
 	rss, err := bench.ParseBytes(*maxRSS)
 	if err != nil {
@@ -210,7 +215,14 @@ func runBulkload(args []string, stdout io.Writer) error {
 		}
 		cells = append(cells, step.format.Cells(ctx, recs, cfg, step.variants)...)
 	}
+	// The samples run on --gomaxprocs Ps (the setup before them on all):
+	// with one, a decode's collections run on its core, inside its time,
+	// instead of on a second core that other processes may hold (its
+	// samples then spread half as wide; the bulkload suite's go.py has the
+	// measurements). The embed program measures with the same.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	emit := func(r bench.Result) error {
+		r.Extra["gomaxprocs"] = runtime.GOMAXPROCS(0)
 		line, err := json.Marshal(r)
 		if err == nil {
 			_, err = stdout.Write(append(line, '\n'))

@@ -126,6 +126,34 @@ func TestCellsAndLoopsPickCellsAndFixTheirIterations(t *testing.T) {
 	}
 }
 
+func TestSamplesRunOnGomaxprocs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	for flags, want := range map[string]float64{"": 1, "--gomaxprocs=3": 3} {
+		var out bytes.Buffer
+		args := []string{"bulkload", "--size", "10", "--workdir", t.TempDir(), "--benchtime", "2x", "--count", "1",
+			"--cells", "json/warm,msgpack/encode"}
+		if flags != "" {
+			args = append(args, flags)
+		}
+		if err := run(args, &out); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(&out)
+		for sc.Scan() {
+			var r struct{ Extra map[string]any }
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Extra["gomaxprocs"] != want {
+				t.Errorf("%q: line %s, want gomaxprocs %v", flags, sc.Text(), want)
+			}
+		}
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS left at %d, was %d", after, before)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{},
@@ -137,6 +165,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bulkload", "--workdir", "/tmp", "--variants", "tepid"},
 		{"bulkload", "--formats", "json"},
 		{"bulkload", "--workdir", "/tmp", "--count", "0"},
+		{"bulkload", "--workdir", "/tmp", "--gomaxprocs", "0"},
 		{"bulkload", "--workdir", "/tmp", "--benchtime", "soon"},
 		{"bulkload", "--workdir", "/tmp", "--embed-max-rss", "lots"},
 		{"bulkload", "--workdir", "/tmp", "--cells", "json"},

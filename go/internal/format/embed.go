@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -178,7 +179,8 @@ func (embedFormat) measure(ctx context.Context, bin string, cfg Config, benchtim
 	if g := os.Getenv("GODEBUG"); g != "" {
 		godebug = g + "," + godebug
 	}
-	cmd.Env = append(os.Environ(), "GODEBUG="+godebug)
+	// It runs on the Ps this program's samples run on (stratabench-go's --gomaxprocs).
+	cmd.Env = append(os.Environ(), "GODEBUG="+godebug, fmt.Sprintf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0)))
 	run := runLimited(ctx, cmd, cfg.EmbedTimeout, 0)
 	if run.Err != nil {
 		return bench.Sample{}, fmt.Errorf("embed program failed: %w", run.Err)

@@ -184,7 +184,7 @@ class FakeGo:
             slow = [2.0 if number == 0 and k == 1 else 1.0 for k in range(kwargs["count"])]
             yield {"format": fmt, "variant": variant, "loops": 10 + process,
                    "samples": {"wall_ns": [speed * factor * 1e6 for factor in slow]},
-                   "size_bytes": 5, "hash": HASH_1000, "extra": {"records": 1000}, "error": None}
+                   "size_bytes": 5, "hash": HASH_1000, "extra": {"records": 1000, "gomaxprocs": 1}, "error": None}
 
 
 def go_cell(name: str) -> CellSpec:
@@ -216,7 +216,7 @@ def test_a_runs_go_cells_take_one_process_a_slice_between_the_rounds(monkeypatch
     # later ones take its loop counts.
     assert fake.asked == [(3, ["gob/warm", "json/encode"], {})] + \
         [(3, ["gob/warm", "json/encode"], {"gob/warm": 10, "json/encode": 10})] * 5
-    assert gob.notes["go_version"] == "go1.99" and gob.notes["records"] == 1000
+    assert gob.notes["go_version"] == "go1.99" and gob.notes["records"] == 1000 and gob.notes["gomaxprocs"] == 1
     assert len(gob.notes["process_s"]) == 6 and gob.notes["samples_per_process"] == 3
     assert json_encode.metrics["wall_ns"].summary.n == 6 and gob.integrity is not None and gob.integrity.ok
 
