@@ -48,19 +48,16 @@ def test_calibration_grows_by_the_measured_shortfall() -> None:
     assert calibrate(loop_timer(op.call, clock.clock), 100_000) == 3
 
 
-def test_calibration_scales_the_loop_not_a_whole_growth_factor() -> None:
-    # 3 µs against 100 µs: 1 → 10 (capped ×10) = 30 µs, short by 3.33×: 10 × 3.33·1.05 → 35 loops = 105 µs.
-    # A growth factor rounded up to a whole number (×4) made 40 loops, 120 µs, in every sample of every round.
+@pytest.mark.parametrize(("operation_ns", "loops"), [
+    # 3 µs against 100 µs: 1 → 10 (capped ×10) = 30 µs, short by 3.33×: 10 × 3.33·1.05 → 35 loops = 105 µs; a growth
+    # factor rounded up to a whole number (×4) made 40 loops, 120 µs, in every sample of every round.
+    (3_000, 35),
+    # 6 µs: 1 → 10 = 60 µs, short by 1.67×: 10 × 1.67·1.05 → 18 loops = 108 µs, not 20 (×2 at least).
+    (6_000, 18),
+])
+def test_calibration_scales_the_loop_by_its_shortfall_not_a_whole_growth_factor(operation_ns: int, loops: int) -> None:
     clock = FakeClock()
-    op = costing(clock, 3_000)
-    assert calibrate(loop_timer(op.call, clock.clock), 100_000) == 35
-
-
-def test_calibration_scales_a_near_miss_by_its_shortfall_not_by_two() -> None:
-    # 6 µs against 100 µs: 1 → 10 = 60 µs, short by 1.67×: 10 × 1.67·1.05 → 18 loops = 108 µs, not 20 (×2 at least).
-    clock = FakeClock()
-    op = costing(clock, 6_000)
-    assert calibrate(loop_timer(op.call, clock.clock), 100_000) == 18
+    assert calibrate(loop_timer(costing(clock, operation_ns).call, clock.clock), 100_000) == loops
 
 
 def test_slow_operation_runs_once_per_sample() -> None:
