@@ -44,8 +44,20 @@ def test_calibration_reaches_the_minimum_sample_time() -> None:
 def test_calibration_grows_by_the_measured_shortfall() -> None:
     clock = FakeClock()
     op = costing(clock, 40_000)
-    # 40 µs against 100 µs: ×ceil(2.5·1.05)=3 → 3 loops = 120 µs.
+    # 40 µs against 100 µs: 1 loop × 2.5·1.05, rounded up → 3 loops = 120 µs.
     assert calibrate(loop_timer(op.call, clock.clock), 100_000) == 3
+
+
+@pytest.mark.parametrize(("operation_ns", "loops"), [
+    # 3 µs against 100 µs: 1 → 10 (capped ×10) = 30 µs, short by 3.33×: 10 × 3.33·1.05 → 35 loops = 105 µs; a growth
+    # factor rounded up to a whole number (×4) made 40 loops, 120 µs, in every sample of every round.
+    (3_000, 35),
+    # 6 µs: 1 → 10 = 60 µs, short by 1.67×: 10 × 1.67·1.05 → 18 loops = 108 µs, not 20 (×2 at least).
+    (6_000, 18),
+])
+def test_calibration_scales_the_loop_by_its_shortfall_not_a_whole_growth_factor(operation_ns: int, loops: int) -> None:
+    clock = FakeClock()
+    assert calibrate(loop_timer(costing(clock, operation_ns).call, clock.clock), 100_000) == loops
 
 
 def test_slow_operation_runs_once_per_sample() -> None:
