@@ -41,7 +41,7 @@ from stratabench.engine.operation import CellSpec
 from stratabench.engine.rounds import CellRounds, round_order
 from stratabench.engine.runner import ExternalRunner, Progress, ResultSink
 from stratabench.engine.sampling import RoundPlan
-from stratabench.engine.zygote import Zygotes
+from stratabench.engine.zygote import Zygotes, settle
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult
@@ -187,6 +187,7 @@ def _external(group: Sequence[AbCell], side: Side) -> Iterator[tuple[AbCell, Cel
     """
     label = side.label
     pending = {cell.specs[label].name: cell for cell in group}
+    settle()  # the last Python worker may still be exiting (zygote.py says why): gone before these are measured
     with tempfile.TemporaryDirectory(prefix="stratabench-ab-") as workdir:
         try:
             for result in group[0].runner[label].run_external([cell.specs[label] for cell in group], Path(workdir)):

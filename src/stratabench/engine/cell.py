@@ -185,8 +185,8 @@ def _last_words(diagnostics: str) -> str:
 def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan: RoundPlan | None = None) -> CellResult:
     """Run one cell in a fresh process forked from the zygote of its environment, and read back its result."""
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="stratabench-worker-") as tmp:
-        result_path, log = Path(tmp) / "result.json", Path(tmp) / "worker.log"
+    result_path, log = zygotes.visit_files()
+    try:
         request = _request(spec, options, plan)
         try:
             forked = zygotes.for_env(spec.env).run(request, result_path, log, options.engine.cell_timeout_s)
@@ -196,6 +196,9 @@ def run_cell_forked(spec: CellSpec, options: RunOptions, zygotes: Zygotes, plan:
             return _timed_out(spec, options, started)
         diagnostics = log.read_text(errors="replace") if log.exists() else ""
         return _worker_result(spec, result_path, forked.exit_code, diagnostics, started)
+    finally:
+        result_path.unlink(missing_ok=True)
+        log.unlink(missing_ok=True)
 
 
 def run_cell_counted(spec: CellSpec, options: RunOptions, python: str = sys.executable) -> CellResult:

@@ -14,9 +14,9 @@ from typing import Any, Protocol
 
 from stratabench.engine.cell import run_cell, status_of
 from stratabench.engine.operation import CellSpec
-from stratabench.engine.rounds import Round, run_rounds
+from stratabench.engine.rounds import Round, reference_ns, run_rounds
 from stratabench.engine.slices import SlicedRun, SlicedRunner
-from stratabench.engine.zygote import Zygotes
+from stratabench.engine.zygote import Zygotes, settle
 from stratabench.errors import StratabenchError
 from stratabench.options import RunOptions
 from stratabench.results.format import round_record
@@ -134,11 +134,17 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
                             write_round(ended)
                             sliced.after_round(ended.number)
 
+                        def settled_reference() -> float:
+                            # The round's last worker may still be exiting (zygote.py says why): gone before the
+                            # reference workload, and the slices after it, are measured here.
+                            settle()
+                            return reference_ns()
+
                         run_rounds(python_cells, options.engine,
                                    lambda spec, round_plan: run_cell(spec, options, zygotes.for_round(round_plan.number),
                                                                      round_plan),
                                    seed=seed, finished=record, round_started=round_started, round_ended=round_ended,
-                                   started=progress.cell_started)
+                                   started=progress.cell_started, reference=settled_reference)
                 sliced.finish(last_round + 1)
             finally:
                 sliced.close()  # after an interrupt: every cell with a slice so far, merged

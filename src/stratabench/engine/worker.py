@@ -96,12 +96,18 @@ def _preload(modules: Iterable[str]) -> None:
                     traceback.print_exc()
 
 
-def _child(message: dict[str, Any], arm: Any, channels: tuple[int, int]) -> int:
-    """In the forked worker: cut the zygote's pipes, point output at the log, run the cell."""
+def _child(message: dict[str, Any], arm: Any, channels: tuple[int, ...], previous_gone: int | None) -> int:
+    """In the forked worker: cut the zygote's pipes, wait until the previous worker has exited, point output at the
+    log, run the cell."""
     if arm is not None:
         arm()  # the worker ends with its zygote, as the zygote ends with the run
     for fd in channels:
         os.close(fd)
+    if previous_gone is not None:
+        # The previous worker of this zygote had finished its cell but was still exiting when this one was
+        # forked (zygote_main says why): nothing of this cell runs beside it. End of file means the zygote died.
+        os.read(previous_gone, 1)
+        os.close(previous_gone)
     log = os.open(message["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -134,15 +140,30 @@ def zygote_main(preload: list[str]) -> int:
 
     answer({"ready": os.getpid()})
     arm = parent_death_signal()
+    # The last worker, once it has said it is done: its exit (the kernel freeing its copy of the zygote's page
+    # tables and the pages it wrote, milliseconds in every visit) runs while the run reads its result and this
+    # process forks the next worker, which waits for it to be gone before it starts (_child).
+    exiting: int | None = None
     for line in requests:
         message = json.loads(line)
+        if message.get("settle"):
+            # The run measures something else next (another zygote's worker, its reference workload): the last
+            # worker must be gone first.
+            if exiting is not None:
+                os.waitpid(exiting, 0)
+            answer({"settled": exiting})
+            exiting = None
+            continue
+        previous_gone, gone = os.pipe() if exiting is not None else (None, None)
+        done_reading, done = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             code = 1
             try:
-                code = _child(message, arm, (requests.fileno(), answers.fileno()))
+                code = _child(message, arm, tuple(fd for fd in (requests.fileno(), answers.fileno(), done_reading, gone)
+                                                  if fd is not None), previous_gone)
             except BaseException:  # noqa: BLE001 - the worker must exit here, never return into the zygote's loop
                 traceback.print_exc()
             finally:
@@ -152,10 +173,27 @@ def zygote_main(preload: list[str]) -> int:
                     atexit._run_exitfuncs()
                     sys.stdout.flush()
                     sys.stderr.flush()
+                with contextlib.suppress(BaseException):
+                    os.write(done, bytes([code & 0xFF]))  # done: its result and log are written
                 os._exit(code)
+        os.close(done)
         answer({"child": pid})
-        _, status = os.waitpid(pid, 0)
-        answer({"child": pid, "exit": os.waitstatus_to_exitcode(status)})
+        if exiting is not None and previous_gone is not None and gone is not None:
+            os.close(previous_gone)
+            os.waitpid(exiting, 0)
+            os.write(gone, b"\0")
+            os.close(gone)
+        # Its code, sent before it exits; nothing (end of file) if it ended otherwise (a signal, os._exit in a cell).
+        said = os.read(done_reading, 1)
+        os.close(done_reading)
+        if said:
+            exiting, code = pid, said[0]
+        else:
+            _, status = os.waitpid(pid, 0)
+            exiting, code = None, os.waitstatus_to_exitcode(status)
+        answer({"child": pid, "exit": code})
+    if exiting is not None:
+        os.waitpid(exiting, 0)
     return 0
 
 

@@ -20,7 +20,15 @@ stratabench.engine.worker --zygote MODULE...``; it is driven through a pipe, one
   passwords.
 - zygote → parent: ``{"ready": PID}`` once the modules are imported; for each
   request ``{"child": PID}`` at the fork, then ``{"child": PID, "exit": CODE}``
-  (a negative code is the signal that ended it).
+  (a negative code is the signal that ended it) as soon as the child has said
+  it is done (its result and log written), before its exit has freed its
+  memory (a few milliseconds, in every visit): that runs beside the parent's
+  reading of the result and the zygote's next fork, and the next child waits
+  for it before it starts. Before anything else is measured (another
+  zygote's child, the parent's own measurements), the parent sends
+  ``{"settle": true}``: the zygote waits for its last child to be gone and
+  answers ``{"settled": PID}`` (``null`` if there was none). :func:`settle`
+  does it for whichever zygote ran last.
 
 The child writes its result record to ``result`` and its diagnostics to
 ``log``, exactly as a spawned worker does. Its environment is the zygote's:
@@ -35,6 +43,7 @@ alike is made once for the run.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import select
@@ -47,13 +56,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 from stratabench.errors import StratabenchError
 from stratabench.lifeline import popen_tied
 from stratabench.run_shared import SHARED_DIR_ENV
 
-__all__ = ["ForkedRun", "Zygote", "ZygoteError", "Zygotes"]
+__all__ = ["ForkedRun", "Zygote", "ZygoteError", "Zygotes", "settle"]
 
 #: Seconds a zygote may take to import its modules before the run gives up on it.
 READY_TIMEOUT_S = 300.0
@@ -96,6 +105,10 @@ class Zygote:
         The interpreter: this one, or another environment's (``stratabench ab``
         measures two environments, each from a zygote of its own).
     """
+
+    #: The zygote whose last worker has said it is done but may still be exiting (this process measures one
+    #: thing at a time: any other zygote's worker, or the parent's own measurement, first :func:`settle`\ s it).
+    exiting: ClassVar[Zygote | None] = None
 
     def __init__(self, env: Mapping[str, str], preload: Iterable[str] = (), python: str = sys.executable) -> None:
         self._process = popen_tied(
@@ -148,6 +161,8 @@ class Zygote:
             When the zygote itself died; the cell fails, the next gets a new zygote.
         """
         self.pid  # the zygote's first answer is its ready line
+        if Zygote.exiting is not self:
+            settle()  # another zygote's last worker must be gone before this one's starts
         line = json.dumps({"request": request, "result": str(result), "log": str(log)})
         try:
             self._to.write(line.encode() + b"\n")
@@ -163,7 +178,19 @@ class Zygote:
             self._kill_child()
             ended = self._answer(60.0, "the killed worker")
         self._child = None
+        Zygote.exiting = self
         return ForkedRun(child, int(ended["exit"]), timed_out)
+
+    def settle(self) -> None:
+        """Wait until the zygote's last worker has exited (the module docstring says why); a dead zygote has none."""
+        if Zygote.exiting is self:
+            Zygote.exiting = None
+        try:
+            self._to.write(json.dumps({"settle": True}).encode() + b"\n")
+            self._to.flush()
+            self._answer(60.0, "the last worker's exit")
+        except (OSError, ValueError, ZygoteError, TimeoutError):
+            pass  # a zygote that died, or was closed (it waits for its last worker), took its workers with it
 
     def _kill_child(self) -> None:
         if self._child is not None:
@@ -171,7 +198,10 @@ class Zygote:
                 os.kill(self._child, signal.SIGKILL)
 
     def close(self) -> None:
-        """End the zygote: a worker still running (an interrupted run) is killed, stdin closes, the zygote exits."""
+        """End the zygote: a worker still running (an interrupted run) is killed, stdin closes, the zygote exits
+        (after its last worker)."""
+        if Zygote.exiting is self:
+            Zygote.exiting = None
         self._kill_child()
         with contextlib.suppress(OSError):
             self._to.close()
@@ -181,6 +211,12 @@ class Zygote:
             self._process.kill()
             self._process.wait()
         self._from.close()
+
+
+def settle() -> None:
+    """Wait until the last forked worker, of whichever zygote, has exited: call it before measuring in this process."""
+    if Zygote.exiting is not None:
+        Zygote.exiting.settle()
 
 
 class Zygotes:
@@ -206,6 +242,19 @@ class Zygotes:
         self._next: dict[tuple[tuple[str, str], ...], Zygote] = {}
         self._round: int | None = None
         self.shared_dir = Path(tempfile.mkdtemp(prefix="stratabench-shared-"))
+        #: Where each visit's worker writes its result and log (:meth:`visit_files`), removed on close.
+        self.visits_dir = Path(tempfile.mkdtemp(prefix="stratabench-visits-"))
+        self._visits = itertools.count()
+
+    def visit_files(self) -> tuple[Path, Path]:
+        """A new visit's result and log files, in :attr:`visits_dir`: the caller removes them once read.
+
+        Files of one directory made once, not a directory per visit: a
+        directory per visit cost a ``mkdir`` and an ``rmtree`` (its ``rmdir``
+        most of it, on this machine's ext4) in every visit.
+        """
+        number = next(self._visits)
+        return self.visits_dir / f"{number}.result.json", self.visits_dir / f"{number}.log"
 
     def for_round(self, number: int) -> Zygotes:
         """These zygotes for round ``number``: the zygotes of an earlier round are ended first, so each round forks
@@ -289,11 +338,12 @@ class Zygotes:
         self._zygotes.clear()
 
     def close(self) -> None:
-        """End every zygote (the next round's too) and remove the workers' shared directory."""
+        """End every zygote (the next round's too) and remove the workers' shared directory and their visits'."""
         self._end_zygotes()
         self._zygotes, self._next = self._next, {}
         self._end_zygotes()
         shutil.rmtree(self.shared_dir, ignore_errors=True)
+        shutil.rmtree(self.visits_dir, ignore_errors=True)
 
     def __enter__(self) -> Zygotes:
         return self

@@ -57,7 +57,8 @@ class Probe:
         notes = {"pid": os.getpid(), "ppid": os.getppid(), "imported_by": IMPORTED_BY,
                  "seen": list(CELLS_SEEN), "env": os.environ.get("PROBE_ENV"),
                  "shared": os.environ.get("STRATABENCH_SHARED_DIR"),
-                 "wave_imported": "wave" in sys.modules}
+                 "wave_imported": "wave" in sys.modules,
+                 "still_there": [pid for pid in cell.params.get("previous", ()) if os.path.exists(f"/proc/{pid}")]}
         return Operation(call=lambda: None, trace_memory=False, notes=notes)
 '''
 
@@ -124,12 +125,13 @@ def test_every_worker_of_every_round_and_environment_shares_one_directory_remove
     with Zygotes([probe.partition(":")[0]]) as zygotes:
         visits = [run_cell(cell(probe, f"round {number}", env), OPTIONS, zygotes.for_round(number))
                   for number in (0, 1) for env in ({}, {"PROBE_ENV": "set"})]
-        kept = zygotes.shared_dir
+        kept, visits_dir = zygotes.shared_dir, zygotes.visits_dir
         assert kept.is_dir()  # a new round's zygotes, the same directory
+        assert list(visits_dir.iterdir()) == []  # each visit's result and log, removed once read
     assert [visit.ok for visit in visits] == [True] * 4, [visit.error for visit in visits]
     assert {visit.notes["shared"] for visit in visits} == {str(kept)}
     assert len({visit.notes["ppid"] for visit in visits}) == 4  # two rounds of two environments: four zygotes
-    assert not kept.exists()
+    assert not kept.exists() and not visits_dir.exists()
 
 
 def test_a_cell_with_its_own_environment_gets_a_zygote_of_its_own(probe: str) -> None:
@@ -192,6 +194,25 @@ def test_closing_the_zygotes_mid_cell_ends_the_worker_and_the_zygote(probe: str)
     assert time.monotonic() - started < 4  # not the 20 s timeout, nor the 5 s grace
     assert not psutil.pid_exists(zygote.pid)
     assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_worker_s_exit_runs_after_its_answer_and_before_anything_else_is_measured(probe: str) -> None:
+    # The zygote answers as soon as a worker has written its result; its exit (freeing its memory) overlaps the
+    # run's reading and the next fork, and neither the next worker nor the parent's own measuring runs beside it.
+    from stratabench.engine.zygote import settle
+
+    with Zygotes([probe.partition(":")[0]]) as zygotes:
+        first = run_cell(cell(probe, "first"), OPTIONS, zygotes)
+        assert os.path.exists(f"/proc/{first.notes['pid']}")  # done, not yet reaped: the zygote waits when it must
+        second = run_cell(cell(probe, "second", previous=[first.notes["pid"]]), OPTIONS, zygotes)
+        other = run_cell(cell(probe, "other env", {"PROBE_ENV": "set"}, previous=[second.notes["pid"]]), OPTIONS,
+                         zygotes)
+        settle()
+        last_gone = not os.path.exists(f"/proc/{other.notes['pid']}")
+    assert [first.ok, second.ok, other.ok] == [True] * 3, [first.error, second.error, other.error]
+    assert second.notes["still_there"] == []  # the same zygote's previous worker was gone when it started
+    assert other.notes["still_there"] == []  # so was another zygote's
+    assert last_gone
 
 
 def test_a_slow_reader_never_waits_for_an_answer_it_already_read(probe: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,10 +61,16 @@ def new_run_id() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
+# Compiled here, at import: a run's zygote imports this module once, and each worker it forks then finds them
+# compiled, where ``re``'s own cache, empty in the zygote, compiled them again in every visit (0.5-1 ms each).
+_NOT_IN_NAMESPACE = re.compile(r"[^A-Za-z0-9_.-]")
+_NOT_IN_IDENTIFIER = re.compile(r"[^a-z0-9_]")
+
+
 def cell_namespace(options: RunOptions, suite: str, cell: str) -> str:
     """``{run id}.{suite}.{hash of the cell name}``: unique per run and cell, valid for every store."""
     digest = hashlib.sha1(cell.encode()).hexdigest()[:10]
-    run = re.sub(r"[^A-Za-z0-9_.-]", "_", options.run_id)[:60]
+    run = _NOT_IN_NAMESPACE.sub("_", options.run_id)[:60]
     return f"{run}.{suite}.{digest}"
 
 
@@ -140,7 +146,7 @@ def namespace_identifier(namespace: str, *, max_length: int = 63) -> str:
     changed to fit, a short hash of the original is appended, so two
     namespaces never share a table.
     """
-    cleaned = re.sub(r"[^a-z0-9_]", "_", namespace.lower())
+    cleaned = _NOT_IN_IDENTIFIER.sub("_", namespace.lower())
     name = f"stratabench_{cleaned}"
     if cleaned != namespace or len(name) > max_length:
         digest = hashlib.sha1(namespace.encode()).hexdigest()[:8]
