@@ -98,8 +98,9 @@ def retakes(results: Iterable[CellResult]) -> tuple[str, str] | None:
         ratios += [retake.probe_ratio for retake in result.retaken]
     if not probed:
         return None
-    why = (f", because the machine probe around the sample read {min(ratios):.2f}–{max(ratios):.2f}× its run median "
-           f"(the vCPU ran slower); {len(ratios)} samples set aside, kept in the results file" if ratios else "")
+    why = (f", because a short fixed loop timed just before and after the sample ran {min(ratios):.2f}–"
+           f"{max(ratios):.2f}× its median over the run (the machine was slower then); {len(ratios)} samples set "
+           "aside, kept in the results file" if ratios else "")
     return "samples retaken", f"{retaken} of {probed} visits{why}"
 
 

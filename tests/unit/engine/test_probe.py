@@ -9,8 +9,8 @@ import pytest
 from stratabench.engine.clock import FakeClock
 from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec, Operation
-from stratabench.engine.probe import (MAX_RETAKES, SETTLE_CAP_NS, SETTLED_PROBES, ProbeMedian, machine_probe,
-                                      take_sample)
+from stratabench.engine.probe import (MAX_RETAKES, PROBE_WINDOW, SETTLE_CAP_NS, SETTLED_PROBES, ProbeMedian,
+                                      machine_probe, take_sample)
 from stratabench.engine.rounds import run_rounds
 from stratabench.engine.sampling import RoundPlan
 from stratabench.options import EngineOptions
@@ -141,6 +141,15 @@ def test_the_probe_median_is_the_parent_s_reading_until_workers_report_then_thei
     median.add([300.0, 100.0, 200.0])
     assert median.median_ns == 200.0
     assert ProbeMedian().median_ns is None
+
+
+def test_the_probe_median_follows_a_shift_that_lasts_and_not_a_short_slow_window() -> None:
+    median = ProbeMedian(250.0)
+    median.add([250.0] * PROBE_WINDOW)
+    median.add([600.0] * (PROBE_WINDOW // 2))  # a slow window of fewer figures than half the window
+    assert median.median_ns == 250.0
+    median.add([600.0])  # now most of the window: the machine (or the round's zygote) reads slower for good
+    assert median.median_ns == 600.0
 
 
 @pytest.mark.parametrize("retake", [True, False])
