@@ -68,10 +68,11 @@ SETTLED_PROBES = 2
 SETTLE_CAP_NS = 50_000_000
 
 
-def reference_loop() -> int:
-    """The probe's work: a fixed pure-Python loop, the same in every worker (as the run's reference workload)."""
+def reference_loop(loops: int = PROBE_LOOPS) -> int:
+    """The probe's work: a fixed pure-Python loop, the same in every worker; the run's reference workload
+    (:func:`~stratabench.engine.rounds.reference_ns`) is the same loop, longer."""
     total = 0
-    for value in range(PROBE_LOOPS):
+    for value in range(loops):
         total += value * value % 7
     return total
 

@@ -67,7 +67,7 @@ from typing import Any, TypeVar
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import CellSpec, PairedBound
-from stratabench.engine.probe import ProbeMedian, machine_probe
+from stratabench.engine.probe import ProbeMedian, machine_probe, reference_loop
 from stratabench.engine.sampling import (PAIRED_ROUNDS_CAP, Allowance, Ask, RoundPlan, Stop, StoppingRule,
                                           deciding_count, meeting_count)
 from stratabench.options import EngineOptions
@@ -113,9 +113,7 @@ def reference_ns(clock: Clock = SYSTEM_CLOCK, repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
         start = clock.wall_ns()
-        total = 0
-        for value in range(_REFERENCE_LOOPS):
-            total += value * value % 7
+        reference_loop(_REFERENCE_LOOPS)
         times.append(clock.wall_ns() - start)
     return float(min(times))
 
