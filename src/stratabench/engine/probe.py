@@ -34,8 +34,42 @@ reported (a moving median: :class:`ProbeMedian` says why), and before the
 first, the parent's own reading of the same probe.
 
 Its cost: two probes a sample (about 0.5 ms a visit, about 1.3 s of a
-default run's 2,600 visits) and, for the visits retaken (about one in six),
+default run's 2,600 visits) and, for the visits retaken (7-15% of them),
 the wait and a second sample.
+
+Measured effect
+---------------
+Paired runs under the lock, main (A) then this (B), one pair per locked
+command (``run cache -q`` and ``run entities -q``; Python cells flagged,
+run time, visits retaken):
+
+- entities, load 1.3-1.8: A 38 of 172 flagged (25 of 136 judged on CPU
+  time), 85.3 s; B 13 (6 on CPU), 80.5 s; 100 of 1,401 visits retaken;
+- entities, load 1.2-1.5 (a quiet machine): A 2 (0 on CPU), 70.2 s; B 5
+  (4 on CPU), 74.8 s; 69 of 1,368 visits retaken;
+- cache, load 1.6-2.7: A 52 of 104 (24 of 52 on CPU), 46.9 s; B 28 (9 on
+  CPU), 49.5 s; 91 of 727 visits retaken;
+- cache, load 3.4-4.2, with the run-wide median this replaced: A 35 (4 on
+  CPU), 61.5 s; B 45 (14 on CPU), 54.9 s; its last round's probes all read
+  2.4× while its samples did not (:class:`ProbeMedian`).
+
+The cells judged on wall time in cache (SQLite) stay flagged either way
+(28-31 of 52 in A, 19-31 in B): their spread is the file system's, which
+no probe of the CPU sees. So the probe halves the flags of a noisy
+machine (92 to 46 over the three pairs of this version, for 202.4 s and
+204.8 s of runs) and does nothing for a quiet one, where its false alarms
+(44 of the 72 samples set aside read within 1.05× of their cell's median)
+cost a few seconds. The medians, paired cell by cell (B ÷ A, judged
+metric): geomean 0.994 and 1.001 in entities (B lower in 103 and 83 of
+172), 0.993 and 0.979 in cache; two runs of main differed by 0.982
+(entities) and 0.983 (cache), so a shift of the medians, if any, is within
+the run-to-run noise. A retaken
+sample is a later one of the same worker: after normal probes, the second
+to fourth samples of a visit were 0.5-1.5% slower at the median than its
+first, so a retake errs high, not low. Of the samples set aside, 15 of
+115 (entities) and 40 of 125 (cache) were followed by a kept retake still
+above 1.2× the cell's median: a window that outlasts the wait and two
+retakes stays in the value, as without the probe.
 """
 
 from __future__ import annotations
