@@ -61,7 +61,7 @@ machine (92 to 46 over the three pairs of this version, for 202.4 s and
 (44 of the 72 samples set aside read within 1.05× of their cell's median)
 cost a few seconds. The medians, paired cell by cell (B ÷ A, judged
 metric): geomean 0.994 and 1.001 in entities (B lower in 103 and 83 of
-172), 0.993 and 0.979 in cache; two runs of main differed by 0.982
+172), 0.993 in cache (0.979 with the run-wide median); two runs of main differed by 0.982
 (entities) and 0.983 (cache), so a shift of the medians, if any, is within
 the run-to-run noise. A retaken
 sample is a later one of the same worker: after normal probes, the second
