@@ -49,19 +49,25 @@ run time, visits retaken):
   (4 on CPU), 74.8 s; 69 of 1,368 visits retaken;
 - cache, load 1.6-2.7: A 52 of 104 (24 of 52 on CPU), 46.9 s; B 28 (9 on
   CPU), 49.5 s; 91 of 727 visits retaken;
+- cache, load 1.2-1.4: A 19 (5 on CPU), 44.2 s; B 11 (1 on CPU), 45.7 s;
+  51 of 716 visits retaken;
+- cache, load 1.2-2.0: A 39 (6 on CPU), 47.6 s; B 15 (0 on CPU), 44.2 s;
+  22 of 711 visits retaken;
 - cache, load 3.4-4.2, with the run-wide median this replaced: A 35 (4 on
   CPU), 61.5 s; B 45 (14 on CPU), 54.9 s; its last round's probes all read
   2.4× while its samples did not (:class:`ProbeMedian`).
 
 The cells judged on wall time in cache (SQLite) stay flagged either way
-(28-31 of 52 in A, 19-31 in B): their spread is the file system's, which
+(14-33 of 52 in A, 10-31 in B): their spread is the file system's, which
 no probe of the CPU sees. So the probe halves the flags of a noisy
-machine (92 to 46 over the three pairs of this version, for 202.4 s and
-204.8 s of runs) and does nothing for a quiet one, where its false alarms
+machine (150 to 72 over the five pairs of this version, for 294.2 s and
+294.7 s of runs) and does nothing for a quiet one, where its false alarms
 (44 of the 72 samples set aside read within 1.05× of their cell's median)
 cost a few seconds. The medians, paired cell by cell (B ÷ A, judged
 metric): geomean 0.994 and 1.001 in entities (B lower in 103 and 83 of
-172), 0.993 in cache (0.979 with the run-wide median); two runs of main differed by 0.982
+172), 0.993, 0.996 and 0.980 in cache (0.979 with the run-wide median;
+the cells judged on CPU time 0.984, 0.999 and 0.991, B lower in 38, 26
+and 43 of 52); two runs of main differed by 0.982
 (entities) and 0.983 (cache), so a shift of the medians, if any, is within
 the run-to-run noise. A retaken
 sample is a later one of the same worker: after normal probes, the second
