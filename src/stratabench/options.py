@@ -100,6 +100,11 @@ class EngineOptions:
         Fork each cell's worker from a zygote process that has imported the
         engine and the plugins once (the default), instead of starting a
         new interpreter per cell.
+    retake
+        Time a short machine probe around every sample of a run's rounds and
+        retake a sample the probe says the machine slowed
+        (:mod:`stratabench.engine.probe`; the default); ``False``
+        (``--no-retake``) keeps every first sample, unprobed.
     cell_timeout_s
         A worker that takes longer is killed and its cell reported failed.
     count
@@ -123,6 +128,7 @@ class EngineOptions:
     memory_samples: int = 1
     isolate: bool = True
     fork: bool = True
+    retake: bool = True
     cell_timeout_s: float = 900.0
     count: Literal["instructions"] | None = None
 

@@ -190,6 +190,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
     group.add_argument("--spawn", action="store_true",
                        help="start a new interpreter for each cell's worker instead of forking it from a "
                        "zygote that imported the plugins once (slower; the same isolation)")
+    group.add_argument("--no-retake", dest="retake", action="store_false",
+                       help="take every round's sample once, without the machine probe around it that retakes a "
+                       "sample the machine slowed (see the engine's probe)")
     group.add_argument("--count", choices=["instructions"], default=None,
                        help="instructions: count each Python cell's instructions (and estimated cycles) per "
                        "operation under Valgrind's callgrind instead of timing it; exact, so unmoved by a busy "
@@ -239,6 +242,7 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         memory_samples=args.memory_samples,
         isolate=not args.in_process,
         fork=not args.spawn,
+        retake=getattr(args, "retake", True),
         cell_timeout_s=args.cell_timeout,
         count=getattr(args, "count", None),
     )

@@ -9,7 +9,9 @@ The order matters:
    settled before the first sample. Calibration's last run is at that loop
    count already and counts as the first warm-up. A later round of a run
    warms up on a third of the loop (:func:`later_warmup_loops`).
-3. **Sample**: each sample is one timed loop; ``wall_ns`` and ``cpu_ns`` per
+3. **Sample**: each sample is one timed loop (in a run's round, between
+   two machine probes, and retaken when they say the machine was slow:
+   :mod:`stratabench.engine.probe`); ``wall_ns`` and ``cpu_ns`` per
    operation are the loop's totals divided by the loop count. The thread's
    CPU time (``thread_cpu_ns``) and server CPU are read around the loop,
    outside it. How many samples: the stopping rule of
@@ -67,10 +69,11 @@ from typing import Any
 from stratabench.datasets.verify import Integrity
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock, LoopTimer
 from stratabench.engine.operation import CellSpec, Operation
+from stratabench.engine.probe import machine_probe, reference_loop, take_sample
 from stratabench.engine.sampling import RoundPlan, Stop, StoppingRule
 from stratabench.engine.statement import statement_timer
 from stratabench.options import EngineOptions
-from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult, MetricResult, Status
+from stratabench.results.records import CPU_METRIC, WALL_METRIC, CellResult, MetricResult, Retake, Status
 from stratabench.results.stats import instability
 from stratabench.run_shared import forked, single_threaded
 
@@ -105,6 +108,10 @@ class Measurement:
         Why sampling stopped (``None`` if nothing was sampled).
     judged
         The metric the cell is judged on (:attr:`Operation.judged_metric`).
+    probe_ns
+        The machine probe's figure around each kept sample (empty unprobed).
+    retaken
+        The samples set aside because the probe around them read slow.
     """
 
     loops: int
@@ -112,6 +119,8 @@ class Measurement:
     integrity: Integrity | None = None
     stop: Stop | None = None
     judged: str = WALL_METRIC
+    probe_ns: list[float] = field(default_factory=list)
+    retaken: list[Retake] = field(default_factory=list)
 
     def flags(self, metrics: Mapping[str, MetricResult]) -> tuple[str, ...]:
         """Why the judged metric's median is not known to its target (empty when it is), with its figure."""
@@ -155,6 +164,8 @@ class Measurement:
             flags=self.flags(metrics),
             group=spec.group,
             judged=self.judged if self.judged in metrics else None,
+            probe_ns=tuple(self.probe_ns),
+            retaken=tuple(self.retaken),
         )
 
 
@@ -506,7 +517,7 @@ def _round_stop(plan: RoundPlan, walls: Sequence[float], spent_ns: int, options:
 
 
 def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYSTEM_CLOCK,
-                      plan: RoundPlan | None = None) -> Measurement:
+                      plan: RoundPlan | None = None, probe_work: Callable[[], object] = reference_loop) -> Measurement:
     """Measure ``op`` as the module docstring describes.
 
     Parameters
@@ -523,7 +534,11 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         samples, at its loop count when given (calibrated otherwise), and
         the memory pass, verification and once-measured metrics only in the
         cell's first round. ``None``: the whole measurement here, sampling
-        until the stopping rule says so.
+        until the stopping rule says so. With its ``probe_median_ns`` each
+        sample is taken between two machine probes and retaken when they
+        read slow (:func:`~stratabench.engine.probe.take_sample`).
+    probe_work
+        The probe's work (tests drive the probe's readings with it).
     """
     if op.engine is not None:
         options = op.engine
@@ -570,22 +585,43 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         rule = StoppingRule(options)
         # The rule judges the metric the cell is judged on: the thread's CPU time unless the operation waits.
         judged = threads if measurement.judged == CPU_METRIC else walls
-        while (stop := _round_stop(plan, walls, spent, options) if plan is not None else rule.stop(judged, spent)) is None:
+
+        def prepare() -> None:
             if op.before_each is not None:
                 op.before_each()
             gc.collect()
+
+        def sample() -> dict[str, float]:
+            """One timed loop: its metrics per operation (wall, CPU, thread CPU, the servers' CPU when known)."""
             server_before = process_cpu_ns(op.server_pids)
             # Read around the timed loop, not inside it: one more counter per sample, not per operation.
             thread_before = clock.thread_cpu_ns()
             wall, cpu = timed(loops)
             thread_after = clock.thread_cpu_ns()
             server_after = process_cpu_ns(op.server_pids)
-            spent += wall
-            walls.append(wall / loops)
-            cpus.append(cpu / loops)
-            threads.append((thread_after - thread_before) / loops)
+            values = {"wall_ns": wall / loops, "cpu_ns": cpu / loops, "thread_cpu_ns": (thread_after - thread_before) / loops}
             if server_before is not None and server_after is not None:
-                server.append((server_after - server_before) / loops)
+                values["server_cpu_ns"] = (server_after - server_before) / loops
+            return values
+
+        probe_median = plan.probe_median_ns if plan is not None else None
+        probe = machine_probe(clock, probe_work) if probe_median is not None else None
+        while (stop := _round_stop(plan, walls, spent, options) if plan is not None else rule.stop(judged, spent)) is None:
+            if probe is None or probe_median is None:
+                prepare()
+                values = sample()
+            else:
+                taken = take_sample(sample, probe, probe_median, clock, prepare)
+                values = taken.kept
+                measurement.probe_ns.append(taken.probe_ns)
+                measurement.retaken.extend(Retake(plan.number if plan is not None else None, figure, probe_median,
+                                                  aside) for aside, figure in taken.set_aside)
+            spent += int(values["wall_ns"] * loops)
+            walls.append(values["wall_ns"])
+            cpus.append(values["cpu_ns"])
+            threads.append(values["thread_cpu_ns"])
+            if "server_cpu_ns" in values:
+                server.append(values["server_cpu_ns"])
     measurement.stop = stop
     measurement.samples["wall_ns"] = walls
     measurement.samples["cpu_ns"] = cpus

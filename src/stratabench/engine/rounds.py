@@ -45,6 +45,11 @@ cells, in every ratio of two of them. So a run measures in rounds
    own, the same share of the rounds' time as the cells', so that neither
    starves the other.
 
+Each worker takes its samples between two short machine probes and
+retakes a sample the probes say the machine slowed
+(:mod:`stratabench.engine.probe`); the run keeps the probe's median over
+every figure its workers reported and hands it to each visit in its plan.
+
 The scheduling here knows nothing of how a unit is measured: the run hands
 :func:`run_rounds` a function that measures one cell for one round (a
 forked worker in a run, an operation on a fake clock in a test), and
@@ -62,10 +67,11 @@ from typing import Any, TypeVar
 
 from stratabench.engine.clock import SYSTEM_CLOCK, Clock
 from stratabench.engine.operation import CellSpec, PairedBound
+from stratabench.engine.probe import ProbeMedian, machine_probe, reference_loop
 from stratabench.engine.sampling import (PAIRED_ROUNDS_CAP, Allowance, Ask, RoundPlan, Stop, StoppingRule,
                                           deciding_count, meeting_count)
 from stratabench.options import EngineOptions
-from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, judged_metric_of, paired_ratio_of
+from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, Retake, judged_metric_of, paired_ratio_of
 from stratabench.results.stats import instability, round_ratios, round_values
 
 __all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "decided", "reference_ns", "round_order", "run_rounds"]
@@ -107,9 +113,7 @@ def reference_ns(clock: Clock = SYSTEM_CLOCK, repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
         start = clock.wall_ns()
-        total = 0
-        for value in range(_REFERENCE_LOOPS):
-            total += value * value % 7
+        reference_loop(_REFERENCE_LOOPS)
         times.append(clock.wall_ns() - start)
     return float(min(times))
 
@@ -141,13 +145,16 @@ class CellRounds:
     measured: int = 0
     granted: int = 0
     first_ns: int = 0
+    probe_ns: list[float] = field(default_factory=list)
+    retaken: list[Retake] = field(default_factory=list)
 
     @property
     def rule(self) -> StoppingRule:
         return StoppingRule(self.options)
 
-    def plan(self, number: int) -> RoundPlan:
-        """The next round of this cell: calibrate first, then the calibrated loops; one sample a round with a fixed count."""
+    def plan(self, number: int, probe_median_ns: float | None = None) -> RoundPlan:
+        """The next round of this cell: calibrate first, then the calibrated loops; one sample a round with a fixed
+        count; its samples probed against ``probe_median_ns`` (:mod:`stratabench.engine.probe`) when given."""
         options = self.options
         if options.samples is not None:
             samples = 1
@@ -158,7 +165,7 @@ class CellRounds:
             per_sample = (self.sampled_ns / max(1, len(self.samples.get("wall_ns", ())))) or 0
             floor_share = options.cell_budget_ns / max(1, options.min_samples)
             samples = 1 if per_sample * options.round_samples > floor_share else options.round_samples
-        return RoundPlan(number, self.loops, samples, self.first is None)
+        return RoundPlan(number, self.loops, samples, self.first is None, probe_median_ns)
 
     def add(self, result: CellResult, plan: RoundPlan) -> None:
         """Merge one round's result; a failed round ends the cell with its reason."""
@@ -181,6 +188,8 @@ class CellRounds:
                 continue
             self.samples.setdefault(name, []).extend(measured.samples)
             self.rounds.setdefault(name, []).extend([plan.number] * len(measured.samples))
+        self.probe_ns.extend(result.probe_ns)
+        self.retaken.extend(result.retaken)
         wall = result.metrics.get("wall_ns")
         if wall is not None and result.loops:
             self.sampled_ns += int(sum(wall.samples) * result.loops)
@@ -255,7 +264,8 @@ class CellRounds:
         flags = self.first.flags if judged is None else tuple(instability(
             judged.summary, target=self.options.target, target_missed=stop.target_missed,
             budget_s=stop.budget_s if stop.reason == "budget" else None, counted="rounds", metric=self.judged))
-        return replace(self.first, metrics=metrics, flags=flags, duration_s=self.duration_s, group=self.spec.group)
+        return replace(self.first, metrics=metrics, flags=flags, duration_s=self.duration_s, group=self.spec.group,
+                       probe_ns=tuple(self.probe_ns), retaken=tuple(self.retaken))
 
 
 @dataclass(frozen=True)
@@ -369,7 +379,8 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
                started: Callable[[CellSpec], None] = lambda spec: None,
                round_started: Callable[[int, Sequence[CellSpec]], None] = lambda number, cells: None,
                reference: Callable[[], float | None] = reference_ns,
-               now: Callable[[], float] = time.monotonic) -> list[CellResult]:
+               now: Callable[[], float] = time.monotonic,
+               probe: Callable[[], int] | None = None) -> list[CellResult]:
     """Measure ``cells`` in rounds until each has stopped; return the merged results in the cells' order.
 
     Parameters
@@ -386,6 +397,11 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
         (the run starts the round's zygotes there).
     round_ended
         Called after each round, with the reference workload's time then.
+    probe
+        The machine probe (:func:`~stratabench.engine.probe.machine_probe`)
+        read here to seed the run's probe median before any worker reported
+        one; ``None``: the system's. Unused when ``options.retake`` is off:
+        the workers then take every sample once, unprobed.
 
     An interrupt ends the run after writing, through ``finished``, the
     merged results of every cell that has finished a round.
@@ -398,6 +414,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     pairs = _pairs(states)
     pair_allowance = Allowance(options.run_allowance)
     began = now()
+    probes = ProbeMedian.measured(probe or machine_probe()) if options.retake else None
 
     def finish(name: str) -> None:
         done.add(name)
@@ -412,10 +429,12 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
             for name in order:
                 state = states[name]
                 started(state.spec)
-                plan = state.plan(number)
+                plan = state.plan(number, None if probes is None else probes.median_ns)
                 result = measure(state.spec, plan)
                 workers_s += result.duration_s or 0.0
                 state.add(result, plan)
+                if probes is not None:
+                    probes.add([*result.probe_ns, *(retake.probe_ns for retake in result.retaken)])
             # What a visit cost beyond its worker's own time (starting it, the parent's side, the round's zygotes).
             overhead_ns = max(0.0, now() - round_began - workers_s) * 1e9 / len(order)
             round_ended(Round(number, tuple(order), reference(), now() - began))

@@ -345,16 +345,23 @@ class RoundPlan:
         Timed samples to take in this round.
     first
         This is the cell's first round: it also traces memory and verifies.
+    probe_median_ns
+        The run's machine-probe median: each sample is taken between two
+        probes and retaken when they read slow
+        (:mod:`stratabench.engine.probe`); ``None`` takes every sample once, unprobed.
     """
 
     number: int
     loops: int | None
     samples: int
     first: bool
+    probe_median_ns: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"number": self.number, "loops": self.loops, "samples": self.samples, "first": self.first}
+        return {"number": self.number, "loops": self.loops, "samples": self.samples, "first": self.first,
+                "probe_median_ns": self.probe_median_ns}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RoundPlan:
-        return cls(int(data["number"]), data.get("loops"), int(data["samples"]), bool(data["first"]))
+        return cls(int(data["number"]), data.get("loops"), int(data["samples"]), bool(data["first"]),
+                   data.get("probe_median_ns"))

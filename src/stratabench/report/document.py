@@ -79,11 +79,11 @@ class Report:
     @property
     def provenance(self) -> list[tuple[str, str]]:
         """(label, text) facts about the run: machine, load, software, revision, date."""
-        return provenance(self.header)
+        return provenance(self.header, self.results)
 
     def tables(self) -> list[Table]:
         """Everything to show, as tables in reading order."""
-        tables = [provenance_table(self.header)] if self.provenance else []
+        tables = [provenance_table(self.header, self.results)] if self.provenance else []
         for section in self.sections:
             if section.answer is not None:
                 tables.append(section.answer.table())

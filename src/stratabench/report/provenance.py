@@ -10,13 +10,14 @@ older results files still render.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from stratabench.report.table import Column, Table
+from stratabench.results.records import CellResult
 from stratabench.units import format_bytes
 
-__all__ = ["provenance", "provenance_table", "reference_ratios"]
+__all__ = ["provenance", "provenance_table", "reference_ratios", "retakes"]
 
 #: The layer packages worth naming in one line; every version stays in the results file.
 _KEY_PACKAGES = ("stratabench", "orjson", "msgspec", "msgpack", "cbor2", "protobuf", "zstandard", "lz4", "lmdb",
@@ -86,8 +87,26 @@ def _machine_moves(env: Mapping[str, Any]) -> list[tuple[str, str]]:
     return facts
 
 
-def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(label, text) facts about the run, in reading order: machine, load, software, revision, date."""
+def retakes(results: Iterable[CellResult]) -> tuple[str, str] | None:
+    """How many of the run's probed samples were retaken, and why (:mod:`stratabench.engine.probe`); ``None``
+    when nothing was probed (a run with ``--no-retake``, or before the probe)."""
+    probed = retaken = 0
+    ratios: list[float] = []
+    for result in results:
+        probed += len(result.probe_ns)
+        retaken += len({retake.round for retake in result.retaken})
+        ratios += [retake.probe_ratio for retake in result.retaken]
+    if not probed:
+        return None
+    why = (f", because a short fixed loop timed just before and after the sample ran {min(ratios):.2f}–"
+           f"{max(ratios):.2f}× its median over the run (the machine was slower then); {len(ratios)} samples set "
+           "aside, kept in the results file" if ratios else "")
+    return "samples retaken", f"{retaken} of {probed} visits{why}"
+
+
+def provenance(header: Mapping[str, Any], results: Iterable[CellResult] = ()) -> list[tuple[str, str]]:
+    """(label, text) facts about the run, in reading order: machine, load, software, revision, date; with the
+    results, how many samples the machine probe had retaken."""
     env: Mapping[str, Any] = header.get("environment") or {}
     sources = [header, env]
     facts: list[tuple[str, str]] = []
@@ -112,6 +131,9 @@ def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
         facts.append(("load average", f"{start or '-'} at the start, {end or '-'} at the end (1, 5, 15 min)"
                       if end else f"{start} at the start (1, 5, 15 min)"))
     facts += _machine_moves(env)
+    retaken = retakes(results)
+    if retaken is not None:
+        facts.append(retaken)
     governor = _first(sources, "cpu_governor", "governor", "scaling_governor")
     if governor:
         facts.append(("CPU governor", ", ".join(map(str, governor)) if isinstance(governor, list) else str(governor)))
@@ -140,8 +162,8 @@ def provenance(header: Mapping[str, Any]) -> list[tuple[str, str]]:
     return facts
 
 
-def provenance_table(header: Mapping[str, Any]) -> Table:
+def provenance_table(header: Mapping[str, Any], results: Iterable[CellResult] = ()) -> Table:
     """The facts as a two-column table, titled for the top of a report."""
     table = Table("where and when this was measured", [Column("fact", "fact"), Column("value", "value")])
-    table.rows = [{"fact": label, "value": text} for label, text in provenance(header)]
+    table.rows = [{"fact": label, "value": text} for label, text in provenance(header, results)]
     return table

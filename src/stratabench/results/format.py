@@ -33,7 +33,10 @@ files step by step with ``upgrade_to_N``):
    records. Upgrade: no rounds, so intervals leave out the run's drift
    (:attr:`ResultsFile.drift_note`). Later, without a version of its own
    (the key is optional and means what its absence meant): cells carry
-   ``judged``.
+   ``judged``; and ``probe_ns`` (the machine probe's figure around each kept
+   sample) and ``retaken`` (the samples set aside because it read slow:
+   ``round``, ``probe_ns``, ``probe_median_ns``, ``values``), both absent or
+   empty when the run did not probe.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from stratabench.json_lines import BadLine, json_objects
 from stratabench.metrics import METRICS
 from stratabench.options import RunOptions
 from stratabench.redact import redact
-from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.records import CellResult, MetricResult, Retake
 from stratabench.results.stats import Summary
 
 __all__ = ["FORMAT_VERSION", "MAX_RESULTS_BYTES", "ResultsFile", "cell_to_json", "header_record", "load", "parse_lines", "round_record",
@@ -146,6 +149,12 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
     for name in ("loops", "duration_s"):
         if record.get(name) is not None and not _number(record[name]):
             return f"{name!r} must be a number"
+    if not _is_numbers(record.get("probe_ns", [])):
+        return "'probe_ns' must be a list of numbers"
+    retaken = record.get("retaken", [])
+    if not (isinstance(retaken, list) and all(_retake_fits(item) for item in retaken)):
+        return ("'retaken' must be a list of objects with 'round' (a whole number or null), 'probe_ns', "
+                "'probe_median_ns' (numbers) and 'values' (metric name to number)")
     integrity = record.get("integrity")
     if integrity is not None and not (isinstance(integrity, dict) and {"expected", "actual"} <= set(integrity)):
         return "'integrity' must be an object with 'expected' and 'actual'"
@@ -173,6 +182,16 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
 
 def _is_numbers(value: Any) -> bool:
     return isinstance(value, list) and all(_number(v) for v in value)
+
+
+def _retake_fits(item: Any) -> bool:
+    if not isinstance(item, dict):
+        return False
+    round_ = item.get("round")
+    values = item.get("values")
+    return ((round_ is None or (isinstance(round_, int) and not isinstance(round_, bool)))
+            and _number(item.get("probe_ns")) and _number(item.get("probe_median_ns"))
+            and isinstance(values, dict) and all(name in METRICS and _number(v) for name, v in values.items()))
 
 
 #: The environment's fields that reports read as more than text, with the shape they need and its name.
@@ -264,7 +283,7 @@ def round_record(number: int, order: list[str], reference_ns: float | None, at_s
 def cell_to_json(result: CellResult) -> dict[str, Any]:
     """One cell record, ready for ``json.dumps``."""
     integrity = result.integrity
-    return {
+    record: dict[str, Any] = {
         "type": "cell",
         "suite": result.suite,
         "cell": result.cell,
@@ -287,6 +306,14 @@ def cell_to_json(result: CellResult) -> dict[str, Any]:
         "group": result.group,
         "judged": result.judged,
     }
+    # Only a probed run writes them, so a file of a run without the probe reads as it did before it.
+    if result.probe_ns:
+        record["probe_ns"] = list(result.probe_ns)
+    if result.retaken:
+        record["retaken"] = [{"round": retake.round, "probe_ns": retake.probe_ns,
+                              "probe_median_ns": retake.probe_median_ns, "values": dict(retake.values)}
+                             for retake in result.retaken]
+    return record
 
 
 def cell_from_json(record: dict[str, Any]) -> CellResult:
@@ -312,6 +339,9 @@ def cell_from_json(record: dict[str, Any]) -> CellResult:
         flags=tuple(record.get("flags", ())),
         group=record.get("group"),
         judged=record.get("judged"),
+        probe_ns=tuple(record.get("probe_ns", ())),
+        retaken=tuple(Retake(item.get("round"), item["probe_ns"], item["probe_median_ns"], item["values"])
+                      for item in record.get("retaken", ())),
     )
 
 

@@ -10,8 +10,8 @@ from stratabench.datasets.verify import Integrity
 from stratabench.metrics import metric
 from stratabench.results.stats import PairedRatio, Summary, paired_ratio, round_values, summarize
 
-__all__ = ["CPU_METRIC", "WALL_METRIC", "CellIdentity", "CellResult", "MetricResult", "Status", "judged_metric_of",
-           "paired_ratio_of"]
+__all__ = ["CPU_METRIC", "WALL_METRIC", "CellIdentity", "CellResult", "MetricResult", "Retake", "Status",
+           "judged_metric_of", "paired_ratio_of"]
 
 
 class CellIdentity(Protocol):
@@ -85,6 +85,37 @@ class MetricResult:
 
 
 @dataclass(frozen=True)
+class Retake:
+    """A timed sample set aside because the machine probe around it read slow (:mod:`stratabench.engine.probe`).
+
+    The round's value is the sample taken after it; this one stays in the
+    results file so that what was set aside can be seen and counted.
+
+    Attributes
+    ----------
+    round
+        The round it was taken in; ``None`` outside rounds.
+    probe_ns
+        The slower of the probes before and after it.
+    probe_median_ns
+        The run's probe median the worker compared that with: the sample was
+        set aside because ``probe_ns`` was above ``RETAKE_ABOVE`` times it.
+    values
+        Its timed metrics per operation (``wall_ns``, ``cpu_ns``, ``thread_cpu_ns``...).
+    """
+
+    round: int | None
+    probe_ns: float
+    probe_median_ns: float
+    values: Mapping[str, float]
+
+    @property
+    def probe_ratio(self) -> float:
+        """How slow the probe read, over the run's probe median: why the sample was set aside."""
+        return self.probe_ns / self.probe_median_ns if self.probe_median_ns else float("inf")
+
+
+@dataclass(frozen=True)
 class CellResult:
     """Everything recorded about one cell.
 
@@ -110,6 +141,13 @@ class CellResult:
         Why the cell's timing is unstable, one line each with its figure
         (``stdev 14.2% of the mean (> 10.0%)``); empty when it is not. See
         :func:`stratabench.results.stats.instability`.
+    probe_ns
+        The machine probe's figure around each kept timed sample (the slower
+        of the probes before and after it, in ns), in the order of the timed
+        metrics' samples; empty when the run did not probe.
+    retaken
+        The samples set aside because the probe around them read slow, each
+        retaken (:class:`Retake`); the timed metrics hold the retakes.
     group
         The cells a report compares this one with share its group; the
         engine measured them back to back in every round, so a ratio between
@@ -131,6 +169,8 @@ class CellResult:
     flags: tuple[str, ...] = ()
     group: str | None = None
     judged: str | None = None
+    probe_ns: tuple[float, ...] = ()
+    retaken: tuple[Retake, ...] = ()
 
     def __post_init__(self) -> None:
         for name in self.metrics:

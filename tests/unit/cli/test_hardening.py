@@ -315,6 +315,14 @@ def test_allowance_rounds_reach_the_engine_and_a_bad_count_is_named() -> None:
         build_parser().parse_args(["run", "--allowance-rounds", "0"])
 
 
+def test_no_retake_reaches_the_engine_and_retaking_is_the_default() -> None:
+    from stratabench.cli.arguments import engine_options
+    from stratabench.cli.main import build_parser
+
+    assert engine_options(build_parser().parse_args(["run"])).retake
+    assert not engine_options(build_parser().parse_args(["run", "--no-retake"])).retake
+
+
 @pytest.mark.parametrize("command", ["compare", "timeit", "run", "load", "report"])
 def test_help_prints_no_doubled_percent(capsys: pytest.CaptureFixture[str], command: str) -> None:
     with pytest.raises(SystemExit):

@@ -113,3 +113,20 @@ def test_the_machine_s_speed_is_stated_in_the_provenance_and_plotted_round_by_ro
     chart = machine_chart(reference_ratios(env))
     assert chart is not None and chart.marks["point"] == 5 and "<svg" in chart.svg
     assert machine_chart(reference_ratios({})) is None and "machine speed" not in dict(provenance({"environment": {}}))
+
+
+def test_the_provenance_says_how_many_visits_were_retaken_and_why() -> None:
+    from stratabench.report.provenance import provenance
+    from stratabench.results.records import CellResult, MetricResult, Retake
+
+    def cell(name: str, probe_ns: tuple[float, ...], *retaken: Retake) -> CellResult:
+        return CellResult("s", name, {}, "python", "ok", metrics={"wall_ns": MetricResult.of([1.0])},
+                          probe_ns=probe_ns, retaken=retaken)
+
+    results = [cell("a", (1.0, 1.0, 1.0), Retake(2, 130.0, 100.0, {"wall_ns": 2.0}), Retake(2, 150.0, 100.0, {})),
+               cell("b", (1.0, 1.0), Retake(0, 121.0, 100.0, {"wall_ns": 2.0})), cell("c", ())]
+    facts = dict(provenance({}, results))
+    assert facts["samples retaken"] == ("2 of 5 visits, because a short fixed loop timed just before and after the "
+                                        "sample ran 1.21–1.50× its median over the run (the machine was slower "
+                                        "then); 3 samples set aside, kept in the results file")
+    assert "samples retaken" not in dict(provenance({}, [cell("c", ())]))

@@ -10,7 +10,7 @@ import pytest
 from stratabench.datasets.verify import Integrity
 from stratabench.errors import OutputExistsError, ResultsFormatError
 from stratabench.results.format import FORMAT_VERSION, cell_to_json, header_record, load
-from stratabench.results.records import CellResult, MetricResult
+from stratabench.results.records import CellResult, MetricResult, Retake
 from stratabench.results.writer import ResultsWriter
 
 GOLDEN = Path(__file__).parents[2] / "golden" / "results"
@@ -149,4 +149,23 @@ def test_rounds_round_trip_and_a_bad_rounds_list_is_named(tmp_path: Path) -> Non
     record["metrics"]["wall_ns"]["rounds"] = [0]
     path.write_text(json.dumps(header_record("rid", "t", {}, {})) + "\n" + json.dumps(record) + "\n")
     with pytest.raises(ResultsFormatError, match="'rounds' must be null or a list of integers, one per sample"):
+        load(path)
+
+
+def test_probe_figures_and_retaken_samples_round_trip_and_a_bad_retake_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    retake = Retake(1, 360_000.0, 250_000.0, {"wall_ns": 2.0, "thread_cpu_ns": 1.9})
+    cell = CellResult(suite="s", cell="c", params={}, language="python", status="ok",
+                      metrics={"wall_ns": MetricResult.of([1.0, 1.1], [0, 1])}, probe_ns=(251_000.0, 240_000.0),
+                      retaken=(retake,))
+    with ResultsWriter(path, header_record("rid", "t", {}, {})) as writer:
+        writer.write(cell)
+        writer.write(example_cell())
+    probed, unprobed = load(path).cells
+    assert probed == cell and probed.retaken[0].probe_ratio == 1.44
+    assert "probe_ns" not in cell_to_json(unprobed) and unprobed.retaken == ()  # a run without the probe reads as before
+    record = cell_to_json(cell)
+    record["retaken"][0]["values"] = {"wal_ns": 2.0}
+    path.write_text(json.dumps(header_record("rid", "t", {}, {})) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(ResultsFormatError, match="'retaken' must be a list of objects"):
         load(path)
