@@ -37,7 +37,12 @@ The order matters:
    ``cache set_list sqlite`` counted 176 or 352 syscalls from run to run.
    An operation with :attr:`~Operation.memory_in_child` traces in a child
    forked for the pass (:func:`_memory_pass_in_child`): the worker that
-   samples then never ran tracemalloc, as a later round's never does; but
+   samples then never ran tracemalloc, as a later round's never does. The
+   pass's one call before it is then the calibration's first step (one
+   operation, timed in the worker, whose first call it was either way),
+   and the child, forked after it, makes only the traced call: a cell's
+   first round makes one operation fewer (bulkload's 55 cells, 1.5 s of
+   calls, most of a second a run); but
    not in a worker that runs other threads
    (:func:`~stratabench.run_shared.single_threaded`: a child forked from a
    process with other threads inherits their locks and none of them, so a
@@ -46,6 +51,14 @@ The order matters:
    access`` is not this: it came in the worker as in a child, in a native
    thread, right after ``tracemalloc.stop()``: CPython gh-128679, fixed in
    3.12 and 3.13, not in 3.11).
+   The pass's counts are exact, the same in every run of the same code:
+   no other Python thread runs while it counts, and CPython's type cache,
+   which kept names made afresh in the call alive as their addresses fell,
+   is emptied at both ends (:func:`_alone` measured why). What it costs is
+   the traced call: tracemalloc records every allocation and frees its
+   record at every release, 4 to 15 times an untraced call (``json.dumps``
+   of 10,000 records 23 ms, traced 308 ms), about 11 s of a default run's
+   round 0; the pass traces that one call, at one frame.
 5. **Verify** one result outside every timed region (the memory pass's, when
    there is one).
 """
@@ -193,7 +206,8 @@ def loop_timer(call: Callable[[], object], clock: Clock = SYSTEM_CLOCK) -> LoopT
     return timed
 
 
-def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS, *, on_cpu: bool = False) -> int:
+def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS, *, on_cpu: bool = False,
+              first: tuple[int, int] | None = None) -> int:
     """The smallest loop count whose loop lasts at least ``min_sample_ns``.
 
     Starts at one operation and scales the loop by the measured shortfall
@@ -219,11 +233,15 @@ def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS, 
     process, which a pause of the host leaves out), a step whose CPU time
     reaches the length stops it at once and the growth follows CPU time;
     wall time, confirmed, still bounds an operation that mostly waits.
+    ``first`` is the first step's timing (one operation) when the caller
+    has already taken it.
     """
     loops = 1
     reached: int | None = None  # the loop count whose wall time reached the length once, to be timed again
     while loops < max_loops:
-        wall, cpu = timed(loops)
+        # ``first``: the caller timed the first step, one operation, itself (measure_operation says why).
+        wall, cpu = timed(loops) if first is None else first
+        first = None
         if on_cpu and cpu >= min_sample_ns:
             break
         if wall >= min_sample_ns:
@@ -447,14 +465,16 @@ def _syscalls_since(before: int | None) -> int | None:
     return None if before is None or after is None else after - before - _SYSCALLS_READING
 
 
-def _memory_pass_first(op: Operation, options: EngineOptions) -> tuple[dict[str, list[float]], Integrity | None]:
-    """The memory pass of ``op`` after :data:`MEMORY_PASS_AFTER` untimed calls, and its last result verified.
+def _memory_pass_first(op: Operation, options: EngineOptions,
+                       made: int = 0) -> tuple[dict[str, list[float]], Integrity | None]:
+    """The memory pass of ``op`` after :data:`MEMORY_PASS_AFTER` untimed calls, ``made`` of them made already, and
+    its last result verified.
 
     It runs before calibration, so its exact counts never depend on how
     many calls the calibration chose (the module docstring says why); the
     result is verified at once, so it is not held alive through the sampling.
     """
-    for _ in range(MEMORY_PASS_AFTER):
+    for _ in range(MEMORY_PASS_AFTER - made):
         if op.before_each is not None:
             op.before_each()
         op.call()
@@ -469,7 +489,8 @@ def _memory_pass_first(op: Operation, options: EngineOptions) -> tuple[dict[str,
     return memory, op.verify(result) if op.verify is not None else None
 
 
-def _memory_pass_in_child(op: Operation, options: EngineOptions) -> tuple[dict[str, list[float]], Integrity | None]:
+def _memory_pass_in_child(op: Operation, options: EngineOptions,
+                          made: int = 0) -> tuple[dict[str, list[float]], Integrity | None]:
     """:func:`_memory_pass_first` in a child forked for it, its figures and verdict sent back through a pipe.
 
     tracemalloc, and the calls around it, leave the worker's allocators in
@@ -496,7 +517,7 @@ def _memory_pass_in_child(op: Operation, options: EngineOptions) -> tuple[dict[s
         os.close(reading)
         outcome: tuple[str, object]
         try:
-            outcome = ("figures", _memory_pass_first(op, options))
+            outcome = ("figures", _memory_pass_first(op, options, made))
         except BaseException as error:  # noqa: BLE001 - whatever it is, the worker raises it
             traceback.print_exc()
             outcome = ("raised", error)
@@ -527,7 +548,8 @@ class MemoryChildDied(RuntimeError):
     """The memory pass's child ended on a signal without sending its figures."""
 
 
-def _memory_pass_retried(op: Operation, options: EngineOptions) -> tuple[dict[str, list[float]], Integrity | None]:
+def _memory_pass_retried(op: Operation, options: EngineOptions,
+                         made: int = 0) -> tuple[dict[str, list[float]], Integrity | None]:
     """:func:`_memory_pass_in_child`, a second child when the first died on a signal, with a note saying so.
 
     The one crash seen (``parquet/table access``, SIGSEGV, about one visit in
@@ -539,10 +561,10 @@ def _memory_pass_retried(op: Operation, options: EngineOptions) -> tuple[dict[st
     the cell, as before.
     """
     try:
-        return _memory_pass_in_child(op, options)
+        return _memory_pass_in_child(op, options, made)
     except MemoryChildDied as died:
         op.notes["memory_pass_retried"] = f"{died}; a second child measured it (CPython gh-128679 in 3.11)"
-        return _memory_pass_in_child(op, options)
+        return _memory_pass_in_child(op, options, made)
 
 
 def io_syscalls() -> int | None:
@@ -600,7 +622,13 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
     first = plan is None or plan.first
     memory: dict[str, list[float]] = {}
     integrity: Integrity | None = None
-    if first and op.trace_memory and options.memory_samples > 0:
+    calibrating = op.before_each is None and (plan is None or plan.loops is None)
+    traced = first and op.trace_memory and options.memory_samples > 0
+    # A pass in a child after the calibration's first step (one operation, the pass's one call before it, made in
+    # the worker and inherited by the child): the worker's first call was cold either way.
+    child_after_first_step = (traced and op.memory_in_child and calibrating and op.statement is None
+                              and MEMORY_PASS_AFTER == 1 and single_threaded())
+    if traced and not child_after_first_step:
         if op.memory_in_child and single_threaded():
             memory, integrity = _memory_pass_retried(op, options)
         else:
@@ -621,7 +649,11 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
             loops = plan.loops  # calibrated in the cell's first round: every round's samples time the same loop
             warm_loops = later_warmup_loops(loops)
         else:
-            loops = calibrate(timed, options.min_sample_ns, on_cpu=op.judged_metric == CPU_METRIC)
+            first_step = None
+            if child_after_first_step:
+                first_step = timed(1)
+                memory, integrity = _memory_pass_retried(op, options, made=1)
+            loops = calibrate(timed, options.min_sample_ns, on_cpu=op.judged_metric == CPU_METRIC, first=first_step)
             # Calibration ends with an untimed run of exactly ``loops`` operations
             # (the one that reached the sample length): that run is a warm-up, and
             # another would only cost a sample's time in every cell.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -323,7 +324,9 @@ def test_costly_extra_metrics_are_taken_once_in_a_cell_s_first_round_only() -> N
     assert calls == [1]
 
 
-def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibration(tmp_path: Path) -> None:
+@pytest.mark.parametrize("in_child", [False, True])
+def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibration(tmp_path: Path, in_child: bool,
+                                                                                  alone: None) -> None:
     # An operation that asks the system for something every second call only (as a store
     # flushes every so many writes): its counted syscalls depend on how many calls came before
     # the pass. Two costs calibrate to 100 and 3 loops; the pass must count the same either way.
@@ -347,7 +350,7 @@ def test_the_memory_pass_follows_a_fixed_number_of_calls_whatever_the_calibratio
                 if len(calls) % 2 == 0:
                     os.pread(fd, 10, 0)
 
-            op = Operation(call=call)
+            op = Operation(call=call, memory_in_child=in_child)
             options = EngineOptions(warmups=0, min_sample_ns=100_000, memory_samples=1)
             for plan in (None, RoundPlan(0, None, 3, True)):
                 measurement = measure_operation(op, options, clock.clock, plan)
@@ -434,9 +437,19 @@ def test_what_the_operation_raises_in_the_memory_pass_s_child_the_worker_raises(
     def refuse() -> None:
         raise Refused(7, "no")
 
-    for call, raised, message in ((lambda: int("x"), ValueError, "invalid literal"),
+    def on_the_second_call(fail: Callable[[], object]) -> Callable[[], object]:
+        # The first call is the calibration's first step, in the worker; the second, traced, in the child.
+        calls: list[int] = []
+
+        def call() -> object:
+            calls.append(1)
+            return fail() if len(calls) == 2 else None
+
+        return call
+
+    for fail, raised, message in ((lambda: int("x"), ValueError, "invalid literal"),
                                   (refuse, RuntimeError, "the memory pass raised Refused")):
-        op = Operation(call=call, memory_in_child=True)
+        op = Operation(call=on_the_second_call(fail), memory_in_child=True)
         with pytest.raises(raised, match=message):
             measure_operation(op, EngineOptions(samples=1, min_sample_ns=1, memory_samples=1), FakeClock().clock)
 
@@ -446,8 +459,11 @@ def test_a_memory_pass_child_that_dies_twice_fails_the_cell_with_its_signal(tmp_
     import signal
 
     children = tmp_path / "children"
+    worker = os.getpid()
 
     def die() -> None:
+        if os.getpid() == worker:
+            return  # the calibration's first step, in the worker: the pass's call before it
         with children.open("a") as file:
             file.write("x")
         os.kill(os.getpid(), signal.SIGKILL)
@@ -465,9 +481,10 @@ def test_a_memory_pass_child_that_dies_once_is_retried_with_a_note(tmp_path: Pat
 
     crashed = tmp_path / "crashed"
     clock = FakeClock()
+    worker = os.getpid()
 
     def crash_once() -> list[bytes]:
-        if not crashed.exists():  # the first child: a file, since its memory dies with it
+        if os.getpid() != worker and not crashed.exists():  # the first child: a file, since its memory dies with it
             crashed.touch()
             faulthandler.disable()  # pytest's handler would print a fatal error for this intended crash
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -560,3 +577,29 @@ def test_names_the_interpreter_caches_during_the_pass_do_not_move_its_count() ->
 
     counts = _passes_allocs(call, 4)
     assert len(set(counts)) == 1, counts
+
+
+def test_a_pass_in_a_child_follows_the_calibration_s_first_step_and_makes_one_call(tmp_path: Path,
+                                                                                   alone: None) -> None:
+    import os
+
+    # The pass's one call before it is the calibration's first step, made in the worker: the child inherits it and
+    # makes only the traced call, so a cell's first round makes one operation fewer than with the call in the child.
+    calls = tmp_path / "calls"
+    clock = FakeClock()
+    made: list[int] = []
+
+    def call() -> list[bytes]:
+        made.append(1)
+        with calls.open("a") as file:
+            file.write(f"{os.getpid()} {len(made)}\n")
+        clock.advance(40_000)
+        return [bytes(1000) for _ in range(100)]
+
+    op = Operation(call=call, memory_in_child=True)
+    measurement = measure_operation(op, EngineOptions(samples=1, warmups=0, min_sample_ns=100_000, memory_samples=1),
+                                    clock.clock, RoundPlan(0, None, 1, True))
+    lines = [line.split() for line in calls.read_text().splitlines()]
+    in_child = [count for pid, count in lines if pid != str(os.getpid())]
+    assert lines[0] == [str(os.getpid()), "1"] and in_child == ["2"]
+    assert measurement.loops == 3 and measurement.samples["retained_bytes"][0] >= 100_000
