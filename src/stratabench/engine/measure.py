@@ -434,7 +434,8 @@ def _alone() -> Iterator[None]:
     pass, a thread waiting for the GIL asks for it only after that long,
     so inside the block none runs unless the operation itself blocks (I/O,
     a lock): an operation that waits on another thread still gets its work
-    done. The interval of a thread already waiting was read before it was
+    done (a thread that then never blocks holds the GIL for up to the
+    interval: none does in a run's workers). The interval of a thread already waiting was read before it was
     raised, so the GIL is let go once per other thread first: each wakes,
     runs or not, and waits again with the longer one. Threads outside
     Python (gRPC's pollers, pyarrow's pool) never take Python's small-object
