@@ -41,8 +41,10 @@ The order matters:
    pass's one call before it is then the calibration's first step (one
    operation, timed in the worker, whose first call it was either way),
    and the child, forked after it, makes only the traced call: a cell's
-   first round makes one operation fewer (bulkload's 55 cells, 1.5 s of
-   calls, most of a second a run); but
+   first round makes one operation fewer (bulkload's 54 traced cells: their
+   first calls took 1.3 s in all; two pairs of bulkload runs, main then
+   this, ended round 0 at 17.7/16.6 and 17.6/18.6 s, the noise larger than
+   the cut); but
    not in a worker that runs other threads
    (:func:`~stratabench.run_shared.single_threaded`: a child forked from a
    process with other threads inherits their locks and none of them, so a
@@ -56,9 +58,13 @@ The order matters:
    which kept names made afresh in the call alive as their addresses fell,
    is emptied at both ends (:func:`_alone` measured why). What it costs is
    the traced call: tracemalloc records every allocation and frees its
-   record at every release, 4 to 15 times an untraced call (``json.dumps``
-   of 10,000 records 23 ms, traced 308 ms), about 11 s of a default run's
-   round 0; the pass traces that one call, at one frame.
+   record at every release, 2 to 13 times an untraced call (``json.dumps``
+   of 10,000 records 23 ms, traced 297 ms). In a default run's round 0 the
+   traced calls took 8.9 s (untraced 1.9 s: bulkload 5.5 s against 1.0,
+   entities 2.9 against 0.65, cache 0.44 against 0.26), the whole pass
+   13.9 s with its untimed calls and bulkload's children; the pass traces
+   that one call, at one frame, and cannot be made cheaper without
+   changing what it counts.
 5. **Verify** one result outside every timed region (the memory pass's, when
    there is one).
 """
