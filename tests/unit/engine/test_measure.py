@@ -87,6 +87,49 @@ def test_a_descheduled_calibration_step_does_not_fix_a_loop_of_one(on_cpu: bool)
     assert calibrate(loop_timer(op.call, clock.clock), 100_000, on_cpu=on_cpu) == 100
 
 
+def cold_first_call(clock: FakeClock, wall_ns: int, first_ns: int) -> Operation:
+    """An operation of ``wall_ns`` (all CPU) whose first call costs ``first_ns`` (all CPU: a library's set-up)."""
+    calls = []
+
+    def call() -> list[int]:
+        cost = wall_ns if calls else first_ns
+        clock.advance(cost, cost)
+        calls.append(1)
+        return calls
+
+    return Operation(call=call, trace_memory=False)
+
+
+def test_a_cold_first_call_that_reaches_the_length_on_cpu_does_not_fix_a_loop_of_one() -> None:
+    # 3 ms operations, 30 ms samples, judged on CPU time; the first call costs 40 ms of CPU (a thread pool's start,
+    # a library's first use): stopped there, every round would time one 3 ms call.
+    clock = FakeClock()
+    op = cold_first_call(clock, 3_000_000, 40_000_000)
+    timed_loops: list[int] = []
+    timed = loop_timer(op.call, clock.clock)
+
+    def recording(loops: int) -> tuple[int, int]:
+        timed_loops.append(loops)
+        return timed(loops)
+
+    assert calibrate(recording, 30_000_000, on_cpu=True) == 10
+    assert timed_loops == [1, 1, 10]  # the first call timed again, warm: 3 ms, so ten calls reach 30 ms
+
+
+def test_an_operation_that_reaches_the_length_on_cpu_in_every_call_runs_once_per_sample_after_a_second_look() -> None:
+    clock = FakeClock()
+    op = costing(clock, 50_000_000)
+    timed_loops: list[int] = []
+    timed = loop_timer(op.call, clock.clock)
+
+    def recording(loops: int) -> tuple[int, int]:
+        timed_loops.append(loops)
+        return timed(loops)
+
+    assert calibrate(recording, 30_000_000, on_cpu=True) == 1
+    assert timed_loops == [1, 1]
+
+
 def test_a_wall_timed_step_that_reaches_the_length_twice_stops_the_calibration() -> None:
     # An operation that waits: 50 µs of wall time, 1 µs of CPU. On CPU time alone it would grow without bound.
     clock = FakeClock()
