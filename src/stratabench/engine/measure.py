@@ -225,12 +225,15 @@ def calibrate(timed: LoopTimer, min_sample_ns: int, max_loops: int = MAX_LOOPS, 
     read`` and ``arrow/table read`` sampled 2-7 ms against their 30 ms (a
     warm call is that short) in six of six default runs, and were flagged
     in five or six. So a first step that reaches the length on CPU time is
-    timed again too. Two paired ``run bulkload`` under the lock: their loops
-    became 7-34 (11-12 for ``arrow/table read``) and their medians 0.31-0.77
-    of the loop of one (a cold call's costs no longer in every sample); the
-    three parquet cells stay flagged, their thread CPU spread ±10-65% (the
-    work is shared with pyarrow's pool, which the calling thread's CPU time
-    leaves out).
+    timed again too. Three paired ``run bulkload`` under the lock: their
+    loops became 7-34 (11-12 for ``arrow/table read``) and their medians
+    0.31-0.79 of the loop of one (a cold call's costs no longer in every
+    sample), so the study's figures for them move. Their flags did not go:
+    the three parquet cells stay flagged, their thread CPU spread ±10-65%
+    (pyarrow's pool shares the work, and the calling thread's CPU time
+    leaves it out); in the pair with this change alone, 11 and 17 of the 55
+    Python cells were flagged (the second run on a busier machine: 48
+    visits retaken against 23).
     """
     loops = 1
     reached: int | None = None  # the loop count whose time reached the length once, to be timed again
