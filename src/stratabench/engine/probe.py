@@ -33,6 +33,22 @@ parent (:class:`ProbeMedian`): the median of the last figures its workers
 reported (a moving median: :class:`ProbeMedian` says why), and before the
 first, the parent's own reading of the same probe.
 
+Two probes around a sample miss a window that starts and ends inside it:
+in six default runs of main (09371b4), 48% of the Python cells flagged in
+the five quieter ones had their far rounds in samples whose probes read
+normal (bulkload's 30 ms samples nearly all of theirs); each operation of
+such a sample timed alone showed a burst of a few operations 1.3-1.9x among
+normal ones. Timing a sample in chunks of about 5 ms with a probe between
+two (outside the timers) was tried and measured worse, paired under the
+lock (Python cells flagged, main then chunks): cache 23 and 37, 15 and 29;
+entities 41 and 20, 30 and 49; bulkload 13 and 22 (and 34 and 16 with its
+Go cells missing from the chunked run). More readings set more samples
+aside (48 to 69 visits retaken in bulkload, 141 to 188 in entities), and a
+retaken round is itself often far: 27-56% of the retaken rounds of cache
+and entities lay beyond 5% of their cell's median, against 5-27% of the
+rounds kept at the first sample (the window outlasts the wait, or the
+retake, a later sample of the worker, errs high).
+
 Its cost: two probes a sample (about 0.5 ms a visit, about 1.3 s of a
 default run's 2,600 visits) and, for the visits retaken (7-15% of them),
 the wait and a second sample.

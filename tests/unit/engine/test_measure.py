@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from stratabench.datasets.verify import Integrity
-from stratabench.engine.clock import FakeClock
+from stratabench.engine.clock import FakeClock, LoopTimer
 from stratabench.engine.measure import (
     calibrate,
     later_warmup_loops,
@@ -24,15 +24,29 @@ from stratabench.engine.operation import Operation
 from stratabench.options import EngineOptions
 
 
-def costing(clock: FakeClock, wall_ns: int, cpu_ns: int | None = None) -> Operation:
+def costing(clock: FakeClock, wall_ns: int, cpu_ns: int | None = None, *, first_ns: int | None = None) -> Operation:
+    """An operation of ``wall_ns`` (``cpu_ns`` of CPU); its first call costs ``first_ns`` instead, all CPU, if given."""
     calls = []
 
     def call() -> list[int]:
-        clock.advance(wall_ns, cpu_ns)
+        if first_ns is not None and not calls:
+            clock.advance(first_ns, first_ns)
+        else:
+            clock.advance(wall_ns, cpu_ns)
         calls.append(1)
         return calls
 
     return Operation(call=call, trace_memory=False)
+
+
+def recording(timed: LoopTimer, timed_loops: list[int]) -> LoopTimer:
+    """``timed``, appending each loop count it is given to ``timed_loops``."""
+
+    def record(loops: int) -> tuple[int, int]:
+        timed_loops.append(loops)
+        return timed(loops)
+
+    return record
 
 
 def test_calibration_reaches_the_minimum_sample_time() -> None:
@@ -88,18 +102,30 @@ def test_a_descheduled_calibration_step_does_not_fix_a_loop_of_one(on_cpu: bool)
     assert calibrate(loop_timer(op.call, clock.clock), 100_000, on_cpu=on_cpu) == 100
 
 
+def test_a_cold_first_call_that_reaches_the_length_on_cpu_does_not_fix_a_loop_of_one() -> None:
+    # 3 ms operations, 30 ms samples, judged on CPU time; the first call costs 40 ms of CPU (a thread pool's start,
+    # a library's first use): stopped there, every round would time one 3 ms call.
+    clock = FakeClock()
+    timed_loops: list[int] = []
+    timed = recording(loop_timer(costing(clock, 3_000_000, first_ns=40_000_000).call, clock.clock), timed_loops)
+    assert calibrate(timed, 30_000_000, on_cpu=True) == 10
+    assert timed_loops == [1, 1, 10]  # the first call timed again, warm: 3 ms, so ten calls reach 30 ms
+
+
+def test_an_operation_that_reaches_the_length_on_cpu_in_every_call_runs_once_per_sample_after_a_second_look() -> None:
+    clock = FakeClock()
+    timed_loops: list[int] = []
+    timed = recording(loop_timer(costing(clock, 50_000_000).call, clock.clock), timed_loops)
+    assert calibrate(timed, 30_000_000, on_cpu=True) == 1
+    assert timed_loops == [1, 1]
+
+
 def test_a_wall_timed_step_that_reaches_the_length_twice_stops_the_calibration() -> None:
     # An operation that waits: 50 µs of wall time, 1 µs of CPU. On CPU time alone it would grow without bound.
     clock = FakeClock()
-    op = costing(clock, 50_000, cpu_ns=1_000)
     timed_loops: list[int] = []
-    timed = loop_timer(op.call, clock.clock)
-
-    def recording(loops: int) -> tuple[int, int]:
-        timed_loops.append(loops)
-        return timed(loops)
-
-    assert calibrate(recording, 100_000, on_cpu=True) == 10
+    timed = recording(loop_timer(costing(clock, 50_000, cpu_ns=1_000).call, clock.clock), timed_loops)
+    assert calibrate(timed, 100_000, on_cpu=True) == 10
     assert timed_loops == [1, 10, 10]
 
 

@@ -143,8 +143,9 @@ def test_the_budget_counts_each_round_s_whole_worker_so_a_fast_noisy_cell_stops_
     results = run_rounds([noisy], options, measure, seed=3, finished=lambda r: None, reference=lambda: None)
     wall = results[0].metrics["wall_ns"]
     assert wall.summary.n == options.min_samples  # the floor, not the 10-round cap
+    # (Calibration times the first call twice: the costs' cycle is one call further on than a single look left it.)
     assert results[0].flags == (
-        "thread_cpu_ns: interval ±28.3% of the median > ±2.0% target, from 6 rounds (96.87%); 1 s budget spent",)
+        "thread_cpu_ns: interval ±31.7% of the median > ±2.0% target, from 6 rounds (96.87%); 1 s budget spent",)
     assert results[0].duration_s == pytest.approx(0.3 * options.min_samples)
 
 
