@@ -74,6 +74,38 @@ below ±5% (issue 21 wants under a tenth of cells flagged). The spread
 that stays is the machine's: with each process's common speed (the
 geometric mean over its cells) taken out, a cell's processes in those
 eight runs still spread ±12-21% (median half-range), either way.
+
+Why the Go cells have no machine probe (the Python cells'
+:mod:`stratabench.engine.probe`): it does not see what slows them. The
+program was run with a Go probe logged around every sample (a fixed
+xorshift loop of about 0.25 ms, no memory traffic, timed on the thread's
+CPU clock with the timer stopped right before and right after the timed
+loop, and on the wall clock), no retake: the default run's 38 cells, their
+loop counts fixed, 10, 10 and 8 processes of two samples, under the lock
+at load 1.8-3.5. Of the samples above 1.2x their cell's median (18, 26 and
+32 of 760, 760 and 608) the probe read above 1.2x its moving median (the
+Python rule's) around 0, 2 and 2, against 3.1%, 2.0% and 3.9% of the
+samples within 1.05x (false alarms); read on the wall clock, around 4, 7
+and 4, against 6.3%, 9.8% and 5.0%. A sample's ratio to its cell's median
+and the probe's to its median correlate at 0.06, 0.06 and 0.12 (log). The
+slow samples are not the vCPU running slower, as the Python cells' are: in
+the third run, where each sample's process CPU time was read too, a slow
+sample's CPU time was its wall time (median ratio 1.00) and 1.2-2.0x its
+cell's median CPU time (median 1.31x) with as many collections (30 of
+32), while the loop timed just before and after it ran at its usual
+speed; over the three runs, 44 of the 76 slow samples were encodes. A pointer chase over 128 MiB (memory
+latency) as the probe saw 4 of 62 (and its traffic slowed the samples).
+Retaking on that probe would set aside about 3% of normal samples for
+about one slow sample in ten, so the Go side takes every first sample.
+Two samples a process would narrow the cells (six-process groups of
+those runs, one sample a process against the median of two: 18, 17, 18
+flagged against 16, 13, 16; 30, 31, 27 against 19, 23, 23; 27, 29
+against 24, 22) but cost each process 2.2 s (alternated under the lock,
+load 1.4-1.8: 2.77, 2.73, 2.83 s for one, 4.89, 5.03, 5.02 s for two),
+13 s a default run, which is already past its three minutes; a process's
+fixed cost (start, dataset, assets) is about 0.2 s of it, the rest its
+samples (a 40 ms timed loop spans 60 ms with testing.Benchmark's
+collection and first run).
 """
 
 from __future__ import annotations
