@@ -106,6 +106,36 @@ load 1.4-1.8: 2.77, 2.73, 2.83 s for one, 4.89, 5.03, 5.02 s for two),
 fixed cost (start, dataset, assets) is about 0.2 s of it, the rest its
 samples (a 40 ms timed loop spans 60 ms with testing.Benchmark's
 collection and first run).
+
+The program runs with ``GODEBUG=madvdontneed=0``
+(:data:`stratabench.adapters.golang.BULKLOAD_GODEBUG`, set where the
+program starts): the heap the scavenger returns between samples is
+released with MADV_FREE, so it stays mapped unless the machine runs short
+of memory, where MADV_DONTNEED (the default) unmapped it and the next
+sample faulted it back in, page by page, zeroed by the kernel and, on a VM
+that reports freed memory to its host (virtio-balloon free page
+reporting), by the host too: the heap of a process that has run a while,
+not a fresh one's, as a long-running server keeps its heap. The collector
+and a sample's own allocations stay as they were. Read per sample (minor
+faults of the timed run, getrusage), default against MADV_FREE, the
+default run's 36 cells (embed's run in their own program), fixed loops, 18
+processes a side alternated under the lock (A B, then B A; load 1.2-2.2):
+a sample's faults were 996 and 908 at the median against 0 and 0; the
+processes took 2.74 and 2.76 s against 2.57 and 2.63 s; the cells' medians
+went 0.945x and 0.953x (geometric mean; 0.83-1.01 a cell); the per-cell
+spread across processes (sd of the log) 4.4% and 5.5% against 3.9% and
+4.4%; six-process groups flagged 20, 16, 24 and 19, 20, 21 of 36 (median
+half-width ±5.5%, ±5.4%) against 16, 11, 18 and 16, 18, 18 (±4.3%, ±4.7%).
+The faults are not what makes a sample slow, though: the samples above
+1.2x their cell's median (13 and 8 by default, 9 and 11 with MADV_FREE)
+faulted about as often as their cell's others (72 and 300 more at the
+median, of about 2,000), CPU time equal to wall time either way. Whole
+``run bulkload -q`` runs, main against MADV_FREE, A B then B A under the
+lock at load 1.4-2.6: Go cells flagged 31 and 28 of 38 against 26 and 24
+(median half-width ±8.8%, ±8.4% against ±7.1%, ±6.3%), the Go medians
+0.940x and 0.928x, the processes 17.5 s against 16.2 s (the other pair's
+13.6 s against 12.3 s over processes 2-6: its first rebuilt the embed
+program's cache for the changed sources).
 """
 
 from __future__ import annotations
