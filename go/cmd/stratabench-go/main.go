@@ -223,6 +223,9 @@ func runBulkload(args []string, stdout io.Writer) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	emit := func(r bench.Result) error {
 		r.Extra["gomaxprocs"] = runtime.GOMAXPROCS(0)
+		// The runtime settings the samples ran with (the caller's: the
+		// bulkload suite returns freed heap with MADV_FREE, go.py says why).
+		r.Extra["godebug"] = os.Getenv("GODEBUG")
 		line, err := json.Marshal(r)
 		if err == nil {
 			_, err = stdout.Write(append(line, '\n'))

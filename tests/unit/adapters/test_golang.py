@@ -90,6 +90,14 @@ def test_run_bulkload_measures_the_cells_named_with_their_loop_counts(built: Pat
     # The cells named, not formats x variants; a fixed count in place of the benchtime where given.
     assert [(line["format"], line["variant"], line["loops"]) for line in lines] == [("gob", "encode", 3),
                                                                                    ("json", "fresh", 5)]
+    # Freed heap stays mapped (MADV_FREE): the program ran with the runtime setting, and says so.
+    assert {line["extra"]["godebug"] for line in lines} == {"madvdontneed=0"}
+
+
+def test_the_bulkload_program_s_godebug_comes_first_so_the_caller_s_own_wins() -> None:
+    assert golang.bulkload_env({"PATH": "/bin"}) == {"PATH": "/bin", "GODEBUG": "madvdontneed=0"}
+    assert golang.bulkload_env({"GODEBUG": "madvdontneed=1,gctrace=1"})["GODEBUG"] == \
+        "madvdontneed=0,madvdontneed=1,gctrace=1"
 
 
 @pytest.mark.slow

@@ -74,6 +74,68 @@ below ±5% (issue 21 wants under a tenth of cells flagged). The spread
 that stays is the machine's: with each process's common speed (the
 geometric mean over its cells) taken out, a cell's processes in those
 eight runs still spread ±12-21% (median half-range), either way.
+
+Why the Go cells have no machine probe (the Python cells'
+:mod:`stratabench.engine.probe`): it does not see what slows them. The
+program was run with a Go probe logged around every sample (a fixed
+xorshift loop of about 0.25 ms, no memory traffic, timed on the thread's
+CPU clock with the timer stopped right before and right after the timed
+loop, and on the wall clock), no retake: the default run's 38 cells, their
+loop counts fixed, 10, 10 and 8 processes of two samples, under the lock
+at load 1.8-3.5. Of the samples above 1.2x their cell's median (18, 26 and
+32 of 760, 760 and 608) the probe read above 1.2x its moving median (the
+Python rule's) around 0, 2 and 2, against 3.1%, 2.0% and 3.9% of the
+samples within 1.05x (false alarms); read on the wall clock, around 4, 7
+and 4, against 6.3%, 9.8% and 5.0%. A sample's ratio to its cell's median
+and the probe's to its median correlate at 0.06, 0.06 and 0.12 (log). The
+slow samples are not the vCPU running slower, as the Python cells' are: in
+the third run, where each sample's process CPU time was read too, a slow
+sample's CPU time was its wall time (median ratio 1.00) and 1.2-2.0x its
+cell's median CPU time (median 1.31x) with as many collections (30 of
+32), while the loop timed just before and after it ran at its usual
+speed; over the three runs, 44 of the 76 slow samples were encodes. A pointer chase over 128 MiB (memory
+latency) as the probe saw 4 of 62 (and its traffic slowed the samples).
+Retaking on that probe would set aside about 3% of normal samples for
+about one slow sample in ten, so the Go side takes every first sample.
+Two samples a process would narrow the cells (six-process groups of
+those runs, one sample a process against the median of two: 18, 17, 18
+flagged against 16, 13, 16; 30, 31, 27 against 19, 23, 23; 27, 29
+against 24, 22) but cost each process 2.2 s (alternated under the lock,
+load 1.4-1.8: 2.77, 2.73, 2.83 s for one, 4.89, 5.03, 5.02 s for two),
+13 s a default run, which is already past its three minutes; a process's
+fixed cost (start, dataset, assets) is about 0.2 s of it, the rest its
+samples (a 40 ms timed loop spans 60 ms with testing.Benchmark's
+collection and first run).
+
+The program runs with ``GODEBUG=madvdontneed=0``
+(:data:`stratabench.adapters.golang.BULKLOAD_GODEBUG`, set where the
+program starts): the heap the scavenger returns between samples is
+released with MADV_FREE, so it stays mapped unless the machine runs short
+of memory, where MADV_DONTNEED (the default) unmapped it and the next
+sample faulted it back in, page by page, zeroed by the kernel and, on a VM
+that reports freed memory to its host (virtio-balloon free page
+reporting), by the host too: the heap of a process that has run a while,
+not a fresh one's, as a long-running server keeps its heap. The collector
+and a sample's own allocations stay as they were. Read per sample (minor
+faults of the timed run, getrusage), default against MADV_FREE, the
+default run's 36 cells (embed's run in their own program), fixed loops, 18
+processes a side alternated under the lock (A B, then B A; load 1.2-2.2):
+a sample's faults were 996 and 908 at the median against 0 and 0; the
+processes took 2.74 and 2.76 s against 2.57 and 2.63 s; the cells' medians
+went 0.945x and 0.953x (geometric mean; 0.83-1.01 a cell); the per-cell
+spread across processes (sd of the log) 4.4% and 5.5% against 3.9% and
+4.4%; six-process groups flagged 20, 16, 24 and 19, 20, 21 of 36 (median
+half-width ±5.5%, ±5.4%) against 16, 11, 18 and 16, 18, 18 (±4.3%, ±4.7%).
+The faults are not what makes a sample slow, though: the samples above
+1.2x their cell's median (13 and 8 by default, 9 and 11 with MADV_FREE)
+faulted about as often as their cell's others (72 and 300 more at the
+median, of about 2,000), CPU time equal to wall time either way. Whole
+``run bulkload -q`` runs, main against MADV_FREE, A B then B A under the
+lock at load 1.4-2.6: Go cells flagged 31 and 28 of 38 against 26 and 24
+(median half-width ±8.8%, ±8.4% against ±7.1%, ±6.3%), the Go medians
+0.940x and 0.928x, the processes 17.5 s against 16.2 s (the other pair's
+13.6 s against 12.3 s over processes 2-6: its first rebuilt the embed
+program's cache for the changed sources).
 """
 
 from __future__ import annotations
