@@ -36,11 +36,16 @@ __all__ = ["Asked", "MoreTries", "Outcome", "run_backend"]
 
 @dataclass(frozen=True)
 class Asked:
-    """A test asked for with its own tries and untimed tries first: one slice of a run (one timed try)."""
+    """A test asked for with its own tries and untimed tries first: one slice of a run (one timed try).
+
+    ``untimed_limit_ns``: the last untimed try, if it takes longer, is kept as the first timed one
+    (:func:`run_test`).
+    """
 
     test: TreeTest
     tries: int
     warmup: int
+    untimed_limit_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -106,11 +111,14 @@ def _close_quietly(fixture: Fixture | None) -> None:
 
 
 def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_state: bool = False,
-             warmup: int = 0, more: MoreTries | None = None) -> Outcome:
+             warmup: int = 0, more: MoreTries | None = None, untimed_limit_ns: int | None = None) -> Outcome:
     """Setup, tries (before, timed, check, after), teardown; errors end the test, not the run.
 
     ``warmup`` tries run first and are not kept; with ``more``, tries go on past ``tries`` while its
-    rule asks for them.
+    rule asks for them. The last untimed try, when it takes longer than ``untimed_limit_ns``, is kept
+    as the first timed try instead: an untimed try of a costly test would double its cost, and a
+    costly test's try 1 differs from its later ones by a few percent only (treestore's
+    ``UNTIMED_TRY_LIMIT_NS``). The outcome's ``warmup`` counts the tries left untimed.
     """
     outcome = Outcome(test, data.n, expected_hash=data.hashes[test.check[1]], warmup=warmup, more=more)
     rule = None if more is None else more.rule()
@@ -135,6 +143,8 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
                 result = test.timed(fixture, data)
                 elapsed = time.perf_counter_ns() - start
             last = False
+            if attempt == warmup - 1 and untimed_limit_ns is not None and elapsed > untimed_limit_ns:
+                warmup = outcome.warmup = attempt  # too costly to repeat untimed: this try is the first timed one
             if attempt >= warmup:
                 outcome.samples_ns.append(elapsed)
                 last = len(outcome.samples_ns) >= tries
@@ -195,7 +205,8 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
             return
         for test in tests:
             if isinstance(test, Asked):
-                yield run_test(core, test.test, data, tries=test.tries, fresh_state=fresh_state, warmup=test.warmup)
+                yield run_test(core, test.test, data, tries=test.tries, fresh_state=fresh_state, warmup=test.warmup,
+                               untimed_limit_ns=test.untimed_limit_ns)
                 continue
             repeats = more is not None and test.tries_repeat(fresh_state)
             warm = 1 if repeats and not warmup and test.warm_up_changes_nothing(fresh_state) else warmup

@@ -41,7 +41,7 @@ def _asked(commands: TextIO, tests: list[TreeTest]) -> Iterator[TreeTest | Asked
 
     Nothing of this worker runs while the parent measures another backend:
     it waits on its input, its setup done before it says it is ready. A
-    line with ``tries`` (and ``warmup``) asks for one slice of a test, in
+    line with ``tries`` (and ``warmup``, ``untimed_limit_ns``) asks for one slice of a test, in
     any order and again later; one without moves forward through the tests.
     """
     remaining = list(tests)
@@ -51,7 +51,9 @@ def _asked(commands: TextIO, tests: list[TreeTest]) -> Iterator[TreeTest | Asked
         command = json.loads(line)
         number = int(command["test"])
         if "tries" in command:
-            yield Asked(by_number[number], int(command["tries"]), int(command.get("warmup", 0)))
+            limit = command.get("untimed_limit_ns")
+            yield Asked(by_number[number], int(command["tries"]), int(command.get("warmup", 0)),
+                        None if limit is None else int(limit))
             continue
         while remaining and remaining[0].number != number:
             remaining.pop(0)  # not asked for (its cell was dropped): tests only move forward

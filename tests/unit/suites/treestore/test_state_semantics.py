@@ -105,3 +105,13 @@ def test_a_warm_up_try_of_create_an_item_commits_like_a_timed_one(core: Core) ->
     outcome = run_test(core, BY_NAME["create an item"], Dataset(30), tries=3, warmup=1, more=AT_THE_FLOOR)
     assert outcome.ok and len(outcome.samples_ns) == 6
     assert stored_commits(core) - before == 1 + 7 * 2 + 1
+
+
+@pytest.mark.parametrize(("limit_ns", "untimed", "commits"), [(10**12, 1, 1 + 2 * 2 + 1), (0, 0, 1 + 1 * 2 + 1)])
+def test_an_untimed_try_over_its_limit_is_timed_itself(core: Core, limit_ns: int, untimed: int, commits: int) -> None:
+    # A slice's one timed try after an untimed one: a cheap untimed try stays untimed (two tries, each an untimed
+    # delete and a create); one that took longer than the limit is the timed try, and no second try runs.
+    before = stored_commits(core)
+    outcome = run_test(core, BY_NAME["create an item"], Dataset(30), tries=1, warmup=1, untimed_limit_ns=limit_ns)
+    assert outcome.ok and len(outcome.samples_ns) == 1 and outcome.warmup == untimed
+    assert stored_commits(core) - before == commits
