@@ -128,6 +128,15 @@ def test_python_cell_verifies_the_reference_hash(name: str) -> None:
         assert metric in result.metrics, metric
 
 
+def test_a_threaded_codecs_cells_are_judged_on_wall_time(tmp_path: Path) -> None:
+    # pyarrow's Parquet reader decodes on its own thread pool, which the calling thread's CPU time leaves out.
+    bulkload = suite(codecs=("json", "parquet"))
+    judged = {cell.name: bulkload.prepare(cell, tmp_path).judged_metric
+              for cell in bulkload.cells() if cell.language == "python"}
+    assert judged and all(metric == ("wall_ns" if name.startswith("parquet/") else "thread_cpu_ns")
+                          for name, metric in judged.items()), judged
+
+
 def test_every_python_cell_traces_its_memory_in_a_child(tmp_path: Path) -> None:
     bulkload = suite(codecs=("json", "protobuf"))
     for cell in [c for c in bulkload.cells() if c.language == "python"]:

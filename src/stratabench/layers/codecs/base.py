@@ -292,6 +292,9 @@ class Codec(ABC):
     unsupported_types: ClassVar[Mapping[str, str]] = {}
     #: Modes whose formats are lazy (:attr:`Format.lazy`), known without building a format.
     lazy_modes: ClassVar[tuple[str, ...]] = ()
+    #: Whether the library spreads a call's work over a thread pool of its own (pyarrow's Parquet reader):
+    #: the calling thread's CPU time then leaves part of the work out, so suites judge its cells on wall time.
+    threaded: ClassVar[bool] = False
     #: Why the codec's encode is not timed as its own (empty: it is): a decoder-only library that
     #: borrows another's encoder, or a build that is reported as build costs instead.
     no_encode_row: ClassVar[str] = ""

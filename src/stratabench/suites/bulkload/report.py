@@ -94,7 +94,7 @@ def fair(results: Sequence[CellResult]) -> list[CellResult]:
 
 
 study_charts("bulkload", ChartPlan(group="direction", compared=lambda cells: fair(cells)))
-study_figure("bulkload", "reading an asset from the page cache and decoding it, or encoding records, is work in the worker's own thread, so its CPU time is the truth where a shared host takes the CPU away; the Go cells run in a process of their own and are timed there (wall time)")
+study_figure("bulkload", "reading an asset from the page cache and decoding it, or encoding records, is work in the worker's own thread, so its CPU time is the truth where a shared host takes the CPU away, except Parquet's, whose reader decodes on pyarrow's thread pool (wall time); the Go cells run in a process of their own and are timed there (wall time)")
 
 
 @study_report("bulkload")
