@@ -135,7 +135,8 @@ _ALL = [
     Metric("log_lines", "count", "lower", "lines a server's log grew by per operation"),
     Metric("sql_statements", "count", "lower", "SQL statements sent per run (every kind, transaction ends included)",
            tolerance=0.0),
-    Metric("syscalls", "count", "lower", "read and write system calls per operation (/proc/self/io syscr + syscw)",
+    Metric("syscalls", "count", "lower",
+           "read and write system calls per operation by the calling thread (/proc/thread-self/io syscr + syscw)",
            tolerance=0.01),
     # Under callgrind with ASLR off and a fixed hash seed, two counts of one cell by the same code
     # agree exactly (stratabench.engine.counting); but a change elsewhere in the process (the

@@ -332,6 +332,39 @@ def test_the_memory_pass_counts_the_operations_syscalls(tmp_path: Path) -> None:
     assert reading["syscalls"] == 1 and idle["syscalls"] == 0
 
 
+def test_the_memory_pass_counts_only_the_calling_thread_s_syscalls(tmp_path: Path) -> None:
+    # The ndb client's gRPC threads read their sockets whenever they run: counted process-wide, a cell that
+    # waits on them moved 0 -> 1 syscall between two runs of identical code. A thread reading beside an
+    # operation that lets it run (a sleep releases the GIL) must not count.
+    import os
+    import threading
+    import time
+
+    path = tmp_path / "data"
+    path.write_bytes(b"x" * 10)
+    fd = os.open(path, os.O_RDONLY)
+    stop = threading.Event()
+    reads = [0]
+
+    def reader() -> None:
+        while not stop.is_set():
+            os.pread(fd, 10, 0)
+            reads[0] += 1
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        before = reads[0]
+        waiting, _ = memory_pass(lambda: time.sleep(0.05))
+        during = reads[0] - before
+    finally:
+        stop.set()
+        thread.join()
+        os.close(fd)
+    assert during > 0, "the reader never ran inside the pass: the test proves nothing"
+    assert waiting["syscalls"] == 0
+
+
 def test_costly_extra_metrics_are_taken_once_in_a_cell_s_first_round_only() -> None:
     from stratabench.engine.sampling import RoundPlan
 
