@@ -183,6 +183,134 @@ def test_an_interrupt_writes_every_cell_with_a_slice_merged_and_closes_the_sessi
     assert len(written) == 1  # closing again writes nothing twice
 
 
+# -- past the floor: only the cells that miss the target, as the run's allowance pays --------------------------
+
+class FakeMoreSession(FakeSession):
+    """A :class:`FakeSession` whose floor is ``count`` slices, and which can take slices past it of chosen cells
+    (``run_more``: slice ``i`` of a cell gives ``values[cell][i]``), each cell measured moving ``clock`` 1 s on."""
+
+    def __init__(self, cells: Sequence[CellSpec], values: Mapping[str, Sequence[float | None]], log: list[str],
+                 broken: int | None, count: int, clock: list[float]) -> None:
+        super().__init__(cells, values, log, broken)
+        self.floor, self.clock = count, clock
+        self.more: list[tuple[int, list[str]]] = []
+
+    @property
+    def count(self) -> int:
+        return self.floor
+
+    def run(self, index: int) -> Iterator[CellResult]:
+        return self.run_more(index, self.cells)
+
+    def run_more(self, index: int, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
+        if index >= self.floor:
+            self.more.append((index, [cell.name for cell in cells]))
+        for result in FakeSession(cells, self.values, self.log, self.broken).run(index):
+            self.clock[0] += 1.0
+            yield result
+
+
+class FakeMoreRunner(FakeRunner):
+    def __init__(self, values: Mapping[str, Sequence[float | None]], clock: list[float], broken: int | None = None,
+                 count: int = 6) -> None:
+        super().__init__(values, [], broken)
+        self.clock, self.count = clock, count
+        self.more: FakeMoreSession | None = None
+
+    def slices(self, cells: Sequence[CellSpec], workdir: Path) -> FakeMoreSession:
+        self.more = FakeMoreSession(cells, self.values, self.log, self.broken, self.count, self.clock)
+        return self.more
+
+
+#: Six floor values with one slow (as the machine gives a Go cell), then near the median: nine drop the slow one.
+SPIKY = [100.0, 150.0, 100.0, 101.0, 99.0, 100.0, 100.0, 100.0, 102.0, 100.0, 100.0, 100.0]
+#: Two slow values at one end of six: nine keep the second (±20%), twelve could drop both.
+TWO_SLOW = [100.0, 150.0, 140.0, 100.0, 101.0, 99.0, 100.0, 100.0, 101.0, 100.0, 99.0, 100.0]
+STEADY = [100.0, 101.0, 100.0, 100.0, 99.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0]
+#: Spread among the middle values: no count up to twelve could meet the target, so it asks for nothing.
+SPREAD = [100.0, 115.0, 130.0, 145.0, 85.0, 70.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0]
+
+
+def more_run(values: Mapping[str, Sequence[float | None]], tmp_path: Path, *, before_s: float = 100.0,
+             broken: int | None = None,
+             options: EngineOptions | None = None) -> tuple[SlicedRun, list[CellResult], FakeMoreSession]:
+    """A run's slices of a session that can take more: the Python rounds took ``before_s`` before the first slice."""
+    clock = [0.0]
+    runner = FakeMoreRunner(values, clock, broken)
+    written: list[CellResult] = []
+    run = SlicedRun(6, written.append, options=options or EngineOptions(), now=lambda: clock[0])
+    run.open(runner, [external(name) for name in values], tmp_path)
+    clock[0] = before_s
+    assert runner.more is not None
+    return run, written, runner.more
+
+
+def test_past_the_floor_only_a_cell_that_misses_the_target_takes_more_slices_one_a_round(tmp_path: Path) -> None:
+    run, written, session = more_run({"steady": STEADY, "spiky": SPIKY, "spread": SPREAD}, tmp_path)
+    for number in range(12):
+        run.after_round(number)
+    # The floor after rounds 0-5, then the spiky cell alone after rounds 6, 7, 8: nine values met the target.
+    assert session.more == [(6, ["spiky"]), (7, ["spiky"]), (8, ["spiky"])]
+    steady, spiky, spread = written
+    assert steady.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5) and steady.flags == ()
+    assert spiky.metrics["wall_ns"].rounds == tuple(range(9)) and spiky.flags == ()  # ranks 2-8 leave out 150
+    assert spiky.notes["runs"] == 9 and spiky.notes["slice_rounds"] == list(range(9))
+    # Its middle values spread ±10% and more: no count up to twelve could meet the target, so it took none.
+    assert spread.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5) and spread.flags
+
+
+def test_without_rounds_left_the_slices_past_the_floor_follow_each_other_each_its_own_round(tmp_path: Path) -> None:
+    run, written, session = more_run({"two slow": TWO_SLOW, "steady": STEADY}, tmp_path)
+    for number in range(6):
+        run.after_round(number)
+    assert session.more == [] and written == []  # the floor is in; the cell still going waits for a round
+    run.finish(6)
+    # Nine could not leave out both slow values: it asked for twelve at once, and met the target there.
+    assert [index for index, _ in session.more] == [6, 7, 8, 9, 10, 11]
+    two_slow = next(cell for cell in written if cell.cell == "two slow")
+    assert two_slow.metrics["wall_ns"].rounds == tuple(range(12)) and two_slow.flags == ()
+
+
+def test_the_allowance_grants_the_cheapest_asks_first_and_no_more_than_it_holds(tmp_path: Path) -> None:
+    # Every cell's visit costs the same (a slice's 1 s a cell): nine rounds cost 3 visits, twelve 6. The run took
+    # 50 s before the floor and 12 s in it: 10% of 62 s pays for the 3 s of nine, not then the 6 s of twelve.
+    run, written, session = more_run({"spiky": SPIKY, "two slow": TWO_SLOW}, tmp_path, before_s=50.0)
+    run.finish(0)
+    assert session.more == [(6, ["spiky"]), (7, ["spiky"]), (8, ["spiky"])]
+    spiky, two_slow = written
+    assert spiky.flags == () and two_slow.metrics["wall_ns"].summary.n == 6 and two_slow.flags
+
+
+def test_a_slice_past_the_floor_that_fails_keeps_the_other_slices_values(tmp_path: Path) -> None:
+    values = {"spiky": SPIKY[:6] + [None] + SPIKY[7:], "two slow": TWO_SLOW, "broken": SPIKY}
+    run, written, session = more_run(values, tmp_path, before_s=200.0)
+    run.finish(0)
+    spiky, two_slow, broken = written
+    # Its seventh slice failed: the cell is failed naming it, with its six values, and takes no slice after it.
+    assert spiky.status == "failed" and spiky.error == "slice 7 of 7 (after round 6) failed: wrong answer"
+    assert spiky.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5)
+    assert two_slow.ok and two_slow.metrics["wall_ns"].summary.n == 12  # the other cells go on
+    assert broken.ok and broken.metrics["wall_ns"].summary.n == 9
+    # A slice past the floor that fails as a whole fails that slice of every cell in it, each keeping the rest.
+    run, written, session = more_run({"spiky": SPIKY, "steady": STEADY}, tmp_path, broken=7)
+    run.finish(0)
+    spiky, steady = written
+    assert spiky.error == "slice 8 of 8 (after round 7) failed: the worker died in slice 8"
+    assert spiky.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5, 6) and steady.ok
+
+
+def test_a_fixed_count_or_a_run_without_options_takes_the_floor_only(tmp_path: Path) -> None:
+    run, written, session = more_run({"spiky": SPIKY}, tmp_path, options=EngineOptions(samples=6))
+    run.finish(0)
+    assert session.more == [] and written[0].metrics["wall_ns"].summary.n == 6 and written[0].flags
+    clock = [0.0]
+    plain = SlicedRun(6, written.append, now=lambda: clock[0])
+    runner = FakeMoreRunner({"spiky": SPIKY}, clock)
+    plain.open(runner, [external("spiky")], tmp_path)
+    plain.finish(0)
+    assert runner.more is not None and runner.more.more == []
+
+
 def test_merging_slices_after_one_round_makes_one_value_of_them() -> None:
     spec = external("a")
 

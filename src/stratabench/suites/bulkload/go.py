@@ -206,20 +206,29 @@ class GoProcesses:
         return self.processes
 
     def run(self, index: int) -> Iterator[CellResult]:
-        """One process: every cell's result with this process's samples; a failed process raises its reason."""
+        """One process of every cell: each one's result with this process's samples; a failed process raises its
+        reason."""
+        return self._process(self.cells)
+
+    def run_more(self, index: int, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
+        """One process past the floor, of ``cells`` only (those whose interval misses the target and were granted
+        more: :mod:`stratabench.engine.slices`), at the first process's loop counts."""
+        return self._process(cells)
+
+    def _process(self, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
         from stratabench.adapters import golang
 
-        by_name = {cell.name: cell for cell in self.cells}
+        by_name = {cell.name: cell for cell in cells}
         # Only the cells asked for, not every variant of every format (the default run's 38 of 50).
-        wanted = [f"{c.params['format']}/{c.params['variant']}" for c in self.cells]
+        wanted = [f"{c.params['format']}/{c.params['variant']}" for c in cells]
         started = time.perf_counter()
         try:
             for line in golang.run_bulkload(
                 seed=self.seed, size=self.size, workdir=self.workdir,
-                formats=list(dict.fromkeys(c.params["format"] for c in self.cells)),
-                variants=list(dict.fromkeys(c.params["variant"] for c in self.cells)),
+                formats=list(dict.fromkeys(c.params["format"] for c in cells)),
+                variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
                 benchtime=self.benchtime, count=self.samples, embed_cache=self.embed_cache, cells=wanted,
-                loops=dict(self.loops),
+                loops={cell: self.loops[cell] for cell in wanted if cell in self.loops},
             ):
                 cell = f"{line['format']}/{line['variant']}"
                 if line.get("loops") and not line.get("error"):
