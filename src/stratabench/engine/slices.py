@@ -41,10 +41,21 @@ session's ``count``, whose cap is the run's ``allowance_rounds`` (12) and
 whose budget is the floor, so that every slice past it is asked for
 (:meth:`~stratabench.engine.rounds.CellRounds.ask`: up to the fewest of 9
 and 12 that could meet the target, and none when neither could). The asks
-are granted cheapest first from an allowance of the slices' own, the run's
-share (``run_allowance``) of the run's time until the first ask, as the
+are granted cheapest first from an allowance of the slices' own (as the
 paired verdicts' rounds have theirs, so that neither the Python cells nor
-the slices starve the other. A cell's visit costs what the last slice took
+the slices starve the other): the run's share (``run_allowance``, 10%) of
+the slices' own wall time until the first ask, the floor's slices, so the
+slices past the floor add about that share to the slices' time (in a
+default run, the Go processes' 16 s and the treestore and parking slices'
+18 s: about 3.4 s). A share of the run's time instead (5 s in a ``run
+bulkload``, 15 s in a default run) bought more than the slices past nine
+could give: ``run bulkload`` under the lock (load 1.5-1.8) took 75 s
+against main's 68 s, its Go processes 22.3 s against 15.8 s (three of 24
+cells at 1.6-1.8 s each, three of 2 cells at 0.2 s), and flagged 20 of 38
+Go cells against 27: the spread that stays is between processes (each
+process's speed common to its cells: in one run the first process was the
+fastest for 33 of 36 cells), which nine values narrow but seldom within
+±5%. A cell's visit costs what the last slice took
 per cell measured (the session's whole slice: a Go process's start counts).
 The slices past the floor then follow the later Python rounds, one a round,
 each of only the cells still going, and after the rounds (or without them)
@@ -213,8 +224,7 @@ class SlicedRun:
         docstring): the stopping rule's target and cap, the allowance's
         share; ``None`` or a fixed count (``samples``) takes the floor only.
     now
-        The clock (seconds) that times each slice and the run since the
-        slices were opened, for the allowance.
+        The clock (seconds) that times each slice, for the allowance.
     """
 
     def __init__(self, floor: int, record: Callable[[CellResult], None],
@@ -225,7 +235,8 @@ class SlicedRun:
         self.started = started
         self.options = options if options is not None and options.samples is None else None
         self.now = now
-        self.opened = now()
+        #: The slices' own wall time so far (seconds): what the allowance is a share of (the module docstring).
+        self.sliced_s = 0.0
         self.allowance = Allowance(options.run_allowance if options is not None else 0.0)
         self.suites: list[_Suite] = []
 
@@ -306,7 +317,9 @@ class SlicedRun:
             pending.clear()
         # What the slice spent per cell beyond the cells' own time (the cell's CellRounds adds its own): a Go
         # process's lines carry no time of their own, so a visit costs the whole process's share, its start too.
-        suite.visit_ns = max(0.0, self.now() - began - own_s) * 1e9 / max(1, len(cells) - len(pending))
+        took_s = self.now() - began
+        self.sliced_s += took_s
+        suite.visit_ns = max(0.0, took_s - own_s) * 1e9 / max(1, len(cells) - len(pending))
         if suite.states is not None and suite.floor_done:
             # A cell the slice did not measure (one measured whole, in one slice) takes no slice past the floor.
             suite.going = [cell for cell in cells if cell.name not in pending]
@@ -327,7 +340,7 @@ class SlicedRun:
         stops = {key: state.stop() for key, (_, state) in judged.items()}
         asks = [ask for key, (suite, state) in judged.items()
                 if (ask := state.ask(stops[key], key, suite.visit_ns)) is not None]
-        for ask in self.allowance.grant(asks, (self.now() - self.opened) * 1e9):
+        for ask in self.allowance.grant(asks, self.sliced_s * 1e9):
             judged[ask.key][1].granted = ask.rounds
             stops[ask.key] = None
         for suite in {id(suite): suite for suite, _ in judged.values()}.values():
