@@ -27,11 +27,11 @@ has a slice so far, merged.
 Slices past the floor (a session that can take them: :class:`MoreSlices`)
 -----------------------------------------------------------------------
 The floor of a session's ``count`` slices gives each cell an interval that
-is the whole range of its values, and the machine's noise is spiky: a Go
-cell's six processes mostly sit within a few percent of its median, with one
-sample 1.2-2x slow, which alone flags the cell (10-33 of the default run's 38
-Go cells). A Python cell in that state asks the run's allowance for rounds
-up to nine or twelve, whose intervals drop one or two values at each end
+is the whole range of its values, so one far value flags it: a Go cell's
+six processes mostly sit within a few percent of its median, and one of
+1.1-1.5x flagged 10-33 of the default run's 38 Go cells. A Python cell in
+that state asks the run's allowance for rounds up to nine or twelve, whose
+intervals drop one or two values at each end
 (:mod:`stratabench.engine.sampling`). A session that can measure a chosen
 few of its cells in one more slice (``run_more``: a ``stratabench-go``
 process of only those cells) asks the same way, by the same rule: after
@@ -40,31 +40,37 @@ its floor each cell is judged by
 session's ``count``, whose cap is the run's ``allowance_rounds`` (12) and
 whose budget is the floor, so that every slice past it is asked for
 (:meth:`~stratabench.engine.rounds.CellRounds.ask`: up to the fewest of 9
-and 12 that could meet the target, and none when neither could). The asks
-are granted cheapest first from an allowance of the slices' own (as the
-paired verdicts' rounds have theirs, so that neither the Python cells nor
-the slices starve the other): the run's share (``run_allowance``, 10%) of
-the slices' own wall time until the first ask, the floor's slices, so the
-slices past the floor add about that share to the slices' time (in a
-default run, the Go processes' 16 s and the treestore and parking slices'
-18 s: about 3.4 s). A share of the run's time instead (5 s in a ``run
-bulkload``, 15 s in a default run) bought more than the slices past nine
-could give: ``run bulkload`` under the lock (load 1.5-1.8) took 75 s
+and 12 that could meet the target, and none when neither could). A cell's
+visit costs what the last slice took per cell measured, beyond the cells'
+own time (a Go process's lines carry none: its whole share, its start
+too). The asks are granted cheapest first from an allowance of the slices'
+own (as the paired verdicts' rounds have theirs, so that neither the
+Python cells nor the slices starve the other): the run's share
+(``run_allowance``, 10%) of the slices' own wall time until the first
+ask, the floor's slices, so the slices past the floor add about that
+share to the slices' time (in a default run the Go processes' 16 s and
+the treestore and parking slices' 18 s: about 3.4 s). The slices past the
+floor follow the later Python rounds, one a round, each of only the cells
+still going, and after the rounds (or without them) one after the other,
+each its own round label; a cell that meets the target, or reaches what
+was granted and cannot be granted more, stops. A cell that fails in a
+slice past the floor keeps every other slice's values and is ``failed``
+naming that slice, as with a failed floor slice. A fixed count
+(``--samples``), and ``stratabench ab`` (:func:`slices_back_to_back`),
+take the floor only.
+
+Measured against main (45d8b78) under the lock, a default run A then B
+(load 1.2-1.6): 19 of 38 Go cells flagged on main, 7 here (15 cells took
+nine processes, 2 twelve), the Go processes 16.2 s against 19.2 s, the
+run 192 s against 195 s. A share of the run's time instead of the slices'
+(5 s in a ``run bulkload``, 15 s in a default run) bought more than the
+slices past nine could give: ``run bulkload`` (load 1.5-1.8) took 75 s
 against main's 68 s, its Go processes 22.3 s against 15.8 s (three of 24
 cells at 1.6-1.8 s each, three of 2 cells at 0.2 s), and flagged 20 of 38
-Go cells against 27: the spread that stays is between processes (each
-process's speed common to its cells: in one run the first process was the
-fastest for 33 of 36 cells), which nine values narrow but seldom within
-±5%. A cell's visit costs what the last slice took
-per cell measured (the session's whole slice: a Go process's start counts).
-The slices past the floor then follow the later Python rounds, one a round,
-each of only the cells still going, and after the rounds (or without them)
-one after the other, each its own round label; a cell that meets the
-target, or reaches what was granted and cannot be granted more, stops. A
-cell a slice past the floor fails in keeps every other slice's values and
-is ``failed`` naming that slice, as a failed floor slice is. A fixed count
-(``--samples``), and ``stratabench ab`` (:func:`slices_back_to_back`), take
-the floor only.
+Go cells against 27. What stays flagged is spread between processes:
+each process has a speed common to its cells (in that run the first
+process was the fastest for 33 of 36 cells), which nine values narrow but
+seldom within ±5% (:mod:`stratabench.suites.bulkload.go`).
 """
 
 from __future__ import annotations
@@ -84,7 +90,8 @@ from stratabench.options import EngineOptions
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.results.stats import instability
 
-__all__ = ["MoreSlices", "SliceSession", "SlicedRunner", "SlicedRun", "merge_slices", "slice_rounds", "slices_back_to_back"]
+__all__ = ["MoreSlices", "SliceSession", "SlicedRunner", "SlicedRun", "merge_slices", "slice_rounds",
+           "slices_back_to_back"]
 
 
 @runtime_checkable
@@ -93,7 +100,8 @@ class SliceSession(Protocol):
 
     @property
     def count(self) -> int:
-        """How many slices the cells take (their repetitions: tries, runs)."""
+        """How many slices every cell takes (their repetitions: tries, runs): the floor, which a
+        :class:`MoreSlices` session may take past for cells that miss the target."""
         ...
 
     def run(self, index: int) -> Iterator[CellResult]:

@@ -10,6 +10,31 @@ rounds, so a cell's interval and ``compare``'s test see it. With one
 process for six samples, two runs of identical code had 3 to 8 of 38 Go
 cells 15-75% apart beyond their intervals.
 
+Past the floor of processes, a cell whose interval misses the target
+takes more, as a Python cell takes rounds (:class:`GoProcesses` is a
+:class:`~stratabench.engine.slices.MoreSlices`; the engine's stopping rule
+and an allowance of the slices' own decide, engine/slices.py says how):
+up to nine processes, or twelve when nine could not leave out its far
+values, each later process (``run_more``) of only the cells still going,
+at the first process's loop counts, one after each later Python round. A
+process of 15 cells took 0.95 s against 2.5 s for 38. Measured against
+main (45d8b78) under the lock: a default run, A then B (load 1.2-1.6),
+flagged 19 of 38 Go cells on main and 7 here (15 cells took nine
+processes, 2 twelve), its Go processes 16.2 s against 19.2 s, the run
+192 s against 195 s, the Go medians 1.015x (geometric mean); ``run
+bulkload`` alone, B A then A B (load 1.3-2.3), where the slices' 10% is
+1.6 s and seven cells took nine processes: 29 and 19 flagged on main, 27
+and 15 here, Go processes 17.0 and 15.8 s against 17.7 and 16.3 s, Go
+medians 0.966x and 0.969x. What stays flagged is spread between processes,
+not one far value: each process has a speed common to its cells (the
+geometric mean of its cells' ratios to their medians moved 0.96-1.08
+between processes of one run, and a process of a few cells at the end of
+a run 0.84-1.24), which nine values narrow but seldom to ±5%. A process of
+14 cells against one of all 38, alternated six times each under the lock
+(load 1.4), measured those cells 0.976x (geometric mean; 0.885-1.031 a
+cell): the smaller process's setup keeps less of the other cells' assets
+live, a difference within the processes' own spread.
+
 A process may take several samples of each cell (``go.count``): the
 program takes them in passes over the cells (go/internal/format/passes.go),
 so one cell's samples are a second or more apart, and the round's value is
@@ -161,12 +186,14 @@ __all__ = ["GoProcesses"]
 class GoProcesses:
     """A run's Go cells, one ``stratabench-go`` process a slice (a :class:`~stratabench.engine.slices.SliceSession`).
 
-    Each of the ``processes`` slices starts the program once for every Go
-    cell; it takes ``count`` samples of each, in passes over the cells
-    (one cell's samples seconds apart), and a cell's result of the slice
-    holds them, so its value for the round the slice followed is their
-    median. The first process to measure a cell ramps up to ``benchtime``;
-    the later ones take its loop count (``--loops``) and only measure.
+    Each of the ``processes`` slices (the floor) starts the program once
+    for every Go cell, and each slice past it (:meth:`run_more`) for the
+    cells the engine still wants; it takes ``count`` samples of each, in
+    passes over the cells (one cell's samples seconds apart), and a cell's
+    result of the slice holds them, so its value for the round the slice
+    followed is their median. The first process to measure a cell ramps up
+    to ``benchtime``; the later ones take its loop count (``--loops``) and
+    only measure.
 
     The program is built when the session opens, when missing or built from
     other sources; the embed asset's build comes from the build cache when
