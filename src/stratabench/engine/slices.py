@@ -59,10 +59,12 @@ naming that slice, as with a failed floor slice. A fixed count
 (``--samples``), and ``stratabench ab`` (:func:`slices_back_to_back`),
 take the floor only.
 
-Measured against main (45d8b78) under the lock, a default run A then B
-(load 1.2-1.6): 19 of 38 Go cells flagged on main, 7 here (15 cells took
-nine processes, 2 twelve), the Go processes 16.2 s against 19.2 s, the
-run 192 s against 195 s. A share of the run's time instead of the slices'
+Measured against main (45d8b78) under the lock, default runs A then B
+(load 1.2-1.6), then B then A (load 1.2-1.7): 19 and 13 of 38 Go cells
+flagged on main, 7 and 11 here (15 and 16 cells took nine processes, 2
+and 0 twelve; 21 of the 31 met the target), the Go processes 16.2 and
+15.7 s against 19.2 and 19.0 s, the runs 192 and 189 s against 195 and
+195 s. A share of the run's time instead of the slices'
 (5 s in a ``run bulkload``, 15 s in a default run) bought more than the
 slices past nine could give: ``run bulkload`` (load 1.5-1.8) took 75 s
 against main's 68 s, its Go processes 22.3 s against 15.8 s (three of 24

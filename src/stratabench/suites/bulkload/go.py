@@ -17,11 +17,13 @@ and an allowance of the slices' own decide, engine/slices.py says how):
 up to nine processes, or twelve when nine could not leave out its far
 values, each later process (``run_more``) of only the cells still going,
 at the first process's loop counts, one after each later Python round. A
-process of 15 cells took 0.95 s against 2.5 s for 38. Measured against
-main (45d8b78) under the lock: a default run, A then B (load 1.2-1.6),
-flagged 19 of 38 Go cells on main and 7 here (15 cells took nine
-processes, 2 twelve), its Go processes 16.2 s against 19.2 s, the run
-192 s against 195 s, the Go medians 1.015x (geometric mean); ``run
+process of 15 cells took 0.95-1.07 s against 2.5 s for 38. Measured
+against main (45d8b78) under the lock: default runs, A then B (load
+1.2-1.6) and B then A (load 1.2-1.7), flagged 19 and 13 of 38 Go cells
+on main, 7 and 11 here (15 and 16 cells took nine processes, 2 and 0
+twelve; 21 of the 31 met the target), the Go processes 16.2 and 15.7 s
+against 19.2 and 19.0 s, the runs 192 and 189 s against 195 and 195 s,
+the Go medians 1.015x and 0.999x (geometric mean); ``run
 bulkload`` alone, B A then A B (load 1.3-2.3), where the slices' 10% is
 1.6 s and seven cells took nine processes: 29 and 19 flagged on main, 27
 and 15 here, Go processes 17.0 and 15.8 s against 17.7 and 16.3 s, Go
