@@ -110,7 +110,8 @@ def execute(plan: Plan, options: RunOptions, sink: ResultSink, progress: Progres
     try:
         with tempfile.TemporaryDirectory(prefix="stratabench-external-") as workdir:
             # Sliced suites take their repetitions between the Python rounds (engine/slices.py says why).
-            sliced = SlicedRun(options.engine.samples or options.engine.min_samples, record, progress.cell_started)
+            sliced = SlicedRun(options.engine.samples or options.engine.min_samples, record, progress.cell_started,
+                               options=options.engine)
             try:
                 if not counting:
                     for suite, external in externals:

@@ -183,6 +183,135 @@ def test_an_interrupt_writes_every_cell_with_a_slice_merged_and_closes_the_sessi
     assert len(written) == 1  # closing again writes nothing twice
 
 
+# -- past the floor: only the cells that miss the target, as the run's allowance pays --------------------------
+
+class FakeMoreSession(FakeSession):
+    """A :class:`FakeSession` whose floor is ``count`` slices, and which can take slices past it of chosen cells
+    (``run_more``: slice ``i`` of a cell gives ``values[cell][i]``), each cell measured moving ``clock`` 1 s on."""
+
+    def __init__(self, cells: Sequence[CellSpec], values: Mapping[str, Sequence[float | None]], log: list[str],
+                 broken: int | None, count: int, clock: list[float]) -> None:
+        super().__init__(cells, values, log, broken)
+        self.floor, self.clock = count, clock
+        self.more: list[tuple[int, list[str]]] = []
+
+    @property
+    def count(self) -> int:
+        return self.floor
+
+    def run(self, index: int) -> Iterator[CellResult]:
+        return self.run_more(index, self.cells)
+
+    def run_more(self, index: int, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
+        if index >= self.floor:
+            self.more.append((index, [cell.name for cell in cells]))
+        for result in FakeSession(cells, self.values, self.log, self.broken).run(index):
+            self.clock[0] += 1.0
+            yield result
+
+
+class FakeMoreRunner(FakeRunner):
+    def __init__(self, values: Mapping[str, Sequence[float | None]], clock: list[float], broken: int | None = None,
+                 count: int = 6) -> None:
+        super().__init__(values, [], broken)
+        self.clock, self.count = clock, count
+        self.more: FakeMoreSession | None = None
+
+    def slices(self, cells: Sequence[CellSpec], workdir: Path) -> FakeMoreSession:
+        self.more = FakeMoreSession(cells, self.values, self.log, self.broken, self.count, self.clock)
+        return self.more
+
+
+#: Six floor values with one slow (as the machine gives a Go cell), then near the median: nine drop the slow one.
+SPIKY = [100.0, 150.0, 100.0, 101.0, 99.0, 100.0, 100.0, 100.0, 102.0, 100.0, 100.0, 100.0]
+#: Two slow values at one end of six: nine keep the second (±20%), twelve could drop both.
+TWO_SLOW = [100.0, 150.0, 140.0, 100.0, 101.0, 99.0, 100.0, 100.0, 101.0, 100.0, 99.0, 100.0]
+STEADY = [100.0, 101.0, 100.0, 100.0, 99.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0]
+#: Spread among the middle values: no count up to twelve could meet the target, so it asks for nothing.
+SPREAD = [100.0, 115.0, 130.0, 145.0, 85.0, 70.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0]
+
+
+def more_run(values: Mapping[str, Sequence[float | None]], tmp_path: Path, *, steady: int = 0,
+             broken: int | None = None,
+             options: EngineOptions | None = None) -> tuple[SlicedRun, list[CellResult], FakeMoreSession]:
+    """A run's slices of a session that can take more, with ``steady`` more cells that meet the target at the floor
+    (each cell's slice takes 1 s, so the floor's 6 s a cell pay 0.6 s of slices past it)."""
+    clock = [0.0]
+    values = {**values, **{f"steady {index}": STEADY for index in range(steady)}}
+    runner = FakeMoreRunner(values, clock, broken)
+    written: list[CellResult] = []
+    run = SlicedRun(6, written.append, options=options or EngineOptions(), now=lambda: clock[0])
+    run.open(runner, [external(name) for name in values], tmp_path)
+    assert runner.more is not None
+    return run, written, runner.more
+
+
+def test_past_the_floor_only_a_cell_that_misses_the_target_takes_more_slices_one_a_round(tmp_path: Path) -> None:
+    run, written, session = more_run({"steady": STEADY, "spiky": SPIKY, "spread": SPREAD}, tmp_path, steady=3)
+    for number in range(12):
+        run.after_round(number)
+    # The floor after rounds 0-5, then the spiky cell alone after rounds 6, 7, 8: nine values met the target.
+    assert session.more == [(6, ["spiky"]), (7, ["spiky"]), (8, ["spiky"])]
+    steady, spiky, spread = written[:3]
+    assert steady.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5) and steady.flags == ()
+    assert spiky.metrics["wall_ns"].rounds == tuple(range(9)) and spiky.flags == ()  # ranks 2-8 leave out 150
+    assert spiky.notes["runs"] == 9 and spiky.notes["slice_rounds"] == list(range(9))
+    # Its middle values spread ±10% and more: no count up to twelve could meet the target, so it took none.
+    assert spread.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5) and spread.flags
+
+
+def test_without_rounds_left_the_slices_past_the_floor_follow_each_other_each_its_own_round(tmp_path: Path) -> None:
+    run, written, session = more_run({"two slow": TWO_SLOW}, tmp_path, steady=10)
+    for number in range(6):
+        run.after_round(number)
+    assert session.more == [] and written == []  # the floor is in; the cell still going waits for a round
+    run.finish(6)
+    # Nine could not leave out both slow values: it asked for twelve at once, and met the target there.
+    assert [index for index, _ in session.more] == [6, 7, 8, 9, 10, 11]
+    two_slow = next(cell for cell in written if cell.cell == "two slow")
+    assert two_slow.metrics["wall_ns"].rounds == tuple(range(12)) and two_slow.flags == ()
+
+
+def test_the_allowance_grants_the_cheapest_asks_first_and_no_more_than_it_holds(tmp_path: Path) -> None:
+    # Every cell's visit costs the same (a slice's 1 s a cell): nine rounds cost 3 visits, twelve 6. The floor's
+    # slices took 42 s (seven cells): 10% of it pays for the 3 s of nine, not then the 6 s of twelve.
+    run, written, session = more_run({"spiky": SPIKY, "two slow": TWO_SLOW}, tmp_path, steady=5)
+    run.finish(0)
+    assert session.more == [(6, ["spiky"]), (7, ["spiky"]), (8, ["spiky"])]
+    spiky, two_slow = written[:2]
+    assert spiky.flags == () and two_slow.metrics["wall_ns"].summary.n == 6 and two_slow.flags
+
+
+def test_a_slice_past_the_floor_that_fails_keeps_the_other_slices_values(tmp_path: Path) -> None:
+    values = {"spiky": SPIKY[:6] + [None] + SPIKY[7:], "two slow": TWO_SLOW, "broken": SPIKY}
+    run, written, session = more_run(values, tmp_path, steady=20)
+    run.finish(0)
+    spiky, two_slow, broken = written[:3]
+    # Its seventh slice failed: the cell is failed naming it, with its six values, and takes no slice after it.
+    assert spiky.status == "failed" and spiky.error == "slice 7 of 7 (after round 6) failed: wrong answer"
+    assert spiky.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5)
+    assert two_slow.ok and two_slow.metrics["wall_ns"].summary.n == 12  # the other cells go on
+    assert broken.ok and broken.metrics["wall_ns"].summary.n == 9
+    # A slice past the floor that fails as a whole fails that slice of every cell in it, each keeping the rest.
+    run, written, session = more_run({"spiky": SPIKY, "steady": STEADY}, tmp_path, broken=7, steady=5)
+    run.finish(0)
+    spiky, steady = written[:2]
+    assert spiky.error == "slice 8 of 8 (after round 7) failed: the worker died in slice 8"
+    assert spiky.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5, 6) and steady.ok
+
+
+def test_a_fixed_count_or_a_run_without_options_takes_the_floor_only(tmp_path: Path) -> None:
+    run, written, session = more_run({"spiky": SPIKY}, tmp_path, steady=5, options=EngineOptions(samples=6))
+    run.finish(0)
+    assert session.more == [] and written[0].metrics["wall_ns"].summary.n == 6 and written[0].flags
+    clock = [0.0]
+    plain = SlicedRun(6, written.append, now=lambda: clock[0])
+    runner = FakeMoreRunner({"spiky": SPIKY}, clock)
+    plain.open(runner, [external("spiky")], tmp_path)
+    plain.finish(0)
+    assert runner.more is not None and runner.more.more == []
+
+
 def test_merging_slices_after_one_round_makes_one_value_of_them() -> None:
     spec = external("a")
 

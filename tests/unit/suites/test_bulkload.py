@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -164,14 +164,16 @@ def test_go_line_with_a_wrong_hash_fails_the_cell() -> None:
 
 class FakeGo:
     """The Go adapter of a run, faked: process ``p`` gives every sample ``speeds[p]`` ms, one sample in three of
-    its first cell 2x slower (a slow window), or fails after its first cell when ``p`` is ``broken``."""
+    its first cell 2x slower (a slow window), or fails after its first cell when ``p`` is ``broken``; a cell of
+    ``slow`` is 1.5x slow in the processes it names. Each cell moves ``clock`` on by 0.1 s."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, speeds: list[float],
-                 broken: int | None = None) -> None:
+                 broken: int | None = None, slow: Mapping[str, set[int]] | None = None,
+                 clock: list[float] | None = None) -> None:
         from stratabench.adapters import golang
         from stratabench.suites.bulkload import go
 
-        self.speeds, self.broken = speeds, broken
+        self.speeds, self.broken, self.slow, self.clock = speeds, broken, slow or {}, clock or [0.0]
         self.asked: list[tuple[int, object, object]] = []
         monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
         monkeypatch.setattr(golang, "ensure_built", lambda *args, **kwargs: None)
@@ -190,7 +192,9 @@ class FakeGo:
             if process == self.broken and number == 1:
                 raise golang.GoRunError("stratabench-go bulkload failed (2): killed")
             fmt, variant = cell.split("/")
-            slow = [2.0 if number == 0 and k == 1 else 1.0 for k in range(kwargs["count"])]
+            slow = [2.0 if number == 0 and k == 1 else 1.5 if process in self.slow.get(cell, ()) else 1.0
+                    for k in range(kwargs["count"])]
+            self.clock[0] += 0.1
             yield {"format": fmt, "variant": variant, "loops": 10 + process,
                    "samples": {"wall_ns": [speed * factor * 1e6 for factor in slow]},
                    "size_bytes": 5, "hash": HASH_1000, "extra": {"records": 1000, "gomaxprocs": 1}, "error": None}
@@ -228,6 +232,27 @@ def test_a_runs_go_cells_take_one_process_a_slice_between_the_rounds(monkeypatch
     assert gob.notes["go_version"] == "go1.99" and gob.notes["records"] == 1000 and gob.notes["gomaxprocs"] == 1
     assert len(gob.notes["process_s"]) == 6 and gob.notes["samples_per_process"] == 3
     assert json_encode.metrics["wall_ns"].summary.n == 6 and gob.integrity is not None and gob.integrity.ok
+
+
+def test_a_go_cell_that_misses_the_target_takes_processes_past_the_floor_of_it_alone(monkeypatch: pytest.MonkeyPatch,
+                                                                                       tmp_path: Path) -> None:
+    # One slow sample among six flags a cell (its interval is their whole range); nine processes leave it out.
+    clock = [0.0]
+    fake = FakeGo(monkeypatch, tmp_path, [1.0] * 9, slow={"json/encode": {2}}, clock=clock)
+    written: list[CellResult] = []
+    run = SlicedRun(6, written.append, options=EngineOptions(), now=lambda: clock[0])
+    steady = [go_cell(name) for name in ("json/warm", "cbor/warm", "xml/warm", "avro/warm")]
+    # Each cell takes 0.1 s of a process: a tenth of the floor's 3.6 s pays for three processes of one cell.
+    run.open(suite_with(**{"go.count": "1"}), [go_cell("gob/warm"), go_cell("json/encode"), *steady], tmp_path)
+    for number in range(10):
+        run.after_round(number)
+    # After the floor's six, a process of the slow cell alone after each later round, at the first one's loops.
+    assert fake.asked[6:] == [(1, ["json/encode"], {"json/encode": 10})] * 3
+    gob, json_encode = written[:2]
+    assert gob.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5) and gob.flags == ()
+    assert json_encode.metrics["wall_ns"].rounds == tuple(range(9)) and json_encode.flags == ()
+    assert json_encode.metrics["wall_ns"].summary.max == 1.5e6  # kept, outside the interval of nine
+    assert len(json_encode.notes["process_s"]) == 9
 
 
 def test_a_failed_go_process_keeps_the_other_processes_values(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -10,6 +10,33 @@ rounds, so a cell's interval and ``compare``'s test see it. With one
 process for six samples, two runs of identical code had 3 to 8 of 38 Go
 cells 15-75% apart beyond their intervals.
 
+Past the floor of processes, a cell whose interval misses the target
+takes more, as a Python cell takes rounds (:class:`GoProcesses` is a
+:class:`~stratabench.engine.slices.MoreSlices`; the engine's stopping rule
+and an allowance of the slices' own decide, engine/slices.py says how):
+up to nine processes, or twelve when nine could not leave out its far
+values, each later process (``run_more``) of only the cells still going,
+at the first process's loop counts, one after each later Python round. A
+process of 15 cells took 0.95-1.07 s against 2.5 s for 38. Measured
+against main (45d8b78) under the lock: default runs, A then B (load
+1.2-1.6) and B then A (load 1.2-1.7), flagged 19 and 13 of 38 Go cells
+on main, 7 and 11 here (15 and 16 cells took nine processes, 2 and 0
+twelve; 21 of the 31 met the target), the Go processes 16.2 and 15.7 s
+against 19.2 and 19.0 s, the runs 192 and 189 s against 195 and 195 s,
+the Go medians 1.015x and 0.999x (geometric mean); ``run
+bulkload`` alone, B A then A B (load 1.3-2.3), where the slices' 10% is
+1.6 s and seven cells took nine processes: 29 and 19 flagged on main, 27
+and 15 here, Go processes 17.0 and 15.8 s against 17.7 and 16.3 s, Go
+medians 0.966x and 0.969x. What stays flagged is spread between processes,
+not one far value: each process has a speed common to its cells (the
+geometric mean of its cells' ratios to their medians moved 0.96-1.08
+between processes of one run, and a process of a few cells at the end of
+a run 0.84-1.24), which nine values narrow but seldom to ±5%. A process of
+14 cells against one of all 38, alternated six times each under the lock
+(load 1.4), measured those cells 0.976x (geometric mean; 0.885-1.031 a
+cell): the smaller process's setup keeps less of the other cells' assets
+live, a difference within the processes' own spread.
+
 A process may take several samples of each cell (``go.count``): the
 program takes them in passes over the cells (go/internal/format/passes.go),
 so one cell's samples are a second or more apart, and the round's value is
@@ -161,12 +188,14 @@ __all__ = ["GoProcesses"]
 class GoProcesses:
     """A run's Go cells, one ``stratabench-go`` process a slice (a :class:`~stratabench.engine.slices.SliceSession`).
 
-    Each of the ``processes`` slices starts the program once for every Go
-    cell; it takes ``count`` samples of each, in passes over the cells
-    (one cell's samples seconds apart), and a cell's result of the slice
-    holds them, so its value for the round the slice followed is their
-    median. The first process to measure a cell ramps up to ``benchtime``;
-    the later ones take its loop count (``--loops``) and only measure.
+    Each of the ``processes`` slices (the floor) starts the program once
+    for every Go cell, and each slice past it (:meth:`run_more`) for the
+    cells the engine still wants; it takes ``count`` samples of each, in
+    passes over the cells (one cell's samples seconds apart), and a cell's
+    result of the slice holds them, so its value for the round the slice
+    followed is their median. The first process to measure a cell ramps up
+    to ``benchtime``; the later ones take its loop count (``--loops``) and
+    only measure.
 
     The program is built when the session opens, when missing or built from
     other sources; the embed asset's build comes from the build cache when
@@ -206,20 +235,29 @@ class GoProcesses:
         return self.processes
 
     def run(self, index: int) -> Iterator[CellResult]:
-        """One process: every cell's result with this process's samples; a failed process raises its reason."""
+        """One process of every cell: each one's result with this process's samples; a failed process raises its
+        reason."""
+        return self._process(self.cells)
+
+    def run_more(self, index: int, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
+        """One process past the floor, of ``cells`` only (those whose interval misses the target and were granted
+        more: :mod:`stratabench.engine.slices`), at the first process's loop counts."""
+        return self._process(cells)
+
+    def _process(self, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
         from stratabench.adapters import golang
 
-        by_name = {cell.name: cell for cell in self.cells}
+        by_name = {cell.name: cell for cell in cells}
         # Only the cells asked for, not every variant of every format (the default run's 38 of 50).
-        wanted = [f"{c.params['format']}/{c.params['variant']}" for c in self.cells]
+        wanted = [f"{c.params['format']}/{c.params['variant']}" for c in cells]
         started = time.perf_counter()
         try:
             for line in golang.run_bulkload(
                 seed=self.seed, size=self.size, workdir=self.workdir,
-                formats=list(dict.fromkeys(c.params["format"] for c in self.cells)),
-                variants=list(dict.fromkeys(c.params["variant"] for c in self.cells)),
+                formats=list(dict.fromkeys(c.params["format"] for c in cells)),
+                variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
                 benchtime=self.benchtime, count=self.samples, embed_cache=self.embed_cache, cells=wanted,
-                loops=dict(self.loops),
+                loops={cell: self.loops[cell] for cell in wanted if cell in self.loops},
             ):
                 cell = f"{line['format']}/{line['variant']}"
                 if line.get("loops") and not line.get("error"):

@@ -135,7 +135,8 @@ class BulkloadSuite(Suite):
                 f"process's value is their median); default {GO_SAMPLES}", "whole",
                 minimum=1, maximum=1000),
         Setting("go.processes", "", "fresh stratabench-go processes, each taken between two rounds of the run "
-                f"(a Go cell's rounds); default {GO_PROCESSES}, or --samples", "whole", minimum=1, maximum=1000),
+                f"(a Go cell's rounds; a cell missing the target takes more, up to --allowance-rounds); default "
+                f"{GO_PROCESSES}, or --samples (exactly)", "whole", minimum=1, maximum=1000),
         Setting("go.formats", "", f"Go formats; default all: {','.join(GO_FORMATS + GO_MORE_FORMATS)}", "list"),
         Setting("go.variants", "", f"Go variants; default all: {','.join(GO_VARIANTS)}", "list"),
     )
