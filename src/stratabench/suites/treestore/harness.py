@@ -4,7 +4,9 @@ Per backend × N: install the module (after removing earlier data of the
 run's namespace), run the tests in table order, uninstall, and remove the
 namespace. Each test yields one :class:`Outcome` with every try's raw time
 in nanoseconds. Before each timed block the garbage collector runs and
-the heap is frozen (``gc.freeze``) until the block ends. A test that fails (a server gone, an integrity mismatch)
+the heap is frozen (``gc.freeze``) until the block ends; a slice that takes
+several short tries (:class:`SliceFill`) keeps it frozen over all of them, so
+each collection walks only what the slice made. A test that fails (a server gone, an integrity mismatch)
 yields its one-line error, and the next test still runs.
 
 A default run gives a test whose tries repeat one measurement :class:`MoreTries`: past its
@@ -16,8 +18,10 @@ and a costly one keeps its tries (docs/studies/treestore.md §8.2).
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from stratabench.engine.measure import frozen_heap
@@ -31,21 +35,42 @@ from stratabench.systems.treestore.cores import DEFAULT_CORE
 from stratabench.suites.treestore.dataset import Dataset, document_hash
 from stratabench.systems.treestore.tree import Inner, tree_hash
 
-__all__ = ["Asked", "MoreTries", "Outcome", "run_backend"]
+__all__ = ["Asked", "MoreTries", "Outcome", "SliceFill", "run_backend"]
+
+
+@dataclass(frozen=True)
+class SliceFill:
+    """A slice's timed tries of a short test: past its least, until their count × median reaches ``timed_ns``.
+
+    At most ``max_tries``. The slice's value is their median (the engine's per-round value), so a test
+    of a fraction of a millisecond is not one try at the machine's mercy, and a try of ``timed_ns`` or
+    more stays one try. The median, not the sum, sets the count: one slow try (a burst of the machine)
+    does not end the slice with the tries it has.
+    """
+
+    timed_ns: int
+    max_tries: int
+
+    def filled(self, samples_ns: list[int]) -> bool:
+        return len(samples_ns) * statistics.median(samples_ns) >= self.timed_ns or len(samples_ns) >= self.max_tries
+
+    def to_json(self) -> dict[str, int]:
+        return {"timed_ns": self.timed_ns, "max_tries": self.max_tries}
 
 
 @dataclass(frozen=True)
 class Asked:
-    """A test asked for with its own tries and untimed tries first: one slice of a run (one timed try).
+    """A test asked for with its own tries and untimed tries first: one slice of a run.
 
     ``untimed_limit_ns``: the last untimed try, if it takes longer, is kept as the first timed one
-    (:func:`run_test`).
+    (:func:`run_test`); ``fill``: more timed tries past ``tries`` while it asks for them.
     """
 
     test: TreeTest
     tries: int
     warmup: int
     untimed_limit_ns: int | None = None
+    fill: SliceFill | None = None
 
 
 @dataclass(frozen=True)
@@ -111,11 +136,12 @@ def _close_quietly(fixture: Fixture | None) -> None:
 
 
 def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_state: bool = False,
-             warmup: int = 0, more: MoreTries | None = None, untimed_limit_ns: int | None = None) -> Outcome:
+             warmup: int = 0, more: MoreTries | None = None, untimed_limit_ns: int | None = None,
+             fill: SliceFill | None = None) -> Outcome:
     """Setup, tries (before, timed, check, after), teardown; errors end the test, not the run.
 
-    ``warmup`` tries run first and are not kept; with ``more``, tries go on past ``tries`` while its
-    rule asks for them. The last untimed try, when it takes longer than ``untimed_limit_ns``, is kept
+    ``warmup`` tries run first and are not kept; with ``more`` or ``fill``, tries go on past ``tries``
+    while its rule asks for them. The last untimed try, when it takes longer than ``untimed_limit_ns``, is kept
     as the first timed try instead: an untimed try of a costly test would double its cost, and a
     costly test's try 1 differs from its later ones by a few percent only (treestore's
     ``UNTIMED_TRY_LIMIT_NS``). The outcome's ``warmup`` counts the tries left untimed.
@@ -148,6 +174,8 @@ def run_test(core: Core, test: TreeTest, data: Dataset, *, tries: int, fresh_sta
             if attempt >= warmup:
                 outcome.samples_ns.append(elapsed)
                 last = len(outcome.samples_ns) >= tries
+                if last and fill is not None:
+                    last = fill.filled(outcome.samples_ns)
                 if last and rule is not None:
                     stop = rule.stop(outcome.samples_ns, time.perf_counter_ns() - started)
                     last = stop is not None
@@ -205,8 +233,13 @@ def run_backend(backend: TreeBackend, n: int, *, tries: int = 10, tries_for: Map
             return
         for test in tests:
             if isinstance(test, Asked):
-                yield run_test(core, test.test, data, tries=test.tries, fresh_state=fresh_state, warmup=test.warmup,
-                               untimed_limit_ns=test.untimed_limit_ns)
+                # A slice that fills takes up to 21 short tries: with the heap frozen for all of them, the
+                # collection before each timed block walks only what the slice made, not the whole heap
+                # (2-9 ms a try at N=1,000, ten times a read's timed block).
+                with frozen_heap() if test.fill is not None else nullcontext():
+                    outcome = run_test(core, test.test, data, tries=test.tries, fresh_state=fresh_state,
+                                       warmup=test.warmup, untimed_limit_ns=test.untimed_limit_ns, fill=test.fill)
+                yield outcome
                 continue
             repeats = more is not None and test.tries_repeat(fresh_state)
             warm = 1 if repeats and not warmup and test.warm_up_changes_nothing(fresh_state) else warmup

@@ -57,7 +57,7 @@ from stratabench.suites.kit.stores import real_url, run_stores
 from stratabench.suites.kit.suite import Suite
 from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest, family_of
-from stratabench.suites.treestore.harness import MoreTries
+from stratabench.suites.treestore.harness import MoreTries, SliceFill
 from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 
 __all__ = ["FULL_SIZES", "LANGUAGE", "TreestoreSuite"]
@@ -294,6 +294,13 @@ class TreestoreSuite(Suite):
 #: differs from its later ones by a few percent only. Every other test's tries take a few ms at most.
 UNTIMED_TRY_LIMIT_NS = 100_000_000
 
+#: A slice's timed tries of a repeated test: past one, until their count × median reaches 10 ms (at most 21 tries);
+#: the slice's value is their median. One try of a read (0.03-0.7 ms at N=1,000) or of "create an item" (0.2-4 ms)
+#: was at the mercy of one burst of the machine: cells under 10 ms a try were 7-15 of the 9-18 flagged in four
+#: default runs of 45d8b78 (their max/min over the three slices 1.10-3.3). A test of 10 ms or more keeps one try a
+#: slice. 20 ms (at most 31) cost about twice the time: 25-100 ms a slice of a cell, setup included.
+SLICE_FILL = SliceFill(timed_ns=10_000_000, max_tries=21)
+
 
 def _numbers_of(workers: Sequence[_Worker]) -> list[int]:
     return sorted({number for worker in workers for number in worker.by_test})
@@ -305,7 +312,7 @@ def _repeats(cell: CellSpec) -> bool:
 
 
 class TreestoreSlices:
-    """A run's treestore cells a try at a time: slice ``i`` is one try of every test that repeats one measurement.
+    """A run's treestore cells a slice at a time: slice ``i`` is a value of every test that repeats one measurement.
 
     The workers start (and fill their backends) in the first slice and wait
     on their input between slices, idle; each slice asks every worker for
@@ -318,7 +325,11 @@ class TreestoreSlices:
     try 1, so their try 1 was faster than the next (first slice ÷ the later
     two's median 0.93, p10 0.61, over 96 such values of six default runs of
     09371b4), and a read's try 1 is cold (1.05, p90 1.65, over 72): one such
-    value among three is the interval's whole range. Tests whose tries do not repeat
+    value among three is the interval's whole range. A slice's value is one
+    timed try of a test of 10 ms or more; a shorter test takes tries until
+    they time 10 ms (count × median, at most 21: :data:`SLICE_FILL`) and
+    the slice's value is their median (each try still timed alone, as the
+    study times it). Tests whose tries do not repeat
     (:data:`~stratabench.report.generic.NOT_REPEATS`) run whole in the first
     slice, state carried across their tries, as without slices. A run with
     ``treestore.tries_budget`` or ``--full`` (the study's grid: the state
@@ -361,7 +372,7 @@ class TreestoreSlices:
         if index >= tries:
             return
         result = yield from worker.ask(number, tries=1, warmup=int(cell.params["warmup"]) + 1,
-                                       untimed_limit_ns=UNTIMED_TRY_LIMIT_NS)
+                                       untimed_limit_ns=UNTIMED_TRY_LIMIT_NS, fill=SLICE_FILL)
         if result is not None:
             if index == tries - 1:
                 worker.by_test.pop(number, None)  # its last slice: the worker owes it nothing more
@@ -372,7 +383,9 @@ class TreestoreSlices:
         untimed = sum(int(part.notes.get("warmup_tries", 0)) for part in parts)
         notes = {key: value for key, value in parts[0].notes.items() if key != "warmup_tries"}
         notes.update(tries=len(samples), integrity_checks=sum(int(part.notes.get("integrity_checks", 0)) for part in parts),
-                     slice_tries="one try a slice, each after its own setup and "
+                     slice_tries="a slice's value is one try, or the median of its tries until they time "
+                                 f"{SLICE_FILL.timed_ns / 1e6:g} ms (at most {SLICE_FILL.max_tries}), "
+                                 "each slice after its own setup and "
                                  + ("an untimed try" if untimed >= len(parts) else
                                     "an untimed try where it costs little (a try over 0.1 s is timed itself)"))
         if untimed:
@@ -473,14 +486,16 @@ class _Worker:
         yield _result(self.by_test.pop(record["test"]), record, self.header, time.monotonic() - started)
 
     def ask(self, number: int, *, tries: int, warmup: int,
-            untimed_limit_ns: int | None = None) -> Generator[CellResult, None, CellResult | None]:
+            untimed_limit_ns: int | None = None,
+            fill: SliceFill | None = None) -> Generator[CellResult, None, CellResult | None]:
         """Ask for one slice of a test (its cell stays owed); ``return`` its result, ``None`` if the worker ended.
 
         A worker that ended yields the failure of every cell it still owes.
         """
         cell = self.by_test[number]
         started = time.monotonic()
-        asked = {"test": number, "tries": tries, "warmup": warmup, "untimed_limit_ns": untimed_limit_ns}
+        asked = {"test": number, "tries": tries, "warmup": warmup, "untimed_limit_ns": untimed_limit_ns,
+                 "fill": None if fill is None else fill.to_json()}
         record = self._next() if self._send(asked) else None
         if record is None or "test" not in record:
             yield from self._ended()
@@ -528,7 +543,10 @@ class _Worker:
         if self.process is not None:
             for stream in (self.process.stdin, self.process.stdout):
                 if stream is not None:
-                    stream.close()
+                    try:
+                        stream.close()
+                    except OSError:
+                        pass  # a worker that died left a request in the pipe's buffer: closing flushes it
         if self.errors is not None:
             self.errors.close()
 

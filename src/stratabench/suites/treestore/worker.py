@@ -25,7 +25,7 @@ from stratabench.errors import StratabenchError, UnavailableError
 from stratabench.systems.treestore.backends import TREE_BACKENDS
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
 from stratabench.systems.treestore.cores import DEFAULT_CORE
-from stratabench.suites.treestore.harness import Asked, MoreTries, run_backend
+from stratabench.suites.treestore.harness import Asked, MoreTries, SliceFill, run_backend
 from stratabench.systems.treestore import json_codec
 
 __all__ = ["main", "run_job"]
@@ -51,9 +51,9 @@ def _asked(commands: TextIO, tests: list[TreeTest]) -> Iterator[TreeTest | Asked
         command = json.loads(line)
         number = int(command["test"])
         if "tries" in command:
-            limit = command.get("untimed_limit_ns")
+            limit, fill = command.get("untimed_limit_ns"), command.get("fill")
             yield Asked(by_number[number], int(command["tries"]), int(command.get("warmup", 0)),
-                        None if limit is None else int(limit))
+                        None if limit is None else int(limit), None if fill is None else SliceFill(**fill))
             continue
         while remaining and remaining[0].number != number:
             remaining.pop(0)  # not asked for (its cell was dropped): tests only move forward

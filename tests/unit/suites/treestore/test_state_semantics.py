@@ -16,7 +16,7 @@ from stratabench.systems.treestore.backends.sqlite import SqliteBackend
 from stratabench.suites.treestore.catalog import TESTS, TreeTest
 from stratabench.systems.treestore.core import Core, installed
 from stratabench.suites.treestore.dataset import Dataset
-from stratabench.suites.treestore.harness import MoreTries, Outcome, run_backend, run_test
+from stratabench.suites.treestore.harness import MoreTries, Outcome, SliceFill, run_backend, run_test
 from stratabench.systems.treestore.schema import PERF
 
 BY_NAME = {test.name: test for test in TESTS}
@@ -115,3 +115,19 @@ def test_an_untimed_try_over_its_limit_is_timed_itself(core: Core, limit_ns: int
     outcome = run_test(core, BY_NAME["create an item"], Dataset(30), tries=1, warmup=1, untimed_limit_ns=limit_ns)
     assert outcome.ok and len(outcome.samples_ns) == 1 and outcome.warmup == untimed
     assert stored_commits(core) - before == commits
+
+
+def test_a_filling_slice_counts_tries_by_their_median_so_one_slow_try_does_not_end_it() -> None:
+    fill = SliceFill(timed_ns=50, max_tries=10)
+    assert not fill.filled([1, 1, 100])  # a burst in one try: three tries of about 1 time 3, not 102
+    assert fill.filled([30, 20]) and fill.filled([1] * 10)
+
+
+@pytest.mark.parametrize(("fill", "timed"), [(SliceFill(timed_ns=1, max_tries=9), 1),
+                                             (SliceFill(timed_ns=10**12, max_tries=9), 9)])
+def test_a_slice_takes_tries_until_they_fill_it(core: Core, fill: SliceFill, timed: int) -> None:
+    # Each timed try of "create an item" is an untimed delete and a timed create: the tries commit as they run.
+    before = stored_commits(core)
+    outcome = run_test(core, BY_NAME["create an item"], Dataset(30), tries=1, warmup=1, fill=fill)
+    assert outcome.ok and len(outcome.samples_ns) == timed
+    assert stored_commits(core) - before == 1 + (1 + timed) * 2 + 1
