@@ -51,7 +51,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy import stats
 
 from stratabench.metrics import Metric
 from stratabench.report.table import Column, Table
@@ -135,6 +134,10 @@ def log_ratio_interval(ratios: Sequence[float], level: float) -> tuple[float, fl
     logs = [math.log(r) for r in ratios if r > 0]
     if len(logs) < 2:
         return None
+    # Imported here, not with the module: the command line imports every command's module to build its parser,
+    # and scipy.stats cost every `stratabench run` about half a second of its start.
+    from scipy import stats
+
     mean = math.fsum(logs) / len(logs)
     error = float(stats.sem(logs))
     if error == 0:

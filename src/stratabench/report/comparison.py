@@ -68,7 +68,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scipy import stats
 
 from stratabench.metrics import Metric, metric
 from stratabench.metrics import METRICS
@@ -346,6 +345,8 @@ def log_ratio_test(before: Sequence[float], after: Sequence[float], level: float
     ratio = math.exp(shift)
     if len(first) < 2 or len(second) < 2 or (max(first) == min(first) and max(second) == min(second)):
         return SampleTest(ratio, ratio, ratio, level, 1.0 if shift == 0 or len(first) < 2 or len(second) < 2 else 0.0)
+    from scipy import stats  # here, not with the module: report/ab.py's log_ratio_interval says why
+
     tested = stats.ttest_ind(second, first, equal_var=False)
     interval = tested.confidence_interval(level)
     # Few values with much spread can put the bound beyond a float's range: the interval is then unbounded.
