@@ -74,7 +74,8 @@ from stratabench.options import EngineOptions
 from stratabench.results.records import WALL_METRIC, CellResult, MetricResult, Retake, judged_metric_of, paired_ratio_of
 from stratabench.results.stats import instability, round_ratios, round_values
 
-__all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "decided", "reference_ns", "round_order", "run_rounds"]
+__all__ = ["TIMED_METRICS", "CellRounds", "Round", "RoundPlan", "cell_key", "decided", "reference_ns", "round_order",
+           "run_rounds"]
 
 #: Metrics every round measures; the others (memory, size, a suite's extras) come from the first round only.
 TIMED_METRICS = ("wall_ns", "cpu_ns", "thread_cpu_ns", "server_cpu_ns")
@@ -98,6 +99,11 @@ def round_order(units: Sequence[Unit], number: int, seed: int,
     ordered = list(blocks.values())
     random.Random(f"{seed}:{number}").shuffle(ordered)
     return [unit for block in ordered for unit in (reversed(block) if number % 2 else block)]
+
+
+def cell_key(spec: CellSpec) -> str:
+    """A cell's key in a run's rounds (``suite/name``): what its asks and a verdict's pair name it by."""
+    return f"{spec.suite}/{spec.name}"
 
 
 #: The reference workload: a fixed pure-Python loop, the same on every machine and in every round.
@@ -406,7 +412,7 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     An interrupt ends the run after writing, through ``finished``, the
     merged results of every cell that has finished a round.
     """
-    states = {f"{spec.suite}/{spec.name}": CellRounds(spec, _floored(options, spec)) for spec in cells}
+    states = {cell_key(spec): CellRounds(spec, _floored(options, spec)) for spec in cells}
     keys = {name: state.spec.group for name, state in states.items()}
     active = list(states)
     done: set[str] = set()

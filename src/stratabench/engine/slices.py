@@ -85,7 +85,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from stratabench.engine.cell import status_of
 from stratabench.engine.operation import CellSpec
-from stratabench.engine.rounds import CellRounds
+from stratabench.engine.rounds import CellRounds, cell_key
 from stratabench.engine.sampling import Allowance, RoundPlan
 from stratabench.errors import StratabenchError
 from stratabench.options import EngineOptions
@@ -264,7 +264,7 @@ class SlicedRun:
             options = self.options
             cap = max(session.count, min(options.max_samples, options.allowance_rounds))
             floored = replace(options, min_samples=session.count, max_samples=cap, cell_budget_ns=0)
-            suite.states = {_key(cell): CellRounds(cell, floored) for cell in cells}
+            suite.states = {cell_key(cell): CellRounds(cell, floored) for cell in cells}
         self.suites.append(suite)
 
     def after_round(self, number: int) -> None:
@@ -311,7 +311,7 @@ class SlicedRun:
             own_s += result.duration_s or 0.0
             suite.parts.setdefault(cell.name, []).append((label, result))
             if suite.states is not None:
-                state = suite.states[_key(cell)]
+                state = suite.states[cell_key(cell)]
                 state.add(result, RoundPlan(label, result.loops, 1, state.measured == 0))
 
         try:
@@ -344,7 +344,7 @@ class SlicedRun:
         for suite in self.suites:
             if suite.unjudged and suite.states is not None:
                 suite.unjudged = False
-                judged.update((_key(cell), (suite, suite.states[_key(cell)])) for cell in suite.going)
+                judged.update((cell_key(cell), (suite, suite.states[cell_key(cell)])) for cell in suite.going)
         if not judged:
             return
         stops = {key: state.stop() for key, (_, state) in judged.items()}
@@ -354,7 +354,7 @@ class SlicedRun:
             judged[ask.key][1].granted = ask.rounds
             stops[ask.key] = None
         for suite in {id(suite): suite for suite, _ in judged.values()}.values():
-            suite.going = [cell for cell in suite.going if stops[_key(cell)] is None]
+            suite.going = [cell for cell in suite.going if stops[cell_key(cell)] is None]
             if suite.finished:
                 self._write(suite)
 
@@ -378,7 +378,3 @@ def slices_back_to_back(runner: SlicedRunner, cells: Sequence[CellSpec], workdir
     sliced.open(runner, cells, workdir)
     sliced.finish(0)
     return results
-
-
-def _key(cell: CellSpec) -> str:
-    return f"{cell.suite}/{cell.name}"
