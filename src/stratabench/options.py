@@ -72,7 +72,7 @@ class EngineOptions:
         to the fewest narrower count (9, 12, 15...) up to
         ``allowance_rounds`` that could meet the target, cheapest first, while the rounds granted cost at
         most this share of the rounds' time until the first ask, the floor
-        (0.1: about a tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
+        (the Python rounds' own time, not the slices between them; 0.1: about a tenth more time; 0: none). See :class:`~stratabench.engine.sampling.Allowance`.
     allowance_rounds
         The most rounds a cell may ask of the allowance at once: it asks for
         the fewest narrower count up to this (9, 12) that could meet the

@@ -135,7 +135,7 @@ def add_detail_argument(parser: argparse._ActionsContainer) -> None:
 #: Presets in the spirit of pyperf's --fast and --rigorous: (target, budget s, min samples, max samples, min-time s).
 #: The default's target is what its six rounds can show on a shared machine: a round's thread CPU time moves
 #: 3-9% from round to round there, and the interval of six values is their whole range.
-#: --allowance's default, for every preset: the share of the run's time that rounds beyond the cells' budgets may add.
+#: --allowance's default, for every preset: the share of the rounds' time that rounds beyond the cells' budgets may add.
 DEFAULT_ALLOWANCE = EngineOptions.run_allowance
 
 PRESETS: dict[str, tuple[float, float, int, int, float]] = {
@@ -170,7 +170,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, samples: int | None
                        help="rounds beyond --budget for the cells that miss --target, shared by the run: each such "
                        "cell may get rounds up to the fewest narrower interval (9, 12... rounds, see "
                        "--allowance-rounds) that could meet the target, cheapest first, while they cost at most this "
-                       f"%% of the time its floor of rounds took (default {100 * DEFAULT_ALLOWANCE:g}; 0: none)")
+                       "%% of the time its floor of rounds took (the Python rounds' own time; the slices', for the "
+                       f"slices; default {100 * DEFAULT_ALLOWANCE:g}; 0: none)")
     group.add_argument("--allowance-rounds", type=whole_in(1, MAX_SAMPLES), default=EngineOptions.allowance_rounds,
                        metavar="N", help="the most rounds a cell may ask of --allowance at once: the fewest narrower "
                        "count up to N that could meet the target, or its next narrower count if above N (default "

@@ -45,6 +45,13 @@ cells, in every ratio of two of them. So a run measures in rounds
    own, the same share of the rounds' time as the cells', so that neither
    starves the other.
 
+Both allowances are shares of the rounds' own time, each round from its
+start (its zygotes) to its last visit's end: not of the time between rounds,
+where the run measures its reference workload and the sliced suites take
+their slices (:mod:`stratabench.engine.slices`: a sliced suite that takes
+slices beyond its floor takes them from an allowance of its own, a share of
+the slices' time).
+
 Each worker takes its samples between two short machine probes and
 retakes a sample the probes say the machine slowed
 (:mod:`stratabench.engine.probe`); the run keeps the probe's median over
@@ -420,6 +427,11 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
     pairs = _pairs(states)
     pair_allowance = Allowance(options.run_allowance)
     began = now()
+    # The rounds' own time (each from its start to its last visit's end): what the allowances are a share of. The
+    # time between rounds (the reference workload, the sliced suites' slices, whose extra slices have an allowance
+    # of their own in engine/slices.py) is not: counted here, it gave a default run's Python cells a tenth of the
+    # slices' 34-38 s more, twice (the cells' allowance and the verdicts').
+    rounds_ns = 0.0
     probes = ProbeMedian.measured(probe or machine_probe()) if options.retake else None
 
     def finish(name: str) -> None:
@@ -441,15 +453,17 @@ def run_rounds(cells: Iterable[CellSpec], options: EngineOptions,
                 state.add(result, plan)
                 if probes is not None:
                     probes.add([*result.probe_ns, *(retake.probe_ns for retake in result.retaken)])
+            round_s = now() - round_began
+            rounds_ns += round_s * 1e9
             # What a visit cost beyond its worker's own time (starting it, the parent's side, the round's zygotes).
-            overhead_ns = max(0.0, now() - round_began - workers_s) * 1e9 / len(order)
+            overhead_ns = max(0.0, round_s - workers_s) * 1e9 / len(order)
             round_ended(Round(number, tuple(order), reference(), now() - began))
             stops = {name: states[name].stop() for name in active}
             asks = [ask for name in active if (ask := states[name].ask(stops[name], name, overhead_ns)) is not None]
-            for ask in allowance.grant(asks, (now() - began) * 1e9):
+            for ask in allowance.grant(asks, rounds_ns):
                 states[ask.key].granted = ask.rounds
                 stops[ask.key] = None
-            _decide_pairs(pairs, states, stops, pair_allowance, overhead_ns, (now() - began) * 1e9)
+            _decide_pairs(pairs, states, stops, pair_allowance, overhead_ns, rounds_ns)
             still: list[str] = []
             for name in active:
                 if stops[name] is None:

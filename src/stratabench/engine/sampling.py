@@ -64,7 +64,9 @@ the variation is, not everywhere):
   cheapest first give the most cells that chance; an ask that does not
   fit what is left ends the granting for that round;
 * the asks granted cost at most a share (``run_allowance``, 10% by
-  default) of the rounds' time (wall clock) until the first ask, that is
+  default) of the rounds' time (wall clock, each round from its start to
+  its last visit's end, not the sliced suites' slices between rounds,
+  which buy their own extra slices) until the first ask, that is
   of the floor of rounds, fixed then so that it does not grow with the
   rounds it pays for; the rounds it pays for add about that share to the
   run's time. The cost is an estimate: a round of a few cells still pays

@@ -396,3 +396,18 @@ def test_the_engine_stops_a_verdict_exactly_where_the_report_calls_it(seed: int)
         earlier = [number for number in range(rounds - 1)]
         assert not decided(keep_rounds(numerator, earlier), keep_rounds(denominator, earlier),
                            PairedBound("pair/base", bound))
+
+
+def test_the_allowance_is_a_share_of_the_rounds_own_time_not_of_what_runs_between_them() -> None:
+    fake = Rounds()
+    cells = [fake.cell("stable", 0.1), fake.cell("cheap", 0.1, r3=130.0), fake.cell("dear", 0.3, r3=130.0)]
+
+    def slices_between_rounds(ended: Round) -> None:
+        fake.now_s += 10.0  # the sliced suites' slices: counted, a tenth of them would pay for every ask here
+
+    options = replace(ALLOWANCE_OPTIONS, run_allowance=0.1)
+    results = {result.cell: result for result in run_rounds(
+        cells, options, fake.measure, seed=11, finished=lambda r: None, round_ended=slices_between_rounds,
+        reference=lambda: None, now=lambda: fake.now_s)}
+    # Six rounds of 0.5 s: a tenth is 0.3 s, cheap's three rounds of 0.1 s and not dear's three of 0.3 s.
+    assert rounds_of(results["cheap"]) == 9 and rounds_of(results["dear"]) == 6 and results["dear"].flags
