@@ -1,8 +1,9 @@
 """SQLite's WAL checkpoint taken out of the writes (``DeferredUpkeep``), on real files: the store and the row table.
 
-Exact, never timed: a write after which SQLite checkpointed restarts its log
-from the start, so the ``-wal`` file stops growing; a deferred store's log
-grows at every write until its upkeep runs and empties it.
+Exact, never timed: the write after a checkpoint restarts the log, and the
+``-wal`` file's header counts the restarts (its checkpoint sequence, bytes
+12-15); a deferred store's log never restarts until its upkeep runs, and
+the write after that starts it again from its first frame.
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ WRITES = 400
 
 
 def wal_bytes(database: Path) -> int:
-    wal = Path(f"{database}-wal")
-    return wal.stat().st_size if wal.exists() else 0
+    return Path(f"{database}-wal").stat().st_size
+
+
+def restarts(database: Path) -> int:
+    """The log's checkpoint sequence: one more each time a write starts it again after a checkpoint."""
+    return int.from_bytes(Path(f"{database}-wal").read_bytes()[12:16], "big")
 
 
 def writer(kind: str, database: Path) -> tuple[DeferredUpkeep, Callable[[int], None], Callable[[], None]]:
@@ -54,32 +59,36 @@ def writer(kind: str, database: Path) -> tuple[DeferredUpkeep, Callable[[int], N
 
 @pytest.mark.parametrize("kind", ["store", "rows"])
 def test_sqlite_checkpoints_inside_a_write_unless_deferred(tmp_path: Path, kind: str) -> None:
-    # The premise: left alone, some write runs the checkpoint (the log then restarts and stops growing).
+    # The premise: left alone, some write runs the checkpoint, and the log restarts.
     _, write, close = writer(kind, tmp_path / "plain.db")
     try:
-        grew = []
-        for i in range(WRITES):
-            before = wal_bytes(tmp_path / "plain.db")
+        write(0)
+        first = restarts(tmp_path / "plain.db")
+        for i in range(1, WRITES):
             write(i)
-            grew.append(wal_bytes(tmp_path / "plain.db") > before)
-        assert not all(grew)
+        assert restarts(tmp_path / "plain.db") > first
     finally:
         close()
 
 
 @pytest.mark.parametrize("kind", ["store", "rows"])
-def test_deferred_writes_never_checkpoint_and_the_upkeep_empties_the_log(tmp_path: Path, kind: str) -> None:
+def test_deferred_writes_never_checkpoint_and_the_upkeep_restarts_the_log(tmp_path: Path, kind: str) -> None:
     database = tmp_path / "deferred.db"
     target, write, close = writer(kind, database)
     try:
         upkeep = target.defer_upkeep()
-        for rounds in range(2):
-            for i in range(WRITES):
-                before = wal_bytes(database)
+        write(0)
+        sequence = restarts(database)
+        for upkeeps in range(2):
+            for i in range(1, WRITES):
                 write(i)
-                assert wal_bytes(database) > before, f"write {i} after {rounds} upkeeps checkpointed"
+                assert restarts(database) == sequence, f"write {i} after {upkeeps} upkeeps restarted the log"
             upkeep()
-            assert wal_bytes(database) == 0  # every write after it starts from the state a fresh file's first had
+            high_water = wal_bytes(database)
+            write(0)
+            sequence += 1
+            # Started again from its first frame: over the old frames, the file no longer.
+            assert (restarts(database), wal_bytes(database)) == (sequence, high_water)
     finally:
         close()
 
