@@ -67,10 +67,10 @@ def checkpoint_apart(db: sqlite3.Connection,
     ``PRAGMA wal_checkpoint(RESTART)``: the whole log into the database
     file, and the next write starts the log again from its first frame,
     over the file's old frames, as a long-lived database's log is reused
-    after each checkpoint. ``TRUNCATE`` (the log cut to nothing) made every
-    write that followed grow the file again, and the cache study's writes
-    read 5-8% slower than after ``RESTART`` or with no checkpoint at all
-    (nine visits each under the lock). A checkpoint that could not finish
+    after each checkpoint. After ``TRUNCATE`` (the log cut to nothing, so
+    the writes grow the file again) the cache study's writes read 4-12%
+    slower than after ``RESTART`` or with no checkpoint at all (medians of
+    nine visits each, under the lock). A checkpoint that could not finish
     (another connection reading) fails, as the store's one-line error,
     rather than leave the log to grow. Outside WAL mode both are no-ops.
     Shared with the cache suite's row tables.
