@@ -19,6 +19,11 @@ The order matters:
    The rule judges the cell's judged metric (:attr:`Operation.judged_metric`):
    the thread's CPU time for work done in the thread, wall time for an
    operation that waits on files or servers.
+   Before each sample, untimed, the operation's
+   :attr:`~Operation.before_sample` runs when it has one (a store's
+   periodic upkeep, which would otherwise fall inside the samples whose
+   writes reach it, and so inside every sample or none as the loop count
+   fell: docs/studies/cache.md §4).
    Before the first timed run, what lives is collected and frozen
    (``gc.freeze``); before each sample the collector runs, untimed. Every
    sample then starts from the same collector state over the operation's own
@@ -715,6 +720,8 @@ def measure_operation(op: Operation, options: EngineOptions, clock: Clock = SYST
         def prepare() -> None:
             if op.before_each is not None:
                 op.before_each()
+            if op.before_sample is not None:
+                op.before_sample()
             gc.collect()
 
         def sample() -> dict[str, float]:

@@ -173,6 +173,14 @@ class Operation:
         Called before every loop of ``call``, untimed, for operations that
         need a fresh state (for example re-inserting what ``delete`` removed).
         A cell with ``before_each`` runs one operation per sample loop.
+    before_sample
+        Called before every timed sample (each retake of one too), untimed,
+        after ``before_each``: a store's periodic upkeep, done between
+        samples so that none falls inside one (SQLite's WAL checkpoint, which
+        a commit runs every so many writes: where it fell depended on the
+        calibrated loop count, and a write of the cache study read 184 or
+        248 µs as it did; docs/studies/cache.md §4). Unlike ``before_each``
+        it leaves the sample's loop as calibrated.
     close
         Called once when the cell is done, to release resources and delete
         what the cell wrote.
@@ -217,6 +225,7 @@ class Operation:
     notes: dict[str, Any] = field(default_factory=dict)
     server_pids: tuple[int, ...] = ()
     before_each: Callable[[], None] | None = None
+    before_sample: Callable[[], None] | None = None
     close: Callable[[], None] | None = None
     trace_memory: bool = True
     memory_in_child: bool = False

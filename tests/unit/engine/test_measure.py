@@ -202,6 +202,39 @@ def test_before_each_forces_one_operation_per_sample() -> None:
     assert len(resets) == 1 + 4  # the warm-up and each sample
 
 
+def test_before_sample_runs_untimed_before_each_sample_and_leaves_the_loop_as_calibrated() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000)
+    events: list[str] = []
+    inner = op.call
+    op.call = lambda: (events.append("call"), inner())[1]
+
+    def upkeep() -> None:
+        events.append("upkeep")
+        clock.advance(5_000_000)  # a checkpoint's 5 ms: in the samples' figures if it were timed
+
+    op.before_sample = upkeep
+    options = EngineOptions(samples=3, warmups=1, min_sample_ns=100_000, memory_samples=0)
+    measurement = measure_operation(op, options, clock.clock)
+    assert measurement.loops == 100
+    assert measurement.samples["wall_ns"] == [1000.0] * 3
+    # The calibration's 1 + 10 + 100 calls (its last the warm-up), then each sample: the upkeep, then its loop.
+    assert events == ["call"] * 111 + (["upkeep"] + ["call"] * 100) * 3
+
+
+def test_before_sample_runs_again_before_a_retaken_sample() -> None:
+    clock = FakeClock()
+    op = costing(clock, 1_000)
+    upkeeps: list[int] = []
+    op.before_sample = lambda: upkeeps.append(clock.now_ns)
+    # The first sample's probes read 3x the median: it is set aside and retaken once they read normal.
+    readings = iter([100, 300, 100, 100, 100, 105])
+    measurement = measure_operation(op, EngineOptions(warmups=0, min_sample_ns=0, memory_samples=0), clock.clock,
+                                    RoundPlan(4, 5, 1, False, 100), probe_work=lambda: clock.advance(next(readings)))
+    assert len(measurement.retaken) == 1 and measurement.samples["wall_ns"] == [1000.0]
+    assert len(upkeeps) == 2
+
+
 def test_verify_runs_once_outside_timing_and_reports_mismatch() -> None:
     clock = FakeClock()
     op = costing(clock, 1_000)

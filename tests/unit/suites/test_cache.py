@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from stratabench.engine.cell import run_cell_in_process
+from stratabench.engine.measure import measure_operation
 from stratabench.engine.operation import CellSpec
+from stratabench.engine.sampling import RoundPlan
 from stratabench.errors import StoreError, UnknownNameError, UsageError
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.records import CellResult, MetricResult
@@ -104,6 +106,37 @@ def test_writes_are_checked_by_reading_back(name: str) -> None:
     result = run(name)
     assert result.ok, result.error
     assert result.integrity is not None and result.integrity.ok
+
+
+def test_a_sqlite_write_cell_checkpoints_before_each_sample_never_inside_one(tmp_path: Path) -> None:
+    # The article with lz4 logs about 11 pages a write, and SQLite checkpointed in the commit that passed 1,000:
+    # the 91st write of a fresh file, inside the second of two samples of 67 (docs/studies/cache.md §4). Exact:
+    # the write after a checkpoint restarts the log, and the -wal file's header counts the restarts.
+    spec, opts = cell("set_one sqlite blob:protobuf+lz4")
+    operation = CacheSuite(opts).prepare(spec, tmp_path)
+    wal = tmp_path / "cache.db-wal"
+    samples: list[list[int]] = []  # the log's restarts after each write, by sample
+    write, upkeep = operation.call, operation.before_sample
+    assert upkeep is not None and "upkeep" in operation.notes
+
+    def logged_write() -> object:
+        write()
+        samples[-1].append(int.from_bytes(wal.read_bytes()[12:16], "big"))
+        return None
+
+    def logged_upkeep() -> None:
+        upkeep()
+        samples.append([])
+
+    operation.call, operation.before_sample = logged_write, logged_upkeep
+    try:
+        measure_operation(operation, operation.engine or opts.engine, plan=RoundPlan(1, 67, 2, False))
+    finally:
+        if operation.close is not None:
+            operation.close()
+    # The upkeep before each sample restarted the log once; none of the sample's 67 writes did.
+    assert [len(set(sample)) for sample in samples] == [1, 1] and samples[1][0] == samples[0][0] + 1
+    assert [len(sample) for sample in samples] == [67, 67]
 
 
 def test_sizes_and_compression() -> None:

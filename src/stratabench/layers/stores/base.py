@@ -25,6 +25,8 @@ The contract is small: ``get``, ``put``, ``delete``, ``keys`` and ``close``.
 Optional abilities are separate protocols checked with ``isinstance``, as
 go-ycsb separates ``DB`` from ``BatchDB``: :class:`BatchStore` for batched
 get and put, :class:`ItemLimit` for stores that refuse large items,
+:class:`DeferredUpkeep` for stores whose writes now and then run the
+store's own upkeep (SQLite's WAL checkpoint) and can leave it to the caller,
 :class:`Sweepable` for stores that can list and drop the namespaces runs
 left behind. Callers that read or write many keys take :func:`batch_getter`
 and :func:`batch_putter`: the batch where the store has one, key by key where
@@ -56,6 +58,7 @@ __all__ = [
     "TIMEOUT_RANGE",
     "StoreConnection",
     "BatchStore",
+    "DeferredUpkeep",
     "ItemLimit",
     "KeyValue",
     "Store",
@@ -125,6 +128,22 @@ class ItemLimit(Protocol):
     @property
     def item_limit_bytes(self) -> int:
         """The largest value, in bytes, that one ``put`` accepts."""
+
+
+@runtime_checkable
+class DeferredUpkeep(Protocol):
+    """A store whose writes now and then run its own upkeep inside one of them, and can leave it to the caller.
+
+    SQLite in WAL mode copies its log back into the database file in the
+    commit that takes the log past 1,000 pages (``wal_autocheckpoint``): one
+    write of the cache study's article in every 59 to 91 took about 4 ms
+    more, and whether a sample held it depended on the calibrated loop
+    count (docs/studies/cache.md §4). A caller that times writes defers the
+    upkeep and runs it between samples, untimed.
+    """
+
+    def defer_upkeep(self) -> Callable[[], None]:
+        """Stop running the upkeep inside writes; the call returned runs it now, to be called between samples."""
 
 
 #: The range of a store's timeout settings, in seconds: a zero timeout would

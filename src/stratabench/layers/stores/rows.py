@@ -47,7 +47,7 @@ from stratabench.layers.stores.base import Store, StoreConnection, parse_store_u
 from stratabench.layers.stores.namespaces import namespace_identifier
 from stratabench.layers.stores.mysql import MysqlStore, connect as mysql_connect, transaction as mysql_transaction
 from stratabench.layers.stores.postgresql import PostgresqlStore, connect as postgresql_connect
-from stratabench.layers.stores.sqlite import SqliteStore, connect as sqlite_connect
+from stratabench.layers.stores.sqlite import SqliteStore, checkpoint_apart, connect as sqlite_connect
 from stratabench.options import RunOptions
 from stratabench.redact import redact
 from stratabench.settings import SettingReader
@@ -280,6 +280,10 @@ class SqliteRows(RowTable):
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+    def defer_upkeep(self) -> Callable[[], None]:
+        """:class:`~stratabench.layers.stores.base.DeferredUpkeep`: the WAL's checkpoint, as the SQLite store's."""
+        return checkpoint_apart(self._db, self._guard)
 
     def _close(self) -> None:
         self._db.close()

@@ -14,6 +14,11 @@ and write, the size stored, the server's pids, the clean-up):
 
 A read that finds nothing is a :class:`~stratabench.errors.StoreError`
 (a miss must never pass for a fast read).
+
+A tier whose writes now and then run its store's upkeep (SQLite's WAL
+checkpoint) hands the suite :attr:`TierAccess.defer_upkeep`: a write cell
+takes the upkeep out of its writes and runs it between samples
+(docs/studies/cache.md §4).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from typing import Any
 
 from stratabench.datasets.schema import Row
 from stratabench.errors import StoreError, StratabenchError
-from stratabench.layers.stores.base import ItemLimit, Store
+from stratabench.layers.stores.base import DeferredUpkeep, ItemLimit, Store
 from stratabench.layers.stores.rows import RowTable
 from stratabench.layers.value_pipeline import ValuePipeline
 
@@ -58,6 +63,10 @@ class TierAccess:
         For the memory tier: what the process holds for the entry.
     notes
         Facts to keep with the result.
+    defer_upkeep
+        For a store with periodic upkeep inside its writes
+        (:class:`~stratabench.layers.stores.base.DeferredUpkeep`): stops it
+        there and returns the call that runs it; ``None`` for every other tier.
     """
 
     read: Callable[[], list[Row]]
@@ -68,6 +77,7 @@ class TierAccess:
     stages: dict[str, Callable[[], object]] = field(default_factory=dict)
     footprint_bytes: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    defer_upkeep: Callable[[], Callable[[], None]] | None = None
 
 
 def _miss(where: str) -> StoreError:
@@ -156,6 +166,7 @@ def value_access(store: Store, pipeline: ValuePipeline, records: list[Row], key:
         read=read, write=write, size_bytes=len(value), server_pids=store.server_pids,
         close=_quietly(store.cleanup, store.close), stages=stages,
         footprint_bytes=sys.getsizeof(value) if in_process else None, notes=notes,
+        defer_upkeep=store.defer_upkeep if isinstance(store, DeferredUpkeep) else None,
     )
 
 
@@ -185,4 +196,5 @@ def rows_access(table: RowTable, records: list[Row], *, single: bool) -> TierAcc
     write()
     notes = {"encoding": "rows", "table": table.table, "query": table.select_one_sql if single else table.select_all_sql}
     return TierAccess(read=read, write=write, size_bytes=table.payload(records), server_pids=table.server_pids,
-                      close=_quietly(table.cleanup, table.close), notes=notes)
+                      close=_quietly(table.cleanup, table.close), notes=notes,
+                      defer_upkeep=table.defer_upkeep if isinstance(table, DeferredUpkeep) else None)
