@@ -131,3 +131,50 @@ def test_the_command_line_on_a_users_file(tmp_path: Path, capsys: pytest.Capture
     bad.write_text("[1]\n")
     assert main(["run", "matrix", "--data", str(bad), "-q", "-o", str(tmp_path / "r2.jsonl")]) == 65
     assert "bad.jsonl, line 1: expected a JSON object" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("operation", ["put", "delete"])
+def test_a_sqlite_write_checkpoints_between_samples_never_inside_one(data: Path, tmp_path: Path, operation: str) -> None:
+    # SQLite checkpoints its WAL in the commit that takes the log past 1,000 pages; a timed write must not hold
+    # it (docs/studies/cache.md §4). Exact: the -wal file's header counts the log's restarts (bytes 12-16).
+    s = suite(data=str(data), codecs=("json",), compressors=("none",), settings={"matrix.stores": "sqlite",
+                                                                                 "matrix.operations": operation})
+    [cell] = s.cells()
+    workdir = tmp_path / "cell"
+    workdir.mkdir()
+    op = s.prepare(cell, workdir)
+    try:
+        [wal] = workdir.glob("**/*-wal")
+        restarts = lambda: int.from_bytes(wal.read_bytes()[12:16], "big")  # noqa: E731
+        upkeep = op.before_sample
+        assert upkeep is not None
+
+        def write() -> None:
+            if op.before_each is not None:
+                op.before_each()
+            op.call()
+
+        upkeep()
+        write()  # the first write after a checkpoint starts the log again, and counts it in the header
+        before = restarts()
+        for _ in range(1200):  # a page or more a write: past 1,000 pages of log
+            write()
+        assert wal.stat().st_size > 1000 * 4096 and restarts() == before  # no write checkpointed
+        upkeep()
+        write()
+        assert restarts() == before + 1  # the upkeep did
+    finally:
+        if op.close is not None:
+            op.close()
+
+
+def test_a_sqlite_read_keeps_the_stores_own_checkpoints(data: Path, tmp_path: Path) -> None:
+    s = suite(data=str(data), codecs=("json",), compressors=("none",), settings={"matrix.stores": "sqlite",
+                                                                                 "matrix.operations": "get_one"})
+    [cell] = s.cells()
+    op = s.prepare(cell, tmp_path)
+    try:
+        assert op.before_sample is None
+    finally:
+        if op.close is not None:
+            op.close()

@@ -19,7 +19,10 @@ How a user asks "which of these is fastest for my records on my servers?":
   store batches), ``get_one`` (read and decode one record, cycling through
   the keys), ``get_many`` (read and decode all, in one batch where the store
   batches), ``delete`` (remove all; the records are put back, untimed,
-  before each).
+  before each). A write's figure is the write's own: a store whose commits
+  now and then run its upkeep (SQLite's WAL checkpoint) runs it between
+  samples, untimed (``Operation.before_sample``), as the cache study's
+  writes do (docs/studies/cache.md §4).
 
 Every cell is verified against the canonical hash of the records: reads by
 what they return (``get_one`` by reading every record back through the same
@@ -45,7 +48,7 @@ from stratabench.datasets.schema import Row, Schema
 from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
-from stratabench.layers.stores.base import batch_getter, batch_putter
+from stratabench.layers.stores.base import DeferredUpkeep, batch_getter, batch_putter
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import RunStore, real_url, run_stores
@@ -350,7 +353,11 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
             return check(left, empty, [])
     else:
         raise UsageError(f"unknown matrix operation {name!r}; use {', '.join(OPERATIONS)}")
+    # A write's figure is the write's own: a store whose commits now and then run its upkeep (SQLite's WAL
+    # checkpoint) runs it between samples, untimed, as the cache study's writes do (docs/studies/cache.md §4).
+    upkeep = store.defer_upkeep() if name in ("put", "delete") and isinstance(store, DeferredUpkeep) else None
     # Only the memory store keeps the work in this thread; every other one waits on a file or a server.
     return Operation(call=call, verify=verify, size_bytes=stored, server_pids=store.server_pids,
-                     waits=store.name != "memory", before_each=before_each, close=lambda: _quietly(store.cleanup, store.close),
+                     waits=store.name != "memory", before_each=before_each, before_sample=upkeep,
+                     close=lambda: _quietly(store.cleanup, store.close),
                      notes={"operation_covers": "one record" if name == "get_one" else f"{len(rows)} records"})
