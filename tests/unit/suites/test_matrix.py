@@ -145,7 +145,10 @@ def test_a_sqlite_write_checkpoints_between_samples_never_inside_one(data: Path,
     op = s.prepare(cell, workdir)
     try:
         [wal] = workdir.glob("**/*-wal")
-        restarts = lambda: int.from_bytes(wal.read_bytes()[12:16], "big")  # noqa: E731
+
+        def restarts() -> int:
+            return int.from_bytes(wal.read_bytes()[12:16], "big")
+
         upkeep = op.before_sample
         assert upkeep is not None
 
