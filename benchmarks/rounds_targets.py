@@ -357,8 +357,8 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="keep the results files in this directory")
     parser.add_argument("--skip-runs", action="store_true", help="only the timeit comparison")
     parser.add_argument("--skip-timeit", action="store_true", help="only the pairs of default runs")
-    # 7: about 67 s a statement on this machine, about 6 minutes with the counts (5 took 48 s a statement, 4 min 45 s
-    # with the counts, load 1.3-1.7); an odd count, so the median paired ratio is one pair's.
+    # 7: the whole timeit part with the counts took 5 min 0 s on this machine (load 1.2-2.4; 5 took 4 min 45 s at
+    # load 1.3-1.7); an odd count, so the median paired ratio is one pair's.
     parser.add_argument("--alternations", type=int, default=7,
                         help="A B B A... alternations of the timeit comparison (default 7)")
     parser.add_argument("--skip-counts", action="store_true", help="no callgrind counts of the empty loop")
