@@ -21,23 +21,36 @@ then B; for each pair, printed side by side:
 - cells flagged unstable in each run (target: under 10%);
 - the reference workload's range in each run (how much the machine moved).
 
-**stratabench timeit beside pyperf timeit**, interleaved (A, B, A, B, so the
-machine's swings hit both): the median of each tool per statement, from
-about 3 ns to 10 ms, and their ratio (target: within ±3%), beside the
-median of the per-alternation paired ratios with their min–max (the
-spread says how far one pair strays: ``pass`` runs at one of two speeds
-from one compile to the next, so a median of a few alternations can land
-on either).
+**stratabench timeit beside pyperf timeit**, interleaved in ABBA order
+(stratabench then pyperf in one alternation, pyperf then stratabench in
+the next, so a drift of the machine across a pair weighs on both sides
+alike): the median of each tool per statement, from about 3 ns to 10 ms,
+and their ratio (target: within ±3%), beside the median of the
+per-alternation paired ratios with their min–max and how many of them lie
+within ±3%. The spread says how far one pair strays, and on this machine
+it is the machine's: ``pass`` runs at one of several speeds (4.4, 5.2,
+6.0, 6.8 ns... a cycle apart) that last for seconds and then change, with
+the loop's code and memory left as they were (one compiled loop, timed
+again and again in one process, held 6.8 ns for a second, then 7.1, then
+4.4; other agents' niced work was running on the second core). Under
+callgrind and cachegrind the two loops are the same: 65 instructions a
+loop in the interpreter's eval loop and 8 in ``itertools.repeat`` for
+each, no simulated cache miss and no simulated mispredicted branch a loop
+in either. So where one tool's median lands beside the other's depends on
+which speeds each happened to sample, and only more pairs, taken close in
+time, make their ratio hold.
 
 **The empty statement beside ``python -m timeit``**, run in the same
-alternations as the ``pass`` row. ``python -m timeit`` prints the best of
-its 5 repeats; the target's figure sets stratabench's median beside it,
-which is not like for like (a median is above a best by the noise), so two
+alternations as the ``pass`` row, right beside stratabench's.
+``python -m timeit`` prints the best of its 5 repeats; the target's figure
+sets stratabench's median (the figure it prints first) beside it, which is
+not like for like (a median is above a best by the noise), so two
 like-for-like figures follow it: median beside the median of timeit's raw
-repeats (``-vv``), and stratabench's minimum beside timeit's best. Then the
-instructions per loop of each tool's empty loop under callgrind (whole
-processes at N and 2N loops, differenced: exact, so unmoved by the machine;
-``--skip-counts`` leaves them out).
+repeats (``-vv``), and stratabench's best (its printed ``min``, the fastest
+of its rounds) beside timeit's best. Then the instructions per loop of each
+tool's empty loop under callgrind (whole processes at N and 2N loops,
+differenced: exact, so unmoved by the machine; ``--skip-counts`` leaves
+them out).
 
     .venv/bin/python benchmarks/rounds_targets.py [--pairs 3] [--keep DIR] [--skip-timeit] [--skip-runs]
         [--alternations N] [--skip-counts]
@@ -242,10 +255,16 @@ def python_timeit(stmt: str) -> tuple[float, float]:
     return statistics.median(repeats), float(best.group(2)) * _TIMEIT_UNITS[best.group(3)]
 
 
-def paired(ours: list[float], theirs: list[float]) -> str:
-    """The median of per-alternation ratios (ours ÷ theirs, measured back to back) and their spread."""
+def paired(ours: list[float], theirs: list[float], within: float | None = None) -> str:
+    """The median of per-alternation ratios (ours ÷ theirs, measured back to back) and their spread.
+
+    With ``within``, also how many of the ratios lie within ±``within`` of 1.
+    """
     ratios = [a / b for a, b in zip(ours, theirs)]
-    return f"{statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f})"
+    text = f"{statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f})"
+    if within is not None:
+        text += f", {sum(1 for r in ratios if abs(r - 1) <= within)} of {len(ratios)} within ±{within:.0%}"
+    return text
 
 
 def loop_instructions(command: list[str], loops: int, directory: Path) -> float:
@@ -254,7 +273,7 @@ def loop_instructions(command: list[str], loops: int, directory: Path) -> float:
     subprocess.run([*require_valgrind(), f"--callgrind-out-file={out}", f"--log-file={out}.log",
                     *[part.replace("LOOPS", str(loops)) for part in command]],
                    env=counting_environment({}, out), check=True, capture_output=True)
-    return sum(dump_events(dump)["Ir"] for dump in directory.glob(f"{out.name}*") if not dump.name.endswith(".log"))
+    return float(sum(dump_events(dump)["Ir"] for dump in directory.glob(f"{out.name}*") if not dump.name.endswith(".log")))
 
 
 def empty_loop_counts() -> None:
@@ -289,35 +308,46 @@ def timeit_side_by_side(alternations: int) -> None:
     per-alternation ratios, each of two runs back to back, with their min–max: the machine's slow
     swings hit both runs of a pair alike, and the spread shows what one pair can be off by.
     """
-    print(f"stratabench timeit beside pyperf timeit, interleaved {alternations}× (A B A B...); {load_text()}")
-    print(f"  {'statement':<12} {'stratabench':>12} {'pyperf':>12} {'ratio':>7}   {'paired: median (min–max)':<26}"
-          "  target within ±3%")
+    print(f"stratabench timeit beside pyperf timeit, interleaved {alternations}× in ABBA order; {load_text()}")
+    print("  (each tool's figure: the median of its per-alternation medians; stratabench: 10 rounds, one sample each "
+          "in a fresh worker; pyperf --fast: 10 processes of 2 values)")
+    print(f"  {'statement':<12} {'stratabench':>12} {'pyperf':>12} {'ratio':>7}   paired: median (min–max), pairs "
+          "within ±3%   target within ±3%")
     empty: dict[str, list[float]] = {"ours": [], "ours_min": [], "median": [], "best": []}
     for stmt, setup in TIMEIT:
         ours, theirs = [], []
-        for _ in range(alternations):
-            summary = stratabench_summary(stmt, setup, 10)
-            ours.append(summary["median"])
-            theirs.append(statistics.median(pyperf_values(stmt, setup, True)))
-            if stmt == "pass":  # python -m timeit in the same alternation, right after
-                median, best = python_timeit("pass")
-                empty["ours"].append(summary["median"])
-                empty["ours_min"].append(summary["min"])
-                empty["median"].append(median)
-                empty["best"].append(best)
+        for alternation in range(alternations):
+            def stratabench_side() -> None:
+                summary = stratabench_summary(stmt, setup, 10)
+                ours.append(summary["median"])
+                if stmt == "pass":  # python -m timeit right beside it, in the same alternation
+                    median, best = python_timeit("pass")
+                    empty["ours"].append(summary["median"])
+                    empty["ours_min"].append(summary["min"])
+                    empty["median"].append(median)
+                    empty["best"].append(best)
+
+            def pyperf_side() -> None:
+                theirs.append(statistics.median(pyperf_values(stmt, setup, True)))
+
+            # ABBA: the side that goes first alternates, so a drift across a pair is not always against one tool.
+            for side in ((stratabench_side, pyperf_side) if alternation % 2 == 0 else (pyperf_side, stratabench_side)):
+                side()
         mine, other = statistics.median(ours), statistics.median(theirs)
         print(f"  {stmt:<12} {format_ns(mine):>12} {format_ns(other):>12} {mine / other:>7.3f}   "
-              f"{paired(ours, theirs):<26}")
+              f"{paired(ours, theirs, within=0.03)}")
+        sys.stdout.flush()
     figure = statistics.median
-    print("  empty statement beside python -m timeit -vv, in the same alternations (stratabench: 10 samples, one per "
-          "fresh process; timeit: 5 repeats in one process):")
-    print(f"    stratabench median {format_ns(figure(empty['ours']))}, python -m timeit best of 5 "
-          f"{format_ns(figure(empty['best']))} (the figure it prints); paired {paired(empty['ours'], empty['best'])}"
-          "   target: at or below timeit's")
-    print(f"    like for like, median ÷ median: stratabench {format_ns(figure(empty['ours']))}, timeit "
-          f"{format_ns(figure(empty['median']))}; paired {paired(empty['ours'], empty['median'])}")
-    print(f"    like for like, best ÷ best: stratabench's min {format_ns(figure(empty['ours_min']))}, timeit's best "
-          f"{format_ns(figure(empty['best']))}; paired {paired(empty['ours_min'], empty['best'])}")
+    print("  empty statement beside python -m timeit -vv, in the same alternations (stratabench: 10 rounds, one sample "
+          "each in a fresh worker; timeit: 5 repeats in one process):")
+    print(f"    as printed: stratabench's median {format_ns(figure(empty['ours']))} (the figure it prints first) beside "
+          f"python -m timeit's best of 5 {format_ns(figure(empty['best']))} (the figure it prints); paired "
+          f"{paired(empty['ours'], empty['best'])}   target: at or below timeit's")
+    print(f"    like for like, median ÷ median: stratabench's median {format_ns(figure(empty['ours']))}, timeit's median "
+          f"of its 5 raw repeats {format_ns(figure(empty['median']))}; paired {paired(empty['ours'], empty['median'])}")
+    print(f"    like for like, best ÷ best: stratabench's best (its printed min, the fastest of its rounds) "
+          f"{format_ns(figure(empty['ours_min']))}, timeit's best of 5 {format_ns(figure(empty['best']))}; paired "
+          f"{paired(empty['ours_min'], empty['best'])}")
     print(f"  ({load_text()} at the end)")
 
 
@@ -327,8 +357,10 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="keep the results files in this directory")
     parser.add_argument("--skip-runs", action="store_true", help="only the timeit comparison")
     parser.add_argument("--skip-timeit", action="store_true", help="only the pairs of default runs")
-    # 5: about 48 s each on this machine (4 min 45 s with the counts, load 1.3-1.7); 9 would pass 6 minutes.
-    parser.add_argument("--alternations", type=int, default=5, help="A B rounds of the timeit comparison (default 5)")
+    # 7: the whole timeit part with the counts took 5 min 0 s on this machine (load 1.2-2.4; 5 took 4 min 45 s at
+    # load 1.3-1.7); an odd count, so the median paired ratio is one pair's.
+    parser.add_argument("--alternations", type=int, default=7,
+                        help="A B B A... alternations of the timeit comparison (default 7)")
     parser.add_argument("--skip-counts", action="store_true", help="no callgrind counts of the empty loop")
     parser.add_argument("--no-warm-up", action="store_true", help="skip the untimed first run (the build cache is warm)")
     args = parser.parse_args()

@@ -27,7 +27,8 @@ def add_parser(subparsers: Any) -> None:
         "calibrated loop), one sample in each of several fresh worker processes (rounds, as pyperf spreads its "
         "values over processes: each process's memory layout moves a small loop by up to 15%), and print the "
         "median per loop with the confidence interval its rounds reach (95% from 6; fewer print their lower "
-        "level). A statement or setup that fails is reported with its line.",
+        "level), then the best of the rounds, the figure python -m timeit prints (its best of 5 repeats), and the "
+        "worst. A statement or setup that fails is reported with its line.",
     )
     parser.add_argument("stmt", nargs="*", help="the statement to time; several are joined as lines, as "
                         "python -m timeit joins them (default: pass)")
@@ -70,7 +71,7 @@ def handle(args: argparse.Namespace) -> int:
     print(
         f"{cell.name}: {format_ns(wall.median)} per loop "
         f"({level_label(wall.ci_level)} CI {format_ns(wall.ci_low)} .. {format_ns(wall.ci_high)}; "
-        f"{wall.n} rounds of {result.loops:,} loops; min {format_ns(wall.min)}, max {format_ns(wall.max)})"
+        f"{wall.n} rounds of {result.loops:,} loops; best of {wall.n} {format_ns(wall.min)}, worst {format_ns(wall.max)})"
     )
     for flag in result.flags:
         print(f"warning: unstable: {flag}", file=sys.stderr)

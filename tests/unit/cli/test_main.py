@@ -54,6 +54,8 @@ def test_timeit_prints_the_level_its_interval_reaches(capsys: pytest.CaptureFixt
     code, out, _ = run(capsys, "timeit", "--in-process", "--samples", samples, "--min-time", "0.001", "x = [1] * 10")
     assert code == 0 and out.startswith("x = [1] * 10: ") and f"per loop ({level} CI" in out
     assert f"{samples} rounds of" in out
+    # The best of the rounds, beside the median: python -m timeit prints its best, so a user compares like with like.
+    assert f"; best of {samples} " in out and ", worst " in out
 
 
 @pytest.mark.parametrize(
