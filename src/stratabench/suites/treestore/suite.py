@@ -356,9 +356,20 @@ class TreestoreSlices:
             for number in _numbers_of(workers):
                 for worker in workers:
                     yield from self._slice(worker, number, index)
-            if index == self.count - 1:
+            if not self.sliced:
                 for worker in workers:
                     yield from worker.finish()
+
+    def run_more(self, index: int, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
+        """One slice past the floor of ``cells`` only (those the engine still wants: engine/slices.py), from the
+        workers kept since the first slice, each test on every backend back to back as in a floor slice."""
+        wanted = {cell.name for cell in cells}
+        for workers in self.rounds:
+            for number in _numbers_of(workers):
+                for worker in workers:
+                    cell = worker.by_test.get(number)
+                    if cell is not None and cell.name in wanted and self.sliced and _repeats(cell):
+                        yield from self._ask_slice(worker, number)
 
     def _slice(self, worker: _Worker, number: int, index: int) -> Iterator[CellResult]:
         cell = worker.by_test.get(number)
@@ -368,14 +379,15 @@ class TreestoreSlices:
             if index == 0:
                 yield from worker.run(number)
             return
-        tries = int(cell.params["tries"])
-        if index >= tries:
-            return
+        if index < int(cell.params["tries"]):
+            yield from self._ask_slice(worker, number)
+
+    def _ask_slice(self, worker: _Worker, number: int) -> Iterator[CellResult]:
+        # The cell stays owed after its floor's last slice: the engine may ask for more (run_more) until close.
+        cell = worker.by_test[number]
         result = yield from worker.ask(number, tries=1, warmup=int(cell.params["warmup"]) + 1,
                                        untimed_limit_ns=UNTIMED_TRY_LIMIT_NS, fill=SLICE_FILL)
         if result is not None:
-            if index == tries - 1:
-                worker.by_test.pop(number, None)  # its last slice: the worker owes it nothing more
             yield result
 
     def notes(self, cell: CellSpec, parts: Sequence[CellResult]) -> dict[str, Any]:
@@ -395,9 +407,15 @@ class TreestoreSlices:
         return notes
 
     def close(self) -> None:
+        """End every worker: those still running uninstall and clean up (a sliced session keeps them until here,
+        for the slices past the floor), then stop."""
         for workers in self.rounds:
             for worker in workers:
-                worker.close()
+                try:
+                    if self.sliced:
+                        worker.end()
+                finally:
+                    worker.close()
 
 
 class _Worker:
@@ -514,6 +532,14 @@ class _Worker:
         except subprocess.TimeoutExpired:
             self._expire()
         yield from self._ended()
+
+    def end(self) -> None:
+        """End of input once its cells need nothing more (a sliced session's close): it uninstalls and exits; a
+        worker that already ended, or never started, is left as it is."""
+        if self.process is not None and self.process.poll() is None:
+            self.by_test.clear()  # every result it owed has been reported, slice by slice
+            for _ in self.finish():
+                pass
 
     def _ended(self) -> Iterator[CellResult]:
         assert self.process is not None
