@@ -335,6 +335,31 @@ class TreestoreSlices:
     ``treestore.tries_budget`` or ``--full`` (the study's grid: the state
     carried across all ten tries) is not sliced: it runs whole in the first
     slice.
+
+    Past the floor (:meth:`run_more`, a :class:`~stratabench.engine.slices.MoreSlices`):
+    a repeated test whose interval misses the target takes more slices, as
+    the engine's stopping rule asks and the slices' allowance grants
+    (engine/slices.py), each one more slice of only those cells from the
+    same workers, which therefore stay (idle) until the session closes and
+    end by their input (uninstalling) there. Measured under the lock (load
+    1.1-2.2): ``run treestore parking``, main then this, then this then
+    main, flagged 12 and 22 of 76 treestore cells on main against 9 and 19
+    (7 and 9 cells took nine or twelve slices; treestore's cells took 1.5-2.5 s
+    more, 16.8 and 19.8 s against 15.3 and 17.3 s), and a second such
+    pair 26 and 7 against 17 and 9: within the runs' own swing. In a
+    default run the Go cells' asks, cheaper, took the whole allowance
+    first, and no treestore cell took a slice past the floor (7 of 76
+    flagged against main's 9). What misses between runs is not the floor's
+    width: B's median fell outside A's interval mostly where that interval
+    was ±0.5-2% and the runs differed by 1-6% (the worker's process, the
+    same for all three slices of a run, moves its cells together), and
+    test 11's runs differed by 8-16%. Six slices for every cell (``--set
+    treestore.tries=6``) cost 6.6-6.9 s more a run and held 23 and 24 of 44
+    repeated cells across two runs against 15 and 19 with three; a fresh
+    worker for every slice (beside the slices past the floor) made the run
+    5.5-6.2 s longer than main's, against 2.3-3.1 s without, and held 27
+    and 22 against main's 29 and 25 (all ``run treestore parking``, whose
+    slices follow each other): neither was kept.
     """
 
     def __init__(self, rounds: list[list[_Worker]], workdir: Path, *, sliced: bool) -> None:
