@@ -346,10 +346,14 @@ class TreestoreSlices:
     main, flagged 12 and 22 of 76 treestore cells on main against 9 and 19
     (7 and 9 cells took nine or twelve slices; treestore's cells took 1.5-2.5 s
     more, 16.8 and 19.8 s against 15.3 and 17.3 s), and a second such
-    pair 26 and 7 against 17 and 9: within the runs' own swing. In a
-    default run the Go cells' asks, cheaper, took the whole allowance
-    first, and no treestore cell took a slice past the floor (7 of 76
-    flagged against main's 9). What misses between runs is not the floor's
+    pair 26 and 7 against 17 and 9: within the runs' own swing. Default
+    runs, main then this (load 2.0-2.2), then this then main (load
+    1.2-1.8): the Go cells' cheaper asks take most of the allowance first,
+    so no treestore cell took a slice past the floor in the first pair and
+    four took nine in the second; 7 and 6 of 76 flagged against main's 9
+    and 17, the runs 206.7 and 196.7 s against 202.6 and 203.5 s. B's
+    median in A's interval (each side's two runs, both ways): 53 and 56 of
+    76 here, 49 and 51 on main, short of 85% either way. What misses between runs is not the floor's
     width: B's median fell outside A's interval mostly where that interval
     was ±0.5-2% and the runs differed by 1-6% (the worker's process, the
     same for all three slices of a run, moves its cells together), and
