@@ -34,7 +34,8 @@ that state asks the run's allowance for rounds up to nine or twelve, whose
 intervals drop one or two values at each end
 (:mod:`stratabench.engine.sampling`). A session that can measure a chosen
 few of its cells in one more slice (``run_more``: a ``stratabench-go``
-process of only those cells) asks the same way, by the same rule: after
+process of only those cells, a treestore slice of only those tests from the
+workers kept since the first, one more parking run on the kept server) asks the same way, by the same rule: after
 its floor each cell is judged by
 :class:`~stratabench.engine.rounds.CellRounds`, whose floor is the
 session's ``count``, whose cap is the run's ``allowance_rounds`` (12) and

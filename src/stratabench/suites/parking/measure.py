@@ -20,6 +20,7 @@ docs/studies/parking.md §12); the batch goes on with the next run.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,9 +131,10 @@ def _difference(after: dict[str, int] | None, before: dict[str, int] | None) -> 
     return {kind: after[kind] - before.get(kind, 0) for kind in after}
 
 
-def measure_batch(configuration: Configuration, db_url: str, *, batch: int, runs: int, workdir: Path,
+def measure_batch(configuration: Configuration, db_url: str, *, batch: int, runs: int | None, workdir: Path,
                   db_pids: Sequence[int] = ()) -> Iterator[RunSample]:  # fmt: skip
-    """One batch: fresh tables, a fresh server, a warm-up run, then ``runs`` measured runs.
+    """One batch: fresh tables, a fresh server, a warm-up run, then ``runs`` measured runs (``None``: one each time
+    the caller asks for the next, the server kept until it closes the iterator).
 
     Raises
     ------
@@ -155,7 +157,7 @@ def measure_batch(configuration: Configuration, db_url: str, *, batch: int, runs
                 return
             log = _LogMeter(log_file)
             log.growth()
-            for _ in range(runs):
+            for _ in itertools.count() if runs is None else range(runs):
                 statements_before = server.statements()
                 db_before = counters.read() if counters else None
                 db_cpu_before = cpu_seconds(db_pids, children=True) if db_pids else None

@@ -32,7 +32,7 @@ from stratabench.suites.treestore.core_report import core_gain_table, core_targe
 from stratabench.suites.treestore.means import CellMeans
 from stratabench.systems.treestore.cores import CORES, DEFAULT_CORE
 from stratabench.suites.treestore.reference import PUBLISHED, comparison, published_mean
-from stratabench.suites.treestore.suite import ORDER
+from stratabench.suites.treestore.suite import ORDER, SLICE_FILL
 
 __all__ = ["KNOWN_DIFFERENCES", "treestore_tables"]
 
@@ -83,7 +83,7 @@ def reference_table(means: CellMeans, backends: list[str], n: int, state: str, t
         columns.append(Column(f"{backend}:s", f"{backend} (s)", "right", _seconds))
         if backend != "json-file":
             columns.append(Column(f"{backend}:vs", f"{backend} vs json-file", "left"))
-    table = Table(f"treestore: {n:,} list entries, tries {tries}, mean seconds (state: {state})", columns)
+    table = Table(f"treestore: {n:,} list entries, {tries}, mean seconds (state: {state})", columns)
     for test in TESTS:
         row: dict[str, Any] = {"n": test.number, "test": test.name}
         base = means.mean("json-file", n, test.number, state)
@@ -254,12 +254,21 @@ def _tries_text(results: Sequence[CellResult], n: int, *, more_too: bool = True)
     """``2`` or ``2 (many oper change_subs: 1)``: what the title of a size's table says about tries.
 
     A default run's tests that took more tries (:class:`~.harness.MoreTries`) add how many, and why,
-    unless ``more_too`` is false (a title: the header table says it).
+    unless ``more_too`` is false (a title: the header table says it). A sliced run (the default) says
+    how many slices its repeated tests took and what a slice is (:class:`~.suite.TreestoreSlices`):
+    its tries per test are no longer the count of its values.
     """
     usual = sorted({r.params["tries"] for r in results if r.params["n"] == n and r.params["test"] != 11})
     many = sorted({r.params["tries"] for r in results if r.params["n"] == n and r.params["test"] == 11})
     text = "/".join(map(str, usual))
     text = text if many in ([], usual) else f"{text} (many oper change_subs: {'/'.join(map(str, many))})"
+    sliced = sorted(len(r.notes["slice_rounds"]) for r in results if r.params["n"] == n and r.notes.get("slice_rounds"))
+    if sliced:
+        counts = str(sliced[0]) if sliced[0] == sliced[-1] else f"{sliced[0]}-{sliced[-1]}"
+        what = next(r.notes["slice_tries"] for r in results if r.params["n"] == n and r.notes.get("slice_tries"))
+        return (f"{counts} slices where tries repeat ({what}), tries {text} where they do not" if more_too else
+                f"{counts} slices where tries repeat (a slice: one try, or the median of tries until "
+                f"they time {SLICE_FILL.timed_ns / 1e6:g} ms), tries {text} elsewhere")
     more = [r for r in results if r.params["n"] == n and r.notes.get("more_tries")]
     if not more or not more_too:
         return text
@@ -283,7 +292,8 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
     tables = [header_table(ours, backends, sizes, states)]
     for state in states:
         for n in sizes:
-            tables.append(reference_table(means, backends, n, state, _tries_text(ours, n, more_too=False)))
+            tries = _tries_text(ours, n, more_too=False)
+            tables.append(reference_table(means, backends, n, state, tries if "slices" in tries else f"tries {tries}"))
             tables.append(matrix_table(means, backends, n, state))
             if len(cores) > 1:
                 tables.append(core_gain_table(means, backends, n, state))

@@ -335,6 +335,35 @@ class TreestoreSlices:
     ``treestore.tries_budget`` or ``--full`` (the study's grid: the state
     carried across all ten tries) is not sliced: it runs whole in the first
     slice.
+
+    Past the floor (:meth:`run_more`, a :class:`~stratabench.engine.slices.MoreSlices`):
+    a repeated test whose interval misses the target takes more slices, as
+    the engine's stopping rule asks and the slices' allowance grants
+    (engine/slices.py), each one more slice of only those cells from the
+    same workers, which therefore stay (idle) until the session closes and
+    end by their input (uninstalling) there. Measured under the lock (load
+    1.1-2.2): ``run treestore parking``, main then this, then this then
+    main, flagged 12 and 22 of 76 treestore cells on main against 9 and 19
+    (7 and 9 cells took nine or twelve slices; treestore's cells took 1.5-2.5 s
+    more, 16.8 and 19.8 s against 15.3 and 17.3 s), and a second such
+    pair 26 and 7 against 17 and 9: within the runs' own swing. Default
+    runs, main then this (load 2.0-2.2), then this then main (load
+    1.2-1.8): the Go cells' cheaper asks take most of the allowance first,
+    so no treestore cell took a slice past the floor in the first pair and
+    four took nine in the second; 7 and 6 of 76 flagged against main's 9
+    and 17, the runs 206.7 and 196.7 s against 202.6 and 203.5 s. B's
+    median in A's interval (each side's two runs, both ways): 53 and 56 of
+    76 here, 49 and 51 on main, short of 85% either way. What misses between runs is not the floor's
+    width: B's median fell outside A's interval mostly where that interval
+    was ±0.5-2% and the runs differed by 1-6% (the worker's process, the
+    same for all three slices of a run, moves its cells together), and
+    test 11's runs differed by 8-16%. Six slices for every cell (``--set
+    treestore.tries=6``) cost 6.6-6.9 s more a run and held 23 and 24 of 44
+    repeated cells across two runs against 15 and 19 with three; a fresh
+    worker for every slice (beside the slices past the floor) made the run
+    5.5-6.2 s longer than main's, against 2.3-3.1 s without, and held 27
+    and 22 against main's 29 and 25 (all ``run treestore parking``, whose
+    slices follow each other): neither was kept.
     """
 
     def __init__(self, rounds: list[list[_Worker]], workdir: Path, *, sliced: bool) -> None:
@@ -356,9 +385,20 @@ class TreestoreSlices:
             for number in _numbers_of(workers):
                 for worker in workers:
                     yield from self._slice(worker, number, index)
-            if index == self.count - 1:
+            if not self.sliced:
                 for worker in workers:
                     yield from worker.finish()
+
+    def run_more(self, index: int, cells: Sequence[CellSpec]) -> Iterator[CellResult]:
+        """One slice past the floor of ``cells`` only (those the engine still wants: engine/slices.py), from the
+        workers kept since the first slice, each test on every backend back to back as in a floor slice."""
+        wanted = {cell.name for cell in cells}
+        for workers in self.rounds:
+            for number in _numbers_of(workers):
+                for worker in workers:
+                    cell = worker.by_test.get(number)
+                    if cell is not None and cell.name in wanted and self.sliced and _repeats(cell):
+                        yield from self._ask_slice(worker, number)
 
     def _slice(self, worker: _Worker, number: int, index: int) -> Iterator[CellResult]:
         cell = worker.by_test.get(number)
@@ -368,14 +408,15 @@ class TreestoreSlices:
             if index == 0:
                 yield from worker.run(number)
             return
-        tries = int(cell.params["tries"])
-        if index >= tries:
-            return
+        if index < int(cell.params["tries"]):
+            yield from self._ask_slice(worker, number)
+
+    def _ask_slice(self, worker: _Worker, number: int) -> Iterator[CellResult]:
+        # The cell stays owed after its floor's last slice: the engine may ask for more (run_more) until close.
+        cell = worker.by_test[number]
         result = yield from worker.ask(number, tries=1, warmup=int(cell.params["warmup"]) + 1,
                                        untimed_limit_ns=UNTIMED_TRY_LIMIT_NS, fill=SLICE_FILL)
         if result is not None:
-            if index == tries - 1:
-                worker.by_test.pop(number, None)  # its last slice: the worker owes it nothing more
             yield result
 
     def notes(self, cell: CellSpec, parts: Sequence[CellResult]) -> dict[str, Any]:
@@ -395,9 +436,15 @@ class TreestoreSlices:
         return notes
 
     def close(self) -> None:
+        """End every worker: those still running uninstall and clean up (a sliced session keeps them until here,
+        for the slices past the floor), then stop."""
         for workers in self.rounds:
             for worker in workers:
-                worker.close()
+                try:
+                    if self.sliced:
+                        worker.end()
+                finally:
+                    worker.close()
 
 
 class _Worker:
@@ -514,6 +561,14 @@ class _Worker:
         except subprocess.TimeoutExpired:
             self._expire()
         yield from self._ended()
+
+    def end(self) -> None:
+        """End of input once its cells need nothing more (a sliced session's close): it uninstalls and exits; a
+        worker that already ended, or never started, is left as it is."""
+        if self.process is not None and self.process.poll() is None:
+            self.by_test.clear()  # every result it owed has been reported, slice by slice
+            for _ in self.finish():
+                pass
 
     def _ended(self) -> Iterator[CellResult]:
         assert self.process is not None

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from stratabench.cli.main import main
+from stratabench.engine.operation import CellSpec
 from stratabench.errors import UsageError
 from stratabench.options import RunOptions
 from stratabench.results.records import CellResult, MetricResult
 from stratabench.suites.parking.report import parking_tables
-from stratabench.suites.parking.suite import ParkingSuite
+from stratabench.suites.parking.suite import ParkingSlices, ParkingSuite
 
 PG = "postgresql://u:secret@127.0.0.1:5432/db"
 MY = "mysql://u:secret@127.0.0.1:3306/db"
@@ -91,11 +92,16 @@ def test_targets_are_judged_on_mariadb_and_from_enough_runs_only() -> None:
     assert "refuted" not in conclusions and "missed" not in targets.values()
 
 
-def test_slices_take_one_run_of_every_cell_keeping_each_batch_server_between_them(tmp_path: Path) -> None:
+def python_core_slices(tmp_path: Path, runs: int) -> tuple[list[CellSpec], ParkingSlices]:
+    """The python-core server's two cells (logging off and on), ``runs`` runs a batch, two batches, sliced."""
     suite = ParkingSuite(RunOptions(settings={"parking.servers": "python-core", "parking.logging": "off,on",
-                                              "parking.runs": "2", "parking.batches": "2"}))
+                                              "parking.runs": str(runs), "parking.batches": "2"}))
     cells = suite.cells()
-    session = suite.slices(cells, tmp_path)
+    return cells, suite.slices(cells, tmp_path)
+
+
+def test_slices_take_one_run_of_every_cell_keeping_each_batch_server_between_them(tmp_path: Path) -> None:
+    cells, session = python_core_slices(tmp_path, 2)
     try:
         assert session.count == 4
         parts = [list(session.run(index)) for index in range(session.count)]
@@ -127,3 +133,22 @@ def test_a_go_server_that_cannot_be_built_makes_its_cells_unavailable_whole_run_
         assert result.status == "unavailable" and result.error == "go-sql: Go is missing"
     assert [r.cell for r in whole] == [r.cell for r in sliced] == [c.name for c in cells] and later == []
     assert built == [1, 1]  # built (or found missing) once a run, not once a cell
+
+
+def test_past_the_floor_a_cell_takes_more_runs_from_its_last_batchs_server(tmp_path: Path) -> None:
+    # The engine asks run_more of the cells that miss the target (engine/slices.py): one more measured run each, on
+    # the server its last batch kept, merged with the floor's runs.
+    from stratabench.engine.slices import merge_slices
+
+    cells, session = python_core_slices(tmp_path, 1)
+    try:
+        floor = [list(session.run(index)) for index in range(session.count)]
+        more = [list(session.run_more(index, cells[1:])) for index in (2, 3)]
+    finally:
+        session.close()
+    assert [[part.cell for part in parts] for parts in more] == [[cells[1].name]] * 2
+    parts = [parts[1] for parts in floor] + [parts[0] for parts in more]
+    assert all(part.ok for part in parts)
+    merged = merge_slices(cells[1], list(enumerate(parts)), session.notes)
+    assert merged.metrics["wall_ns"].rounds == (0, 1, 2, 3)
+    assert (merged.notes["runs"], merged.notes["batches"]) == (4, 2)  # runs 3 and 4 on the second batch's server

@@ -244,3 +244,65 @@ def test_a_treestore_slice_whose_worker_died_keeps_the_other_slices_values(tmp_p
     merged = merge_slices(cells[0], [(1, first[0]), (3, second[0])], session.notes)
     assert merged.status == "failed" and merged.error is not None and merged.error.startswith("slice 2 of 2")
     assert merged.metrics["wall_ns"].samples == first[0].metrics["wall_ns"].samples
+
+
+def test_past_the_floor_a_cell_that_misses_the_target_takes_more_slices_from_the_same_workers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A target no three tries can meet and a first slice that seems to take 1,000 s (the workers' start), of which
+    # the allowance's 10% pays for anything: the repeated test asks for nine slices, taken by run_more of that
+    # cell only, from the worker of the first slice.
+    import time
+    from stratabench.engine.slices import SlicedRun
+    from stratabench.options import EngineOptions
+    from stratabench.results.records import CellResult
+    from stratabench.suites.treestore import suite as module
+
+    asked: list[tuple[int, list[str]]] = []
+    run_more = module.TreestoreSlices.run_more
+    monkeypatch.setattr(module.TreestoreSlices, "run_more", lambda self, index, cells: (
+        asked.append((index, [cell.name for cell in cells])), run_more(self, index, cells))[1])
+    starts: list[str] = []
+    start = module._Worker.start
+    monkeypatch.setattr(module._Worker, "start", lambda self, workdir: (starts.append(self.label), start(self, workdir)))
+    run = suite(sizes="20", tests="1,12", backends="json-file", cores="sysrepo")
+    cells = run.cells()
+    written: list[CellResult] = []
+    calls = [0]
+
+    def now() -> float:
+        calls[0] += 1
+        return time.monotonic() + (1000.0 if calls[0] >= 2 else 0.0)
+
+    sliced = SlicedRun(6, written.append, options=EngineOptions(target=1e-9), now=now)
+    sliced.open(run, cells, tmp_path)
+    sliced.finish(0)
+    read, consumer = written
+    repeated = cells[0].name
+    assert asked == [(index, [repeated]) for index in range(3, 9)]  # the consumer's tries are not repeats: none
+    assert read.ok and read.metrics["wall_ns"].rounds is not None
+    assert sorted(set(read.metrics["wall_ns"].rounds)) == list(range(9))  # the extra slices' values merged in
+    assert read.notes["slice_rounds"] == list(range(9)) and read.notes["untimed_tries"] == 9
+    assert consumer.ok and len(consumer.metrics["wall_ns"].samples) == 3
+    assert len(starts) == 1  # the worker of the first slice took the slices past the floor too
+    # The title says what a slice is and how many the repeated tests took, not the tries a cell was given.
+    title = treestore_tables(written, RunOptions())[1].title
+    assert title == ("treestore: 20 list entries, 9 slices where tries repeat (a slice: one try, or the median "
+                     "of tries until they time 10 ms), tries 3 elsewhere, mean seconds (state: sysrepo)")
+
+
+def test_a_cell_that_meets_the_target_takes_no_slice_past_the_floor_and_its_worker_ends_clean(
+        tmp_path: Path) -> None:
+    from stratabench.engine.slices import SlicedRun
+    from stratabench.options import EngineOptions
+    from stratabench.results.records import CellResult
+
+    run = suite(sizes="20", tests="1", backends="json-file", cores="sysrepo")
+    written: list[CellResult] = []
+    sliced = SlicedRun(6, written.append, options=EngineOptions(target=0.99))
+    sliced.open(run, run.cells(), tmp_path)
+    session = sliced.suites[0].session
+    sliced.finish(0)
+    assert [sorted(set(cell.metrics["wall_ns"].rounds or ())) for cell in written] == [[0, 1, 2]]
+    worker = session.rounds[0][0]  # type: ignore[attr-defined]
+    # Ended by its end of input (it uninstalled and exited 0), not killed.
+    assert worker.process is not None and worker.process.returncode == 0
