@@ -132,15 +132,18 @@ def _quietly(*steps: Callable[[], None]) -> Callable[[], None]:
 
 
 def value_access(store: Store, pipeline: ValuePipeline, records: list[Row], key: bytes, *,
-                 in_process: bool = False) -> TierAccess:
+                 in_process: bool = False, value: bytes | None = None) -> TierAccess:
     """One encoded, compressed entry under ``key`` in ``store``.
 
     Stores the entry once (so a get hits, and so a value over the store's
     item limit fails here, as ``unsupported``). ``in_process`` marks the
-    memory tier, whose entry's footprint is measured.
+    memory tier, whose entry's footprint is measured. ``value`` is the
+    entry's bytes when the caller has them (``pipeline.dumps(records)``,
+    made once for the run); without it they are encoded here.
     """
     get, put, dumps, loads = store.get, store.put, pipeline.dumps, pipeline.loads
-    value = dumps(records)
+    if value is None:
+        value = dumps(records)
     where = f"{store.name} at {store.address}"
 
     def write() -> None:
