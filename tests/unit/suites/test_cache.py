@@ -14,6 +14,7 @@ from stratabench.engine.sampling import RoundPlan
 from stratabench.errors import StoreError, UnknownNameError, UsageError
 from stratabench.options import EngineOptions, RunOptions
 from stratabench.results.records import CellResult, MetricResult
+from stratabench.run_shared import SHARED_DIR_ENV
 from stratabench.suites.cache.claims import findings
 from stratabench.suites.cache.report import cache_tables
 from stratabench.suites.cache.suite import DEFAULT_MIN_SAMPLE_NS, CacheSuite
@@ -256,3 +257,27 @@ def test_failed_cells_are_reported_once_per_reason() -> None:
     notes = "\n".join(tables[0].notes)
     assert notes.count("cannot connect to redis") == 1 and "4 cells" in notes
     assert any(row.get("status") == "failed" for row in tables[0].rows)
+
+
+def test_an_entrys_bytes_are_made_once_for_the_run_and_every_visit_stores_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each visit encoded its own entry (zlib on the 1,000 comments: 23 ms a visit); the run's shared directory
+    # keeps the first visit's bytes, and a get and a set of the same entry on both tiers store those.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    monkeypatch.setenv(SHARED_DIR_ENV, str(shared))
+    stored: list[bytes] = []
+    for name in ("get_one memory pickle+zlib", "set_one sqlite blob:pickle+zlib"):
+        spec, opts = cell(name)
+        workdir = tmp_path / name.replace(" ", "_").replace(":", "_")
+        workdir.mkdir()
+        operation = CacheSuite(opts).prepare(spec, workdir)
+        try:
+            assert operation.size_bytes is not None
+            [made] = shared.glob("cache-pickle-zlib-*.bin")
+            stored.append(made.read_bytes())
+            assert len(stored[-1]) == operation.size_bytes
+        finally:
+            if operation.close is not None:
+                operation.close()
+    assert stored[0] == stored[1]
