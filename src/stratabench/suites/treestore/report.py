@@ -251,7 +251,7 @@ def growth_table(means: CellMeans, backends: list[str], sizes: list[int], state:
 
 
 def _tries_text(results: Sequence[CellResult], n: int, *, more_too: bool = True) -> str:
-    """``2`` or ``2 (many oper change_subs: 1)``: what the title of a size's table says about tries.
+    """``2`` or ``2 (many oper change_subs: 1)``: what the header and (``tries 2``) a size's title say about tries.
 
     A default run's tests that took more tries (:class:`~.harness.MoreTries`) add how many, and why,
     unless ``more_too`` is false (a title: the header table says it). A sliced run (the default) says
@@ -269,8 +269,10 @@ def _tries_text(results: Sequence[CellResult], n: int, *, more_too: bool = True)
         return (f"{counts} slices where tries repeat ({what}), tries {text} where they do not" if more_too else
                 f"{counts} slices where tries repeat (a slice: one try, or the median of tries until "
                 f"they time {SLICE_FILL.timed_ns / 1e6:g} ms), tries {text} elsewhere")
+    if not more_too:
+        return f"tries {text}"  # a title: the header table says why some took more
     more = [r for r in results if r.params["n"] == n and r.notes.get("more_tries")]
-    if not more or not more_too:
+    if not more:
         return text
     taken = sorted(int(r.notes.get("tries", 0)) for r in more)
     plan = more[0].notes["more_tries"]
@@ -292,8 +294,7 @@ def treestore_tables(results: Sequence[CellResult], options: RunOptions) -> list
     tables = [header_table(ours, backends, sizes, states)]
     for state in states:
         for n in sizes:
-            tries = _tries_text(ours, n, more_too=False)
-            tables.append(reference_table(means, backends, n, state, tries if "slices" in tries else f"tries {tries}"))
+            tables.append(reference_table(means, backends, n, state, _tries_text(ours, n, more_too=False)))
             tables.append(matrix_table(means, backends, n, state))
             if len(cores) > 1:
                 tables.append(core_gain_table(means, backends, n, state))
