@@ -59,6 +59,7 @@ __all__ = [
     "StoreConnection",
     "BatchStore",
     "DeferredUpkeep",
+    "upkeep_apart",
     "ItemLimit",
     "KeyValue",
     "Store",
@@ -144,6 +145,12 @@ class DeferredUpkeep(Protocol):
 
     def defer_upkeep(self) -> Callable[[], None]:
         """Stop running the upkeep inside writes; the call returned runs it now, to be called between samples."""
+
+
+def upkeep_apart(store: object) -> Callable[[], None] | None:
+    """``store``'s upkeep taken out of its writes (:meth:`DeferredUpkeep.defer_upkeep`): the call that runs it
+    between samples; ``None`` for a store with no such upkeep."""
+    return store.defer_upkeep() if isinstance(store, DeferredUpkeep) else None
 
 
 #: The range of a store's timeout settings, in seconds: a zero timeout would

@@ -228,7 +228,7 @@ class CacheSuite(Suite):
                 extra["retained_bytes"] = float(access.footprint_bytes)
             # A write's figure is the write's own: the store's upkeep (SQLite's WAL checkpoint) runs between
             # samples, never inside one (docs/studies/cache.md §4). Reads never run it.
-            upkeep = access.defer_upkeep() if writes and access.defer_upkeep is not None else None
+            upkeep = access.defer_upkeep() if writes else None
         except BaseException:
             access.close()
             raise

@@ -28,11 +28,12 @@ import sys
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from stratabench.datasets.schema import Row
 from stratabench.errors import StoreError, StratabenchError
-from stratabench.layers.stores.base import DeferredUpkeep, ItemLimit, Store
+from stratabench.layers.stores.base import ItemLimit, Store, upkeep_apart
 from stratabench.layers.stores.rows import RowTable
 from stratabench.layers.value_pipeline import ValuePipeline
 
@@ -66,7 +67,8 @@ class TierAccess:
     defer_upkeep
         For a store with periodic upkeep inside its writes
         (:class:`~stratabench.layers.stores.base.DeferredUpkeep`): stops it
-        there and returns the call that runs it; ``None`` for every other tier.
+        there and returns the call that runs it; for every other tier it
+        returns ``None``.
     """
 
     read: Callable[[], list[Row]]
@@ -77,7 +79,7 @@ class TierAccess:
     stages: dict[str, Callable[[], object]] = field(default_factory=dict)
     footprint_bytes: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)
-    defer_upkeep: Callable[[], Callable[[], None]] | None = None
+    defer_upkeep: Callable[[], Callable[[], None] | None] = lambda: None
 
 
 def _miss(where: str) -> StoreError:
@@ -169,7 +171,7 @@ def value_access(store: Store, pipeline: ValuePipeline, records: list[Row], key:
         read=read, write=write, size_bytes=len(value), server_pids=store.server_pids,
         close=_quietly(store.cleanup, store.close), stages=stages,
         footprint_bytes=sys.getsizeof(value) if in_process else None, notes=notes,
-        defer_upkeep=store.defer_upkeep if isinstance(store, DeferredUpkeep) else None,
+        defer_upkeep=partial(upkeep_apart, store),
     )
 
 
@@ -200,4 +202,4 @@ def rows_access(table: RowTable, records: list[Row], *, single: bool) -> TierAcc
     notes = {"encoding": "rows", "table": table.table, "query": table.select_one_sql if single else table.select_all_sql}
     return TierAccess(read=read, write=write, size_bytes=table.payload(records), server_pids=table.server_pids,
                       close=_quietly(table.cleanup, table.close), notes=notes,
-                      defer_upkeep=table.defer_upkeep if isinstance(table, DeferredUpkeep) else None)
+                      defer_upkeep=partial(upkeep_apart, table))

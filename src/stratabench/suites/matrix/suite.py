@@ -48,7 +48,7 @@ from stratabench.datasets.schema import Row, Schema
 from stratabench.datasets.verify import Integrity, first_difference, verify_rows
 from stratabench.engine.operation import CellSpec, Operation
 from stratabench.errors import StoreError, StratabenchError, UsageError
-from stratabench.layers.stores.base import DeferredUpkeep, batch_getter, batch_putter
+from stratabench.layers.stores.base import batch_getter, batch_putter, upkeep_apart
 from stratabench.settings import Setting
 from stratabench.suites import SUITES
 from stratabench.suites.kit.stores import RunStore, real_url, run_stores
@@ -355,7 +355,7 @@ def _operation(name: str, store: Any, dumps: Callable[[Sequence[Row]], bytes], l
         raise UsageError(f"unknown matrix operation {name!r}; use {', '.join(OPERATIONS)}")
     # A write's figure is the write's own: a store whose commits now and then run its upkeep (SQLite's WAL
     # checkpoint) runs it between samples, untimed, as the cache study's writes do (docs/studies/cache.md §4).
-    upkeep = store.defer_upkeep() if name in ("put", "delete") and isinstance(store, DeferredUpkeep) else None
+    upkeep = upkeep_apart(store) if name in ("put", "delete") else None
     # Only the memory store keeps the work in this thread; every other one waits on a file or a server.
     return Operation(call=call, verify=verify, size_bytes=stored, server_pids=store.server_pids,
                      waits=store.name != "memory", before_each=before_each, before_sample=upkeep,
