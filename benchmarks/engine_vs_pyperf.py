@@ -36,10 +36,14 @@ STATEMENTS = [
 STRATABENCH = [sys.executable, "-m", "stratabench.cli.main"]
 
 
-def stratabench_summary(stmt: str, setup: str, samples: int) -> dict[str, float]:
-    """The wall-time summary (``median``, ``min``... in ns per loop) of one ``stratabench timeit`` run."""
+def stratabench_summary(stmt: str, setup: str, samples: int | None = None) -> dict[str, float]:
+    """The wall-time summary (``median``, ``min``... in ns per loop) of one ``stratabench timeit`` run.
+
+    ``samples`` (its rounds) defaults to the tool's own default, so the run is what a user's is.
+    """
+    rounds = [] if samples is None else ["--samples", str(samples)]
     out = subprocess.run(
-        [*STRATABENCH, "timeit", "--json", "--samples", str(samples), "--setup", setup, stmt],
+        [*STRATABENCH, "timeit", "--json", *rounds, "--setup", setup, stmt],
         capture_output=True, text=True, check=True,
     ).stdout
     summary: dict[str, float] = json.loads(out)["metrics"]["wall_ns"]["summary"]

@@ -42,12 +42,13 @@ time, make their ratio hold.
 
 **The empty statement beside ``python -m timeit``**, run in the same
 alternations as the ``pass`` row, right beside stratabench's.
-``python -m timeit`` prints the best of its 5 repeats; the target's figure
-sets stratabench's median (the figure it prints first) beside it, which is
-not like for like (a median is above a best by the noise), so two
-like-for-like figures follow it: median beside the median of timeit's raw
-repeats (``-vv``), and stratabench's best (its printed ``min``, the fastest
-of its rounds) beside timeit's best. Then the instructions per loop of each
+``python -m timeit`` prints the best of its 5 repeats, so the target's line
+sets the same statistic of ours beside it: stratabench's best (the fastest
+of its rounds, printed as ``best of N``) beside timeit's best, each named.
+A median is above a best by the machine's noise, so setting our median
+beside timeit's best (as this line did) measured the noise, not the loop.
+Our median is not hidden: the next line sets it beside the median of
+timeit's 5 raw repeats (``-vv``). Then the instructions per loop of each
 tool's empty loop under callgrind (whole processes at N and 2N loops,
 differenced: exact, so unmoved by the machine; ``--skip-counts`` leaves
 them out).
@@ -77,6 +78,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine_vs_pyperf import pyperf_values, stratabench_summary  # noqa: E402 -- the sibling script's two timers
 
+from stratabench.cli.timeit import DEFAULT_ROUNDS  # noqa: E402
 from stratabench.engine.count_worker import dump_events  # noqa: E402
 from stratabench.engine.counting import counting_environment, require_valgrind  # noqa: E402
 
@@ -309,8 +311,8 @@ def timeit_side_by_side(alternations: int) -> None:
     swings hit both runs of a pair alike, and the spread shows what one pair can be off by.
     """
     print(f"stratabench timeit beside pyperf timeit, interleaved {alternations}× in ABBA order; {load_text()}")
-    print("  (each tool's figure: the median of its per-alternation medians; stratabench: 10 rounds, one sample each "
-          "in a fresh worker; pyperf --fast: 10 processes of 2 values)")
+    print(f"  (each tool's figure: the median of its per-alternation medians; stratabench: {DEFAULT_ROUNDS} rounds, "
+          "one sample each in a fresh worker; pyperf --fast: 10 processes of 2 values)")
     print(f"  {'statement':<12} {'stratabench':>12} {'pyperf':>12} {'ratio':>7}   paired: median (min–max), pairs "
           "within ±3%   target within ±3%")
     empty: dict[str, list[float]] = {"ours": [], "ours_min": [], "median": [], "best": []}
@@ -318,7 +320,7 @@ def timeit_side_by_side(alternations: int) -> None:
         ours, theirs = [], []
         for alternation in range(alternations):
             def stratabench_side() -> None:
-                summary = stratabench_summary(stmt, setup, 10)
+                summary = stratabench_summary(stmt, setup)
                 ours.append(summary["median"])
                 if stmt == "pass":  # python -m timeit right beside it, in the same alternation
                     median, best = python_timeit("pass")
@@ -338,16 +340,16 @@ def timeit_side_by_side(alternations: int) -> None:
               f"{paired(ours, theirs, within=0.03)}")
         sys.stdout.flush()
     figure = statistics.median
-    print("  empty statement beside python -m timeit -vv, in the same alternations (stratabench: 10 rounds, one sample "
-          "each in a fresh worker; timeit: 5 repeats in one process):")
-    print(f"    as printed: stratabench's median {format_ns(figure(empty['ours']))} (the figure it prints first) beside "
-          f"python -m timeit's best of 5 {format_ns(figure(empty['best']))} (the figure it prints); paired "
-          f"{paired(empty['ours'], empty['best'])}   target: at or below timeit's")
-    print(f"    like for like, median ÷ median: stratabench's median {format_ns(figure(empty['ours']))}, timeit's median "
-          f"of its 5 raw repeats {format_ns(figure(empty['median']))}; paired {paired(empty['ours'], empty['median'])}")
-    print(f"    like for like, best ÷ best: stratabench's best (its printed min, the fastest of its rounds) "
-          f"{format_ns(figure(empty['ours_min']))}, timeit's best of 5 {format_ns(figure(empty['best']))}; paired "
-          f"{paired(empty['ours_min'], empty['best'])}")
+    rounds = f"{DEFAULT_ROUNDS} rounds"
+    print(f"  empty statement beside python -m timeit -vv, in the same alternations (stratabench: {rounds}, one "
+          "sample each in a fresh worker; timeit: 5 repeats in one process):")
+    print(f"    like for like beside the figure python -m timeit prints, best ÷ best: stratabench's best of {rounds} "
+          f"{format_ns(figure(empty['ours_min']))}, python -m timeit's best of 5 repeats "
+          f"{format_ns(figure(empty['best']))}; paired {paired(empty['ours_min'], empty['best'])}   "
+          "target: at or below timeit's")
+    print(f"    medians, median ÷ median: stratabench's median of {rounds} {format_ns(figure(empty['ours']))} (the "
+          f"figure it prints first), timeit's median of its 5 raw repeats {format_ns(figure(empty['median']))}; "
+          f"paired {paired(empty['ours'], empty['median'])}")
     print(f"  ({load_text()} at the end)")
 
 

@@ -17,7 +17,10 @@ from stratabench.results.stats import level_label
 from stratabench.suites.timeit import TimeitSuite
 from stratabench.units import format_ns
 
-__all__ = ["add_parser"]
+__all__ = ["DEFAULT_ROUNDS", "add_parser"]
+
+#: Rounds (one sample each, in a fresh worker) of a `stratabench timeit` run unless --samples says otherwise.
+DEFAULT_ROUNDS = 20
 
 
 def add_parser(subparsers: Any) -> None:
@@ -35,7 +38,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("-s", "--setup", action="append", default=[],
                         help="run before each timed loop, untimed; repeat it for several lines (default: pass)")
     parser.add_argument("--json", action="store_true", help="print the result record as JSON")
-    add_engine_arguments(parser, samples=10)
+    # 20 rounds, not 10: `pass` runs at one of a few speeds (4.4 to 6.0 ns) that change every fraction of a second
+    # with the machine's other work, and a median of 10 rounds is one draw of which speeds 10 moments caught. Under
+    # the lock, 10 alternations of 10 rounds, 20 rounds and pyperf --fast (load 1.2-3.1): the run-to-run spread
+    # (sd / median) 4.1% with 10 rounds, 1.0% with 20, 7.4% pyperf's; 3.1, 5.7 and 6.0 s a run.
+    add_engine_arguments(parser, samples=DEFAULT_ROUNDS)
     parser.set_defaults(handler=handle)
 
 

@@ -21,7 +21,14 @@ moves it: one compile of pyperf's loop, timed again and again in one
 process, ran at 6.8 ns for a second, then 7.1, then 4.4 (other work was
 running on the machine's second core), so a median of ``pass`` beside
 pyperf's holds only over many pairs taken close in time
-(``benchmarks/rounds_targets.py``).
+(``benchmarks/rounds_targets.py``). Nor is it the process: timed in turn
+under the lock (60 pairs of 0.07 s slices in one process, load 1.2), one
+compile held throughout and a fresh compile each slice moved together
+between the same speeds (4.4, 4.9, 5.2, 5.7 ns; correlation 0.68), and
+the worker's environment moved nothing: ``stratabench timeit pass`` under
+``env -i`` with only PATH and HOME beside the full environment, paired over
+8 alternations, 1.001 (0.914–1.102); pyperf with ``--copy-env`` beside its
+stripped environment 0.994 (0.853–1.059), load 1.1–1.9.
 
 Both sources may have several lines; each is dedented, then indented into
 the loop's function line by line, so a multi-line setup or a compound
