@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from stratabench.engine.cell import run_cell_in_process
@@ -265,3 +270,51 @@ def test_every_target_is_declared_to_the_engine_once_for_each_place_where_both_i
     assert declared == expected and len(declared) > 20
     assert CellSpec.from_json(cells[0].to_json()) == cells[0] and any(
         CellSpec.from_json(c.to_json()) == c for c in cells if c.bounds)  # the bounds cross into the worker
+
+
+def test_a_cell_forked_from_a_warmed_zygote_verifies_as_one_that_builds_everything_itself() -> None:
+    # EntitiesSuite.warm builds ndb's client and each kind's ndb and lazy classes once, in the zygote; a cell forked
+    # from it must read, decode and encode exactly as one that built them itself (same hashes and notes), and the
+    # zygote must run none of gRPC's threads, which a fork would leave behind (a client with a real channel ran six).
+    script = textwrap.dedent("""
+        import json, os, sys
+        from stratabench.engine.cell import run_cell_in_process
+        from stratabench.engine.worker import _preload
+        from stratabench.options import EngineOptions, RunOptions
+        from stratabench.suites.entities.suite import EntitiesSuite
+        warmed = sys.argv[1] == "warm"
+        if warmed:
+            _preload(["stratabench.suites.entities.suite"])
+            threads = {open(f"/proc/self/task/{task}/comm").read().strip() for task in os.listdir("/proc/self/task")}
+            assert not threads & {"grpc_global_tim", "event_engine", "lifeguard"}, threads  # gRPC's core
+        engine = EngineOptions(samples=1, warmups=0, min_sample_ns=0, memory_samples=0, isolate=False)
+        options = RunOptions(suites=("entities",), engine=engine, run_id="unit")
+        cells = {cell.name: cell for cell in EntitiesSuite(options).cells()}
+        seen = {}
+        for name in sys.argv[2:]:
+            read, write = os.pipe()
+            if os.fork() == 0:
+                result = run_cell_in_process(cells[name], options)
+                integrity = result.integrity
+                os.write(write, json.dumps([result.error, integrity and [integrity.expected, integrity.actual],
+                                            result.notes.get("index flags")]).encode())
+                os._exit(0)
+            os.close(write)
+            with os.fdopen(read) as answer:
+                seen[name] = json.loads(answer.read())
+            os.wait()
+        print(json.dumps(seen))
+    """)
+    names = ["get20 memory text/10 expando ndb.get read=0", "get20 sqlite mixed/10 dynamic ndb.get read=0",
+             "get20 memory mixed/100 model ndb.decode read=all", "get20 memory text/10 dynamic lazy read=1",
+             "decode mixed/100 model ndb.from_datastore", "encode mixed/100 dynamic ndb.encode",
+             "encode text/100 model ndb.to_datastore", "encode mixed/100 model ndb.build+encode"]
+    seen = {}
+    for mode in ("warm", "cold"):
+        done = subprocess.run([sys.executable, "-c", script, mode, *names], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen[mode] = json.loads(done.stdout)
+    assert seen["warm"] == seen["cold"]
+    for name, (error, (expected, actual), _) in seen["warm"].items():
+        assert error is None and expected == actual, name
+    assert seen["warm"]["encode mixed/100 dynamic ndb.encode"][2].startswith("index flags changed: prop_a")

@@ -34,9 +34,10 @@ __all__ = ["NdbModelMapper"]
 class NdbModelMapper(Mapper):
     """google-cloud-ndb model instances, decoded by ndb's own converter."""
 
-    #: What creating ndb's client imports (its gRPC channel's interceptors and credentials plugin): imported once
+    #: What creating ndb's client imports (its transport's gRPC interceptors and credentials plugin): imported once
     #: by a run's zygotes (a suite's ``preload`` names them), not in each visit that creates one (3 ms). The client
-    #: itself is still created in the visit: a gRPC channel made before a fork is not the child's to use.
+    #: itself has no real channel (ndb_toolkit's OfflineChannel), so the entities suite's ``warm`` builds it once,
+    #: before the fork.
     preload = ("grpc._interceptor", "grpc._plugin_wrapping")
 
     def __init__(self, dataset: EntitiesDataset) -> None:

@@ -2,9 +2,9 @@
 
 The ``ndb`` mapper (:mod:`stratabench.layers.mappers.ndb_model`), ndb's
 global cache over a store and the entities study all run google-cloud-ndb
-the same way: an anonymous client on project ``stratabench`` (nothing is
-contacted), a context entered with ``use()``, and one generated model class
-per kind. The entities dataset's stored bytes are what ndb's own encoder
+the same way: an anonymous client on project ``stratabench`` with a channel
+that never connects (nothing is contacted, no gRPC thread started), a
+context entered with ``use()``, and one generated model class per kind. The entities dataset's stored bytes are what ndb's own encoder
 writes (docs/studies/entities.md §3); the dataset module sits a floor below
 ndb and takes the encoder as an argument, so :func:`generate` here is the
 dataset with ndb's bytes, the one the study and its tests use.
@@ -34,17 +34,55 @@ __all__ = ["NDB_ENCODER", "NdbEncoder", "generate", "ndb_class", "ndb_context"]
 
 
 @functools.lru_cache(maxsize=1)
+def _offline_channel_class() -> type:
+    import grpc
+
+    class OfflineChannel(grpc.Channel):  # type: ignore[misc]
+        """A gRPC channel that never exists: ndb runs offline here and makes no RPC.
+
+        ndb's client makes a real channel when created, and gRPC's first
+        channel starts its core: six threads (a timer, four event-engine
+        workers, a lifeguard) and 3-5 ms. Every visit that built a client paid
+        that, and its threads stayed beside the cell's samples; a client
+        built once in the zygote would leave those threads behind in every
+        fork. This channel starts nothing, so the client can be built once,
+        before the fork (the entities suite's ``warm``), and any RPC fails
+        at once instead of reaching Google.
+        """
+
+        def _offline(self, *args: Any, **kwargs: Any) -> Any:
+            raise UnavailableError("ndb runs offline in stratabench: no Datastore RPC is made (use a global cache "
+                                   "with use_datastore=False)")
+
+        subscribe = unsubscribe = unary_unary = unary_stream = stream_unary = stream_stream = _offline
+
+        def close(self) -> None:
+            pass
+
+    return OfflineChannel
+
+
+@functools.lru_cache(maxsize=1)
 def _ndb_client() -> Any:
     try:
         from google.auth.credentials import AnonymousCredentials
         from google.cloud import ndb
+        from google.cloud.ndb import client as client_module
     except ImportError as error:  # pragma: no cover - the extra is part of the locked install
         raise UnavailableError(
             f"the entities dataset needs google-cloud-ndb ({error.name} is missing): "
             "pip install 'stratabench[entities]'"
         ) from None
-    # Anonymous credentials and a lazily created channel: nothing is contacted.
-    return ndb.Client(project=PROJECT, credentials=AnonymousCredentials())  # type: ignore[no-untyped-call]
+    # Anonymous credentials and no channel (OfflineChannel says why): nothing is contacted, no thread started.
+    # ndb's client has no option for a client without a channel; the one function that makes it is swapped for the
+    # time of the call (one thread: a zygote's warm or a cell's prepare).
+    helpers = client_module._helpers
+    secure_channel = helpers.make_secure_channel
+    helpers.make_secure_channel = lambda *args, **kwargs: _offline_channel_class()()
+    try:
+        return ndb.Client(project=PROJECT, credentials=AnonymousCredentials())  # type: ignore[no-untyped-call]
+    finally:
+        helpers.make_secure_channel = secure_channel
 
 
 def ndb_context(global_cache: Any = None) -> Any:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from importlib.metadata import version
 
 import pytest
@@ -47,3 +50,24 @@ def test_the_dataset_cache_key_names_the_generator_and_ndbs_release() -> None:
     # Pinned: bytes cached under this key by an earlier checkout are read as they are.
     assert E._cache_key("TextModel100", 2016, NDB_ENCODER) == (
         f"entities-v1-TextModel100-seed2016-ndb{version('google-cloud-ndb')}")  # fmt: skip
+
+
+def test_ndbs_client_starts_no_thread_and_refuses_any_rpc() -> None:
+    # Built once in the zygote (EntitiesSuite.warm): a real gRPC channel would start six threads a fork leaves behind.
+    script = textwrap.dedent("""
+        import os
+        from google.cloud.datastore_v1.types import datastore
+        from stratabench.errors import UnavailableError
+        from stratabench.layers.mappers.ndb_toolkit import ndb_context
+        before = len(os.listdir("/proc/self/task"))
+        context = ndb_context()
+        print(len(os.listdir("/proc/self/task")) - before)
+        try:
+            context.client.stub.lookup(datastore.LookupRequest(project_id='stratabench'))
+        except UnavailableError as error:
+            print("refused:", error)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    started, refused = done.stdout.splitlines()
+    assert started == "0"
+    assert refused.startswith("refused: ndb runs offline")
