@@ -146,9 +146,16 @@ def slice_rounds(count: int, floor: int) -> list[int]:
     Every Python cell takes ``floor`` rounds, so these rounds happen in any
     run with Python cells; three slices over six rounds follow rounds 1, 3
     and 5 (round 0 calibrates and is the longest, so the first slice already
-    falls well inside the run). More slices than rounds share rounds.
+    falls well inside the run). More slices than rounds never share one: two
+    slices after one round would be one value of the cell (its samples are
+    summarized per round), so slice ``i`` follows round ``i``, and those past
+    the floor follow the rounds the cells still sampling take, or come after
+    the rounds, each its own label (:meth:`SlicedRun.finish`).
     """
-    return [-(-(index + 1) * max(1, floor) // count) - 1 for index in range(count)]
+    floor = max(1, floor)
+    if count > floor:
+        return list(range(count))
+    return [-(-(index + 1) * floor // count) - 1 for index in range(count)]
 
 
 def merge_slices(cell: CellSpec, parts: Sequence[tuple[int, CellResult]],

@@ -234,6 +234,29 @@ def test_a_runs_go_cells_take_one_process_a_slice_between_the_rounds(monkeypatch
     assert json_encode.metrics["wall_ns"].summary.n == 6 and gob.integrity is not None and gob.integrity.ok
 
 
+def test_a_default_run_takes_nine_go_processes_of_every_cell_each_its_own_value(monkeypatch: pytest.MonkeyPatch,
+                                                                               tmp_path: Path) -> None:
+    # The default plan: nine processes of one 20 ms sample of every cell (six rounds' 30 ms samples shared among
+    # them), the first six after the floor's rounds, the rest after later rounds or after the rounds: nine values a
+    # cell, whose interval leaves out the slowest process's (1.3) and the fastest's (0.85).
+    speeds = [1.0, 1.3, 0.9, 1.1, 1.05, 1.0, 0.85, 0.95, 1.02]
+    fake = FakeGo(monkeypatch, tmp_path, speeds)
+    written: list[CellResult] = []
+    run = SlicedRun(6, written.append)
+    bulkload = BulkloadSuite(RunOptions(suites=("bulkload",), size=1000))  # the default engine: no --samples
+    run.open(bulkload, [go_cell("gob/warm"), go_cell("json/encode")], tmp_path)
+    for number in range(7):
+        run.after_round(number)
+    assert len(fake.asked) == 7  # one process after each round, the six of the floor and a seventh
+    run.finish(7)
+    assert [cells for _, cells, _ in fake.asked] == [["gob/warm", "json/encode"]] * 9
+    assert bulkload._go_samples() == (1, 9) and bulkload._default_benchtime(GO_SAMPLES * GO_PROCESSES) == "20ms"
+    for cell in written:
+        wall = cell.metrics["wall_ns"]
+        assert wall.rounds == tuple(range(9)) and wall.summary.n == 9
+        assert (wall.summary.ci_low, wall.summary.ci_high) == (0.9e6, 1.1e6)
+
+
 def test_a_go_cell_that_misses_the_target_takes_processes_past_the_floor_of_it_alone(monkeypatch: pytest.MonkeyPatch,
                                                                                        tmp_path: Path) -> None:
     # One slow sample among six flags a cell (its interval is their whole range); nine processes leave it out.

@@ -10,6 +10,33 @@ rounds, so a cell's interval and ``compare``'s test see it. With one
 process for six samples, two runs of identical code had 3 to 8 of 38 Go
 cells 15-75% apart beyond their intervals.
 
+The floor is nine processes of one 20 ms sample of every cell (the six
+rounds' 30 ms samples of a Python cell shared among them: the suite's
+``_default_benchtime``), not six of 30 ms: nine values drop the far one
+at each end of a cell's interval (:mod:`stratabench.engine.sampling`),
+where six take their whole range. Nine processes over six rounds take
+rounds 0-8, not two a round (two processes after one round would be one
+value: :func:`~stratabench.engine.slices.slice_rounds`). Where a process's
+time goes (one process of the default run's 38 cells, unlocked, load
+about 1.5): 2.7-3.4 s at 30 ms, 1.43-1.49 s at ``1x`` (one timed operation
+a cell), of which 0.24 s before the first line (the dataset, the 16
+assets written), 0.31 s the timed operations, as much again their untimed
+first runs, and the checks of the last sample (a decode of what each of 16
+encodes wrote, 0.20 s; a hash of the records each cell, about 2.5 ms):
+most of a process is per cell, so a process of shorter samples costs
+nearly as much. ``run bulkload`` pairs under the lock, main (six of 30
+ms) against nine of 20 ms, A B A B (load 1.4-1.9) then B A B A (load
+1.2-1.8): Go cells flagged 29, 31, 32, 34 against 33, 19, 25, 25 (median
+half-width ±9.3%, ±10.3%, ±8.8%, ±15.3% against ±11.5%, ±5.0%, ±6.6%,
+±8.5%), the Go processes 17.9, 18.1, 18.7, 18.0 s against 23.5, 21.4,
+22.3, 21.6 s, the runs 76.6, 74.3, 77.0, 72.7 s against 81.0, 75.6, 80.0,
+75.3 s. In those eight runs the spread within a process (a cell's value
+over its process's common speed, sd of the log) was 7.7-14.6%, larger
+than the spread of the processes' speeds (4.3-8.0% in seven, 16.9% in
+one whose two small processes past the floor read 1.58x and 1.36x): the
+machine's noise in each sample, which more values narrow, whether they
+are processes or samples.
+
 Past the floor of processes, a cell whose interval misses the target
 takes more, as a Python cell takes rounds (:class:`GoProcesses` is a
 :class:`~stratabench.engine.slices.MoreSlices`; the engine's stopping rule
@@ -68,8 +95,7 @@ run's 38, not the 50 of its formats x variants). Six processes then took
 21.3 and 17.0 s against 25.8 and 28.3 s (alternated under the lock, load
 1.3-1.8). Nine processes, the fewest whose median interval drops a value
 at either end, took 37.8 and 31.9 s against six ramped processes' 31.2 and
-36.2 s (under the lock, load 2.2-4.3); with six rounds in a run, more
-processes than six would share rounds (:func:`~stratabench.engine.slices.slice_rounds`).
+36.2 s (under the lock, load 2.2-4.3), at the same samples' length.
 
 What the Go cells measure: an operation's wall time, its collections
 included, on one P. The program runs its samples at GOMAXPROCS=1
