@@ -126,6 +126,36 @@ func TestCellsAndLoopsPickCellsAndFixTheirIterations(t *testing.T) {
 	}
 }
 
+func TestCheckedCellsSkipTheirCheck(t *testing.T) {
+	var out bytes.Buffer
+	args := []string{"bulkload", "--size", "10", "--workdir", t.TempDir(), "--benchtime", "2x", "--count", "1",
+		"--cells", "json/warm,json/encode,gob/warm", "--checked", "json/encode,gob/warm"}
+	if err := run(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	hashed := map[string]bool{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var r struct {
+			Format, Variant string
+			Hash            *string
+			Error           *string
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Error != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		hashed[r.Format+"/"+r.Variant] = r.Hash != nil
+	}
+	// An earlier process checked json/encode and gob/warm: only json/warm is hashed here.
+	if want := map[string]bool{"json/warm": true, "json/encode": false, "gob/warm": false}; fmt.Sprint(hashed) != fmt.Sprint(want) {
+		t.Errorf("hashed %v, want %v", hashed, want)
+	}
+	if err := run([]string{"bulkload", "--workdir", t.TempDir(), "--checked", "json/sideways"}, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), `bad cell "json/sideways"`) {
+		t.Errorf("a bad --checked cell: %v", err)
+	}
+}
+
 func TestSamplesRunOnGomaxprocs(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	for flags, want := range map[string]float64{"": 1, "--gomaxprocs=3": 3} {

@@ -221,7 +221,10 @@ class GoProcesses:
     result of the slice holds them, so its value for the round the slice
     followed is their median. The first process to measure a cell ramps up
     to ``benchtime``; the later ones take its loop count (``--loops``) and
-    only measure.
+    only measure. A cell's data is checked (decoded, hashed, compared with
+    the dataset's) by the first process whose line of it hashed right; the
+    later ones skip the check (``--checked``), and their results carry no
+    integrity of their own: the merged cell keeps its first slice's.
 
     The program is built when the session opens, when missing or built from
     other sources; the embed asset's build comes from the build cache when
@@ -253,6 +256,9 @@ class GoProcesses:
             shutil.rmtree(self.embed_cache, ignore_errors=True)
         #: Each cell's iterations per sample (``format/variant``), from the first process that measured it.
         self.loops: dict[str, int] = {}
+        #: The cells (``format/variant``) a process checked, their data hashing to the dataset's: a later process
+        #: skips their check (the module docstring says what it costs).
+        self.checked: set[str] = set()
         #: Each process's wall time, seconds: the Go cells' share of the run.
         self.process_s: list[float] = []
 
@@ -284,10 +290,13 @@ class GoProcesses:
                 variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
                 benchtime=self.benchtime, count=self.samples, embed_cache=self.embed_cache, cells=wanted,
                 loops={cell: self.loops[cell] for cell in wanted if cell in self.loops},
+                checked=[cell for cell in wanted if cell in self.checked],
             ):
                 cell = f"{line['format']}/{line['variant']}"
                 if line.get("loops") and not line.get("error"):
                     self.loops.setdefault(cell, int(line["loops"]))
+                if line.get("hash") == self.want and not line.get("error"):
+                    self.checked.add(cell)
                 if f"go {cell}" in by_name:
                     yield _go_result(by_name[f"go {cell}"], line, self.want, self.go_notes)
         except golang.GoRunError as error:
