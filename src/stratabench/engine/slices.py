@@ -50,7 +50,11 @@ Python cells nor the slices starve the other): the run's share
 (``run_allowance``, 10%) of the slices' own wall time until the first
 ask, the floor's slices, so the slices past the floor add about that
 share to the slices' time (in a default run the Go processes' 16 s and
-the treestore and parking slices' 18 s: about 3.4 s). The slices past the
+the treestore and parking slices' 18 s: about 3.4 s). A session whose
+floor is more slices than the rounds every Python cell takes (the Go
+cells' nine processes over six rounds) has its slices past the rounds
+follow the later rounds, one a round, or come after the rounds, each
+its own round (:func:`slice_rounds`). The slices past the
 floor follow the later Python rounds, one a round, each of only the cells
 still going, and after the rounds (or without them) one after the other,
 each its own round label; a cell that meets the target, or reaches what

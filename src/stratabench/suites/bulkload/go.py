@@ -37,6 +37,22 @@ one whose two small processes past the floor read 1.58x and 1.36x): the
 machine's noise in each sample, which more values narrow, whether they
 are processes or samples.
 
+What made the nine processes cheap: a cell's data is checked by the
+first process only (``--checked``; :class:`GoProcesses`), so a later
+process only measures. The check of a process's last sample (a decode of
+what each encode wrote, a hash of every cell's records) took most of
+what a process spends beyond its samples: nine processes of 20 ms with
+it took 2.03-2.68 s each after the first (the runs above), without it
+1.56-1.73 s. ``run bulkload`` pairs under the lock, main against nine
+processes of 20 ms each checked once, A B A B (load 1.1-1.8): Go cells
+flagged 20 and 21 of 38 against 7 and 6 (median half-width ±5.3%, ±5.3%
+against ±3.2%, ±3.5%), the Go processes 17.9 and 17.0 s against 16.1
+and 16.3 s (the first 3.4-3.6 s against 2.5 s), the runs 69.6 and 68.5 s
+against 67.2 and 67.7 s; the Go medians moved 0.998x and 0.994x
+(geometric mean; 0.90-1.16 a cell), and each side's second run had its
+median inside the first's interval for 34 (main) and 30 (here) of 38
+cells.
+
 Past the floor of processes, a cell whose interval misses the target
 takes more, as a Python cell takes rounds (:class:`GoProcesses` is a
 :class:`~stratabench.engine.slices.MoreSlices`; the engine's stopping rule
