@@ -44,8 +44,9 @@ type Config struct {
 	// Checked, keyed by CellName, names the cells an earlier process of
 	// the run already checked (what they produced hashed to the dataset):
 	// their last sample skips the check, a decode of what an encode wrote
-	// and a hash of the records (about 0.3 s of a process of the default
-	// run's cells), and their line carries no hash.
+	// and a hash of the records (most of what a later process spent beyond
+	// its samples: the bulkload suite's go.py has the measurements), and
+	// their line carries no hash.
 	Checked map[string]bool
 	// Limits of the embed cell's compilation.
 	EmbedMaxRSS  int64
