@@ -17,16 +17,17 @@ at each end of a cell's interval (:mod:`stratabench.engine.sampling`),
 where six take their whole range. Nine processes over six rounds take
 rounds 0-8, not two a round (two processes after one round would be one
 value: :func:`~stratabench.engine.slices.slice_rounds`). Where a process's
-time goes (one process of the default run's 38 cells, unlocked, load
-about 1.5): 2.7-3.4 s at 30 ms, 1.43-1.49 s at ``1x`` (one timed operation
-a cell), of which 0.24 s before the first line (the dataset, the 16
-assets written), 0.31 s the timed operations, as much again their untimed
-first runs, and the checks of the last sample (a decode of what each of 16
-encodes wrote, 0.20 s; a hash of the records each cell, about 2.5 ms):
-most of a process is per cell, so a process of shorter samples costs
-nearly as much. ``run bulkload`` pairs under the lock, main (six of 30
-ms) against nine of 20 ms, A B A B (load 1.4-1.9) then B A B A (load
-1.2-1.8): Go cells flagged 29, 31, 32, 34 against 33, 19, 25, 25 (median
+time goes (one process of the default run's 38 cells, ramping to its
+benchtime, alternated three times under the lock, load 1.5-1.9): 2.56,
+2.63 and 2.79 s at 20 ms, 1.24 and 1.32 s at ``1x`` (one timed operation
+a cell, after an untimed one; a first rebuilt the embed program), of
+which the checks of the last sample (a decode of what each of 16 encodes
+wrote, a hash of each cell's records) took 0.4-0.65 s (with
+``--checked`` for every cell: 2.04, 2.05 and 2.15 s; 0.79, 0.84 and 0.96
+s): most of a process is per cell, so a process of shorter samples
+costs nearly as much. ``run bulkload`` pairs under the lock, main (six
+of 30 ms) against nine of 20 ms, checking every process, A B A B (load
+1.4-1.9) then B A B A (load 1.2-1.8): Go cells flagged 29, 31, 32, 34 against 33, 19, 25, 25 (median
 half-width ±9.3%, ±10.3%, ±8.8%, ±15.3% against ±11.5%, ±5.0%, ±6.6%,
 ±8.5%), the Go processes 17.9, 18.1, 18.7, 18.0 s against 23.5, 21.4,
 22.3, 21.6 s, the runs 76.6, 74.3, 77.0, 72.7 s against 81.0, 75.6, 80.0,
