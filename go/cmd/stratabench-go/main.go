@@ -5,7 +5,7 @@
 //	    [--formats embed,json,gob,msgp,msgpack] [--variants warm,fresh] \
 //	    [--benchtime 1s] [--count 3] [--embed-max-rss 8GiB] [--embed-timeout 10m] \
 //	    [--embed-cache DIR] [--cells gob/warm,json/encode] [--loops gob/warm=12,json/encode=3]
-//	    [--gomaxprocs 1]
+//	    [--gomaxprocs 1] [--checked gob/warm,json/encode]
 //	stratabench-go info
 //	stratabench-go export --format json|gob|msgp|msgpack --seed S --size N --out FILE
 //	stratabench-go hash --seed S --size N
@@ -136,6 +136,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	only := fs.String("cells", "", "comma-separated format/variant cells to measure, in place of --formats x --variants")
 	fixed := fs.String("loops", "", "comma-separated format/variant=N: a cell's iterations per sample, in place of --benchtime's ramp-up")
 	procs := fs.Int("gomaxprocs", 1, "Ps (GOMAXPROCS) the samples run on; 1: an operation's collections run on its own core")
+	checked := fs.String("checked", "", "comma-separated format/variant cells an earlier process checked: no check (and no hash) on their last sample")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -191,6 +192,10 @@ func runBulkload(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	skip, err := parseChecked(*checked)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*workdir, 0o755); err != nil {
 		return fmt.Errorf("create workdir: %w", err)
 	}
@@ -202,7 +207,7 @@ func runBulkload(args []string, stdout io.Writer) error {
 	}
 	cfg := format.Config{
 		Seed: *seed, Size: *size, Workdir: *workdir,
-		Count: *count, Benchtime: *benchtime, Loops: loops,
+		Count: *count, Benchtime: *benchtime, Loops: loops, Checked: skip,
 		EmbedMaxRSS: rss, EmbedTimeout: *timeout, EmbedCache: *embedCache,
 	}
 	recs := dataset.Generate(*size, *seed)
@@ -313,6 +318,19 @@ func parseLoops(s string) (map[string]int, error) {
 		loops[format.CellName(f.Name(), variant)] = n
 	}
 	return loops, nil
+}
+
+// parseChecked reads --checked: format/variant cells, each known.
+func parseChecked(s string) (map[string]bool, error) {
+	checked := map[string]bool{}
+	for _, cell := range splitList(s) {
+		f, variant, err := splitCell(cell)
+		if err != nil {
+			return nil, err
+		}
+		checked[format.CellName(f.Name(), variant)] = true
+	}
+	return checked, nil
 }
 
 // lifelineGrace is how long a cancelled bulkload may take to stop its

@@ -100,29 +100,59 @@ func TestBulkloadLines(t *testing.T) {
 	}
 }
 
-func TestCellsAndLoopsPickCellsAndFixTheirIterations(t *testing.T) {
+// bulkloadLine is what the tests read of a bulkload line.
+type bulkloadLine struct {
+	Format, Variant string
+	Loops           int
+	Hash            *string
+	Error           *string
+}
+
+// bulkloadLines runs bulkload of 10 records, one sample a cell, with args
+// besides, and returns its lines; a failed cell fails the test.
+func bulkloadLines(t *testing.T, args ...string) []bulkloadLine {
+	t.Helper()
 	var out bytes.Buffer
-	args := []string{"bulkload", "--size", "10", "--workdir", t.TempDir(), "--benchtime", "3x", "--count", "1",
-		"--cells", "msgpack/encode,json/warm,msgpack/warm", "--loops", "json/warm=7,msgpack/encode=2"}
-	if err := run(args, &out); err != nil {
+	if err := run(append([]string{"bulkload", "--size", "10", "--workdir", t.TempDir(), "--count", "1"}, args...), &out); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var lines []bulkloadLine
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
-		var r struct {
-			Format, Variant string
-			Loops           int
-			Error           *string
-		}
+		var r bulkloadLine
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Error != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
+		lines = append(lines, r)
+	}
+	return lines
+}
+
+func TestCellsAndLoopsPickCellsAndFixTheirIterations(t *testing.T) {
+	var got []string
+	for _, r := range bulkloadLines(t, "--benchtime", "3x", "--cells", "msgpack/encode,json/warm,msgpack/warm",
+		"--loops", "json/warm=7,msgpack/encode=2") {
 		got = append(got, fmt.Sprintf("%s/%s=%d", r.Format, r.Variant, r.Loops))
 	}
 	// A format's cells run together, where it is first named; a cell without a fixed count ramps to --benchtime.
 	if s := strings.Join(got, " "); s != "msgpack/encode=2 msgpack/warm=3 json/warm=7" {
 		t.Errorf("cells %s", s)
+	}
+}
+
+func TestCheckedCellsSkipTheirCheck(t *testing.T) {
+	hashed := map[string]bool{}
+	for _, r := range bulkloadLines(t, "--benchtime", "2x", "--cells", "json/warm,json/encode,gob/warm",
+		"--checked", "json/encode,gob/warm") {
+		hashed[r.Format+"/"+r.Variant] = r.Hash != nil
+	}
+	// An earlier process checked json/encode and gob/warm: only json/warm is hashed here.
+	if want := map[string]bool{"json/warm": true, "json/encode": false, "gob/warm": false}; fmt.Sprint(hashed) != fmt.Sprint(want) {
+		t.Errorf("hashed %v, want %v", hashed, want)
+	}
+	if err := run([]string{"bulkload", "--workdir", t.TempDir(), "--checked", "json/sideways"}, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), `bad cell "json/sideways"`) {
+		t.Errorf("a bad --checked cell: %v", err)
 	}
 }
 

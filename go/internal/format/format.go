@@ -41,6 +41,13 @@ type Config struct {
 	// in place of Benchtime's ramp-up: a later process of a run measures
 	// with the loop count the first one found, without ramping again.
 	Loops map[string]int
+	// Checked, keyed by CellName, names the cells an earlier process of
+	// the run already checked (what they produced hashed to the dataset):
+	// their last sample skips the check, a decode of what an encode wrote
+	// and a hash of the records (most of what a later process spent beyond
+	// its samples: the bulkload suite's go.py has the measurements), and
+	// their line carries no hash.
+	Checked map[string]bool
 	// Limits of the embed cell's compilation.
 	EmbedMaxRSS  int64
 	EmbedTimeout time.Duration

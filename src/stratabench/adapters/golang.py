@@ -319,6 +319,7 @@ def run_bulkload(
     embed_cache: str | os.PathLike[str] | None = None,
     cells: Iterable[str] | None = None,
     loops: Mapping[str, int] | None = None,
+    checked: Iterable[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run ``stratabench-go bulkload`` and yield each cell as it finishes.
 
@@ -353,6 +354,10 @@ def run_bulkload(
     loops
         A cell's (``format/variant``) iterations per sample: it measures
         that many, without testing.Benchmark's ramp-up to ``benchtime``.
+    checked
+        ``format/variant`` cells an earlier process of the run checked: their
+        last sample skips the check (a decode of what an encode wrote, the
+        records' hash), and their line has no ``hash``.
 
     Raises
     ------
@@ -382,6 +387,8 @@ def run_bulkload(
         args += ["--cells", _join(cells)]
     if loops:
         args += ["--loops", ",".join(f"{cell}={n}" for cell, n in loops.items())]
+    if checked:
+        args += ["--checked", _join(checked)]
     cmd = [str(_binary()), *args]
     stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
     # A session of its own, so that killing its process group also ends the

@@ -50,7 +50,11 @@ Python cells nor the slices starve the other): the run's share
 (``run_allowance``, 10%) of the slices' own wall time until the first
 ask, the floor's slices, so the slices past the floor add about that
 share to the slices' time (in a default run the Go processes' 16 s and
-the treestore and parking slices' 18 s: about 3.4 s). The slices past the
+the treestore and parking slices' 18 s: about 3.4 s). A session whose
+floor is more slices than the rounds every Python cell takes (the Go
+cells' nine processes over six rounds) has its slices past the rounds
+follow the later rounds, one a round, or come after the rounds, each
+its own round (:func:`slice_rounds`). The slices past the
 floor follow the later Python rounds, one a round, each of only the cells
 still going, and after the rounds (or without them) one after the other,
 each its own round label; a cell that meets the target, or reaches what
@@ -146,9 +150,16 @@ def slice_rounds(count: int, floor: int) -> list[int]:
     Every Python cell takes ``floor`` rounds, so these rounds happen in any
     run with Python cells; three slices over six rounds follow rounds 1, 3
     and 5 (round 0 calibrates and is the longest, so the first slice already
-    falls well inside the run). More slices than rounds share rounds.
+    falls well inside the run). More slices than rounds never share one: two
+    slices after one round would be one value of the cell (its samples are
+    summarized per round), so slice ``i`` follows round ``i``, and those past
+    the floor follow the rounds the cells still sampling take, or come after
+    the rounds, each its own label (:meth:`SlicedRun.finish`).
     """
-    return [-(-(index + 1) * max(1, floor) // count) - 1 for index in range(count)]
+    floor = max(1, floor)
+    if count > floor:
+        return list(range(count))
+    return [-(-(index + 1) * floor // count) - 1 for index in range(count)]
 
 
 def merge_slices(cell: CellSpec, parts: Sequence[tuple[int, CellResult]],

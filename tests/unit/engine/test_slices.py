@@ -87,7 +87,30 @@ def test_slices_spread_over_the_floor_of_rounds() -> None:
     assert slice_rounds(3, 6) == [1, 3, 5]
     assert slice_rounds(1, 6) == [5]
     assert slice_rounds(6, 6) == [0, 1, 2, 3, 4, 5]
-    assert slice_rounds(4, 2) == [0, 0, 1, 1]
+    # More slices than rounds never share one (they would make one value): the rest follow the later rounds.
+    assert slice_rounds(4, 2) == [0, 1, 2, 3]
+    assert slice_rounds(9, 6) == list(range(9))
+
+
+def test_nine_slices_over_six_rounds_give_a_cell_nine_values(tmp_path: Path) -> None:
+    # Nine slices, six rounds every Python cell takes and one more some take: the seventh slice follows round 6,
+    # the last two come after the rounds, each its own label, so the cell's interval has nine values and drops
+    # the far one at each end (engine/sampling.py). Sharing rounds made six values of nine slices.
+    log: list[str] = []
+    values = [100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 200.0]
+    runner = FakeRunner({"a": values}, log)
+    run, written = sliced_run(runner, [external("a")], tmp_path)
+    for number in range(7):
+        log.append(f"round {number}")
+        run.after_round(number)
+    run.finish(7)
+    assert log == ["round 0", "fake slice 0", "round 1", "fake slice 1", "round 2", "fake slice 2", "round 3",
+                   "fake slice 3", "round 4", "fake slice 4", "round 5", "fake slice 5", "round 6", "fake slice 6",
+                   "fake slice 7", "fake slice 8"]
+    [a] = written
+    assert a.metrics["wall_ns"].rounds == (0, 1, 2, 3, 4, 5, 6, 7, 8)
+    summary = a.metrics["wall_ns"].summary
+    assert (summary.n, summary.median, summary.ci_low, summary.ci_high) == (9, 104.0, 101.0, 107.0)
 
 
 def test_each_slice_follows_its_round_and_the_cell_is_written_merged_after_the_last(tmp_path: Path) -> None:

@@ -174,7 +174,10 @@ class FakeGo:
         from stratabench.suites.bulkload import go
 
         self.speeds, self.broken, self.slow, self.clock = speeds, broken, slow or {}, clock or [0.0]
+        self.hash = HASH_1000  # what every cell's data hashes to, when checked
         self.asked: list[tuple[int, object, object]] = []
+        #: The cells each process was told an earlier one had checked (it leaves their hash out).
+        self.checked: list[list[str]] = []
         monkeypatch.setattr(golang, "go_available", lambda: (True, ""))
         monkeypatch.setattr(golang, "ensure_built", lambda *args, **kwargs: None)
         monkeypatch.setattr(golang, "info", lambda: {"go_version": "go1.99"})
@@ -187,6 +190,7 @@ class FakeGo:
 
         process = len(self.asked)
         self.asked.append((kwargs["count"], kwargs["cells"], kwargs["loops"]))
+        self.checked.append(list(kwargs.get("checked") or ()))
         speed = self.speeds[process]
         for number, cell in enumerate(kwargs["cells"]):
             if process == self.broken and number == 1:
@@ -197,7 +201,8 @@ class FakeGo:
             self.clock[0] += 0.1
             yield {"format": fmt, "variant": variant, "loops": 10 + process,
                    "samples": {"wall_ns": [speed * factor * 1e6 for factor in slow]},
-                   "size_bytes": 5, "hash": HASH_1000, "extra": {"records": 1000, "gomaxprocs": 1}, "error": None}
+                   "size_bytes": 5, "hash": None if cell in self.checked[-1] else self.hash,
+                   "extra": {"records": 1000, "gomaxprocs": 1}, "error": None}
 
 
 def go_cell(name: str) -> CellSpec:
@@ -232,6 +237,41 @@ def test_a_runs_go_cells_take_one_process_a_slice_between_the_rounds(monkeypatch
     assert gob.notes["go_version"] == "go1.99" and gob.notes["records"] == 1000 and gob.notes["gomaxprocs"] == 1
     assert len(gob.notes["process_s"]) == 6 and gob.notes["samples_per_process"] == 3
     assert json_encode.metrics["wall_ns"].summary.n == 6 and gob.integrity is not None and gob.integrity.ok
+
+
+def test_a_default_run_takes_nine_go_processes_of_every_cell_each_its_own_value(monkeypatch: pytest.MonkeyPatch,
+                                                                               tmp_path: Path) -> None:
+    # The default plan: nine processes of one 20 ms sample of every cell (six rounds' 30 ms samples shared among
+    # them), the first six after the floor's rounds, the rest after later rounds or after the rounds: nine values a
+    # cell, whose interval leaves out the slowest process's (1.3) and the fastest's (0.85).
+    speeds = [1.0, 1.3, 0.9, 1.1, 1.05, 1.0, 0.85, 0.95, 1.02]
+    fake = FakeGo(monkeypatch, tmp_path, speeds)
+    written: list[CellResult] = []
+    run = SlicedRun(6, written.append)
+    bulkload = BulkloadSuite(RunOptions(suites=("bulkload",), size=1000))  # the default engine: no --samples
+    run.open(bulkload, [go_cell("gob/warm"), go_cell("json/encode")], tmp_path)
+    for number in range(7):
+        run.after_round(number)
+    assert len(fake.asked) == 7  # one process after each round, the six of the floor and a seventh
+    run.finish(7)
+    assert [cells for _, cells, _ in fake.asked] == [["gob/warm", "json/encode"]] * 9
+    # The first process checks every cell's data; the later ones skip it, and the cell keeps the first's integrity.
+    assert fake.checked == [[]] + [["gob/warm", "json/encode"]] * 8
+    assert all(cell.integrity is not None and cell.integrity.ok for cell in written)
+    assert bulkload._go_samples() == (1, 9) and bulkload._default_benchtime(GO_SAMPLES * GO_PROCESSES) == "20ms"
+    for cell in written:
+        wall = cell.metrics["wall_ns"]
+        assert wall.rounds == tuple(range(9)) and wall.summary.n == 9
+        assert (wall.summary.ci_low, wall.summary.ci_high) == (0.9e6, 1.1e6)
+
+
+def test_a_go_cell_whose_data_hashed_wrong_is_checked_again_and_stays_failed(monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path) -> None:
+    fake = FakeGo(monkeypatch, tmp_path, [1.0] * 3)
+    fake.hash = "0" * 40
+    [gob] = suite_with(**{"go.processes": "3"}).run_external([go_cell("gob/warm")], tmp_path)
+    assert fake.checked == [[], [], []]  # never skipped: no process found it right
+    assert gob.status == "failed" and gob.error is not None and "integrity" in gob.error
 
 
 def test_a_go_cell_that_misses_the_target_takes_processes_past_the_floor_of_it_alone(monkeypatch: pytest.MonkeyPatch,

@@ -10,6 +10,62 @@ rounds, so a cell's interval and ``compare``'s test see it. With one
 process for six samples, two runs of identical code had 3 to 8 of 38 Go
 cells 15-75% apart beyond their intervals.
 
+The floor is nine processes of one 20 ms sample of every cell (the six
+rounds' 30 ms samples of a Python cell shared among them: the suite's
+``_default_benchtime``), not six of 30 ms: nine values drop the far one
+at each end of a cell's interval (:mod:`stratabench.engine.sampling`),
+where six take their whole range. Nine processes over six rounds take
+rounds 0-8, not two a round (two processes after one round would be one
+value: :func:`~stratabench.engine.slices.slice_rounds`). Where a process's
+time goes (one process of the default run's 38 cells, ramping to its
+benchtime, alternated three times under the lock, load 1.5-1.9): 2.56,
+2.63 and 2.79 s at 20 ms, 1.24 and 1.32 s at ``1x`` (one timed operation
+a cell, after an untimed one; a first rebuilt the embed program), of
+which the checks of the last sample (a decode of what each of 16 encodes
+wrote, a hash of each cell's records) took 0.4-0.65 s (with
+``--checked`` for every cell: 2.04, 2.05 and 2.15 s; 0.79, 0.84 and 0.96
+s): most of a process is per cell, so a process of shorter samples
+costs nearly as much. ``run bulkload`` pairs under the lock, main (six
+of 30 ms) against nine of 20 ms, checking every process, A B A B (load
+1.4-1.9) then B A B A (load 1.2-1.8): Go cells flagged 29, 31, 32, 34 against 33, 19, 25, 25 (median
+half-width ±9.3%, ±10.3%, ±8.8%, ±15.3% against ±11.5%, ±5.0%, ±6.6%,
+±8.5%), the Go processes 17.9, 18.1, 18.7, 18.0 s against 23.5, 21.4,
+22.3, 21.6 s, the runs 76.6, 74.3, 77.0, 72.7 s against 81.0, 75.6, 80.0,
+75.3 s. In those eight runs the spread within a process (a cell's value
+over its process's common speed, sd of the log) was 7.7-14.6%, larger
+than the spread of the processes' speeds (4.3-8.0% in seven, 16.9% in
+one whose two small processes past the floor read 1.58x and 1.36x): the
+machine's noise in each sample, which more values narrow, whether they
+are processes or samples.
+
+What made the nine processes cheap: a cell's data is checked by the
+first process only (``--checked``; :class:`GoProcesses`), so a later
+process only measures. The check of a process's last sample (a decode of
+what each encode wrote, a hash of every cell's records) took most of
+what a process spends beyond its samples: nine processes of 20 ms with
+it took 2.03-2.68 s each after the first (the runs above), without it
+1.56-1.73 s. ``run bulkload`` pairs under the lock, main against nine
+processes of 20 ms each checked once, A B A B (load 1.1-1.8): Go cells
+flagged 20 and 21 of 38 against 7 and 6 (median half-width ±5.3%, ±5.3%
+against ±3.2%, ±3.5%), the Go processes 17.9 and 17.0 s against 16.1
+and 16.3 s (the first 3.4-3.6 s against 2.5 s), the runs 69.6 and 68.5 s
+against 67.2 and 67.7 s; the Go medians moved 0.998x and 0.994x
+(geometric mean; 0.90-1.16 a cell), and each side's second run had its
+median inside the first's interval for 34 (main) and 30 (here) of 38
+cells. B A B A after it (load 1.4-1.9): 26 and 25 flagged against 22
+and 11 (±6.9%, ±6.5% against ±5.4%, ±3.5%), Go processes 17.9 and 17.6
+s against 18.3 and 16.0 s, second run inside the first's interval 36
+(main) and 18 (here) of 38: a run whose every cell moved (0.978x and
+1.042x of main's, geometric mean) leaves intervals of ±3.5% more often
+than intervals of ±6.5%. Which of the two changes narrows the cells:
+here with ``go.processes=6`` (six of 30 ms, each cell checked once)
+against the default, C B C B under the lock (load 1.1-1.6): 23 and 26
+flagged against 7 and 12 (±6.4%, ±11.7% against ±3.0%, ±3.0%), the Go
+processes 15.5 and 15.0 s against 16.4 and 16.3 s, the runs 67.3 and
+67.7 s against 65.8 and 65.4 s, second run inside the first's interval
+35 (six) and 27 (nine) of 38: the nine values narrow, the check's
+saving pays for them.
+
 Past the floor of processes, a cell whose interval misses the target
 takes more, as a Python cell takes rounds (:class:`GoProcesses` is a
 :class:`~stratabench.engine.slices.MoreSlices`; the engine's stopping rule
@@ -68,8 +124,7 @@ run's 38, not the 50 of its formats x variants). Six processes then took
 21.3 and 17.0 s against 25.8 and 28.3 s (alternated under the lock, load
 1.3-1.8). Nine processes, the fewest whose median interval drops a value
 at either end, took 37.8 and 31.9 s against six ramped processes' 31.2 and
-36.2 s (under the lock, load 2.2-4.3); with six rounds in a run, more
-processes than six would share rounds (:func:`~stratabench.engine.slices.slice_rounds`).
+36.2 s (under the lock, load 2.2-4.3), at the same samples' length.
 
 What the Go cells measure: an operation's wall time, its collections
 included, on one P. The program runs its samples at GOMAXPROCS=1
@@ -195,7 +250,10 @@ class GoProcesses:
     result of the slice holds them, so its value for the round the slice
     followed is their median. The first process to measure a cell ramps up
     to ``benchtime``; the later ones take its loop count (``--loops``) and
-    only measure.
+    only measure. A cell's data is checked (decoded, hashed, compared with
+    the dataset's) by the first process whose line of it hashed right; the
+    later ones skip the check (``--checked``), and their results carry no
+    integrity of their own: the merged cell keeps its first slice's.
 
     The program is built when the session opens, when missing or built from
     other sources; the embed asset's build comes from the build cache when
@@ -227,6 +285,9 @@ class GoProcesses:
             shutil.rmtree(self.embed_cache, ignore_errors=True)
         #: Each cell's iterations per sample (``format/variant``), from the first process that measured it.
         self.loops: dict[str, int] = {}
+        #: The cells (``format/variant``) a process checked, their data hashing to the dataset's: a later process
+        #: skips their check (the module docstring says what it costs).
+        self.checked: set[str] = set()
         #: Each process's wall time, seconds: the Go cells' share of the run.
         self.process_s: list[float] = []
 
@@ -258,10 +319,13 @@ class GoProcesses:
                 variants=list(dict.fromkeys(c.params["variant"] for c in cells)),
                 benchtime=self.benchtime, count=self.samples, embed_cache=self.embed_cache, cells=wanted,
                 loops={cell: self.loops[cell] for cell in wanted if cell in self.loops},
+                checked=[cell for cell in wanted if cell in self.checked],
             ):
                 cell = f"{line['format']}/{line['variant']}"
                 if line.get("loops") and not line.get("error"):
                     self.loops.setdefault(cell, int(line["loops"]))
+                if line.get("hash") == self.want and not line.get("error"):
+                    self.checked.add(cell)
                 if f"go {cell}" in by_name:
                     yield _go_result(by_name[f"go {cell}"], line, self.want, self.go_notes)
         except golang.GoRunError as error:

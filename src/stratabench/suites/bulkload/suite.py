@@ -70,8 +70,9 @@ def size_of(options: RunOptions) -> int:
 
 #: A run's Go cells: stratabench-go processes, each a slice between the Python rounds, and the samples each
 #: takes of every cell, in passes over the cells (``go.processes``, ``go.count``; the module docstring of
-#: :mod:`stratabench.suites.bulkload.go` has the measurements behind them).
-GO_PROCESSES = 6
+#: :mod:`stratabench.suites.bulkload.go` has the measurements behind them): nine, so that a cell's interval
+#: leaves out its farthest process at each end, of 20 ms samples (``_default_benchtime``).
+GO_PROCESSES = 9
 GO_SAMPLES = 1
 
 #: The seed's formats, in the seed's row order.
