@@ -144,12 +144,21 @@ class Zygote:
         return self._process.poll() is None
 
     def _answer(self, timeout_s: float | None, what: str) -> dict[str, Any]:
-        """The zygote's next line, within ``timeout_s``; ``TimeoutError`` past it."""
-        if timeout_s is not None:
-            ready, _, _ = select.select([self._from], [], [], timeout_s)
-            if not ready:
-                raise TimeoutError(what)
-        line = self._from.readline()
+        """The zygote's next line, within ``timeout_s``; ``TimeoutError`` past it.
+
+        The run may close its zygotes from another thread while one waits here
+        (an interrupted run ends them as the cell's thread reads): the closed
+        pipe is then a ``ZygoteError`` the cell fails with, not a ``ValueError``
+        from ``select`` or ``readline`` (it escaped 5 of 20 times under load).
+        """
+        try:
+            if timeout_s is not None:
+                ready, _, _ = select.select([self._from], [], [], timeout_s)
+                if not ready:
+                    raise TimeoutError(what)
+            line = self._from.readline()
+        except ValueError:
+            raise ZygoteError(f"the zygote was closed while waiting for {what}") from None
         if not line:
             code = self._process.wait()
             raise ZygoteError(f"the zygote process exited with code {code} while waiting for {what}")
