@@ -186,3 +186,11 @@ def test_every_registered_number_has_a_range() -> None:
 
     numeric = [d.setting for d in declared_settings().values() if d.setting.kind in ("whole", "number")]
     assert numeric and all(s.minimum is not None and s.maximum is not None for s in numeric)
+
+
+def test_no_registered_help_text_shows_an_unfilled_placeholder() -> None:
+    # A help string built from pieces where one piece lacks its f prefix shows "{DEFAULT_TRIES}" to the user.
+    from stratabench.plugins import declared_settings
+
+    unfilled = {name: d.setting.help for name, d in declared_settings().items() if "{" in d.setting.help}
+    assert not unfilled

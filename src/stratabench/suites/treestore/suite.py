@@ -111,7 +111,7 @@ class TreestoreSuite(Suite):
                 f"and are cheap (0: none; {MORE_TRIES_BUDGET_NS / 1e9:g} is a start); they run back to back, so their "
                 "interval leaves out the run's drift", "number", minimum=0, maximum=60),
         Setting("treestore.tries_many_subs", "", f"tries of 'many oper change_subs' (20 commits × 12 subscribers, "
-                "most of the run's time); empty: as tries, at most {DEFAULT_TRIES} (run --full: as tries)", "whole",
+                f"most of the run's time); empty: as tries, at most {DEFAULT_TRIES} (run --full: as tries)", "whole",
                 minimum=1, maximum=10_000),
         Setting("treestore.state", "sysrepo", "state across tries: sysrepo (the reference's), fresh-state "
                 "(setup before every try), or both", "text", ("sysrepo", "fresh-state", "both")),
