@@ -17,7 +17,13 @@ then B; for each pair, printed side by side:
   360), unchanged, inconclusive; on each cell's judged metric, and beside
   it on wall time for every cell;
 - cells whose median in B lies inside A's interval (target: at least 85%),
-  on the judged metric and on wall time;
+  on the judged metric and on wall time; cells whose samples are not
+  repeats (treestore's consumers in sysrepo's mode) have no interval to hold
+  and are left out. Beside it, the machine's level in B over A's (the
+  medians of the probes timed beside every Python sample) and the count
+  with that level divided out of B's medians: what is left when the
+  machine's move between the runs, which no interval of one run can hold,
+  is taken out;
 - cells flagged unstable in each run (target: under 10%);
 - the reference workload's range in each run (how much the machine moved).
 
@@ -166,12 +172,16 @@ def compare(first: Path, second: Path, *metric: str) -> tuple[int, str]:
     return done.returncode, summary
 
 
-def held(first: ResultsFile, second: ResultsFile, judged: bool = True) -> tuple[int, int]:
+def held(first: ResultsFile, second: ResultsFile, judged: bool = True, scale: float = 1.0) -> tuple[int, int]:
     """Cells whose median in ``second`` lies inside ``first``'s interval, of cells measured in both.
 
-    On each cell's judged metric (as A judged it), or with ``judged`` false on wall time.
+    On each cell's judged metric (as A judged it), or with ``judged`` false on
+    wall time; ``second``'s medians divided by ``scale`` (the machine's level
+    in B over A's, to take it out). Cells whose samples are not repeats have
+    no interval to hold (the report says so) and are left out, as
+    :func:`flagged` counts them apart.
     """
-    earlier = {(c.suite, c.cell): c for c in first.cells if c.ok}
+    earlier = {(c.suite, c.cell): c for c in first.cells if c.ok and not not_repeats_of(c)}
     inside = total = 0
     for cell in second.cells:
         old = earlier.get((cell.suite, cell.cell))
@@ -181,8 +191,14 @@ def held(first: ResultsFile, second: ResultsFile, judged: bool = True) -> tuple[
         if before is None or after is None:
             continue
         total += 1
-        inside += before.ci_low <= after.median <= before.ci_high
+        inside += before.ci_low <= after.median / scale <= before.ci_high
     return inside, total
+
+
+def machine_level(first: ResultsFile, second: ResultsFile) -> float | None:
+    """B's machine-probe level over A's (above 1: the machine was slower in B), or ``None`` without probes."""
+    before, after = first.probe_level, second.probe_level
+    return None if before is None or after is None else after[0] / before[0]
 
 
 def flagged(results: ResultsFile) -> str:
@@ -229,8 +245,13 @@ def pair(number: int, directory: Path) -> None:
     print(f"  compare --fail-above 1.10: exit {code}   target exit 0, ≤ 3 cells slower or faster")
     print(f"    {summary}")
     print(f"    (every cell on wall_ns instead: exit {wall_code}; {wall_summary})")
-    print(f"  B's median in A's interval: {inside} of {total} ({inside / max(1, total):.1%})   target ≥ 85%"
+    print(f"  B's median in A's interval: {inside} of {total} repeated cells ({inside / max(1, total):.1%})   target ≥ 85%"
           f"   (on wall_ns: {wall_inside} of {wall_total}, {wall_inside / max(1, wall_total):.1%})")
+    level = machine_level(a, b)
+    if level is not None:
+        level_inside, level_total = held(a, b, scale=level)
+        print(f"    the machine's level in B over A's (medians of the probes beside every sample): {level:.3f}; "
+              f"with it taken out of B's medians: {level_inside} of {level_total} ({level_inside / max(1, level_total):.1%})")
     print(f"  flagged unstable      A {flagged(a)}, B {flagged(b)}   target < 10%")
     print(f"  machine speed         A {machine(a)}; B {machine(b)}")
     sys.stdout.flush()

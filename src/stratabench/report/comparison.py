@@ -242,6 +242,10 @@ class Comparison:
         Each pair was tested on its cells' judged metric (:attr:`Change.metric`).
     level
         The level of every pair's interval: :func:`~stratabench.report.ab.family_level` of the pairs tested.
+    machine_level
+        A line giving the second run's machine-probe level over the first's
+        (:attr:`~stratabench.results.format.ResultsFile.probe_level`), or
+        ``None`` when either file has no probes.
     """
 
     metric: Metric
@@ -255,6 +259,7 @@ class Comparison:
     drift: str | None = None
     judged: bool = False
     level: float = family_level(1)
+    machine_level: str | None = None
     counts: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -302,6 +307,7 @@ class Comparison:
         moved = self.counts[up] + self.counts[down]
         notes = [self.machines] if self.machines else []
         notes += [self.drift] if self.drift else []
+        notes += [self.machine_level] if self.machine_level else []
         if self.same_code and moved:
             notes.append(self.same_code)
         return line + "".join(f"; {note}" for note in notes)
@@ -401,6 +407,18 @@ def _same_code(before: ResultsFile, after: ResultsFile) -> str | None:
     return f"both runs are revision {first[:12]}: what changed is the machine's speed or the data, not the code"
 
 
+def _machine_level(before: ResultsFile, after: ResultsFile) -> str | None:
+    first, second = before.probe_level, after.probe_level
+    if first is None or second is None:
+        return None
+    # The machine drifts over minutes (an idle loop here: 0.97x to 1.02x of its median over 4 minutes), so two runs
+    # of identical code can differ by a few percent in every cell at once, beyond each run's intervals; the probe
+    # timed beside every sample says how much of that is the machine.
+    return (f"the machine probe took {second[0] / first[0]:.3f}x as long in the second run as in the first "
+            f"(medians of {first[1]:,} and {second[1]:,} probes beside the samples): cells that moved together "
+            "by about that much moved with the machine")
+
+
 def _describe_params(theirs: CellResult, ours: CellResult) -> str:
     keys = sorted(set(theirs.params) | set(ours.params), key=str)
     differ = [str(key) for key in keys if theirs.params.get(key) != ours.params.get(key)]
@@ -468,7 +486,7 @@ def compare_results(before: ResultsFile, after: ResultsFile, metric_name: str | 
     drift = (f"{' and '.join(old_files)} cells were tested on their raw samples (format 2, before rounds): "
              "their spread does not include the run's drift") if old_files else None
     return Comparison(measured, changes, unmatched, min_effect, _machines(before, after), _same_code(before, after),
-                      failed, exact_changes, drift, judged, level)
+                      failed, exact_changes, drift, judged, level, _machine_level(before, after))
 
 
 def comparison_table(comparison: Comparison, before: ResultsFile, after: ResultsFile) -> Table:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import io
 import json
+import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,19 @@ class ResultsFile:
     warnings: tuple[str, ...] = ()
     rounds: tuple[dict[str, Any], ...] = ()
     format_version: int = FORMAT_VERSION
+
+    @property
+    def probe_level(self) -> tuple[float, int] | None:
+        """The median of every machine-probe figure the run's workers took around their kept samples, and how many.
+
+        The probe (:mod:`stratabench.engine.probe`) is one fixed loop timed
+        beside every Python sample, so its median is the machine's speed over
+        the whole run: two runs' levels say how far the machine moved between
+        them, which no interval of one run can hold. ``None`` without probes
+        (``--no-retake``, Go-only runs, files before format 3).
+        """
+        figures = [figure for cell in self.cells for figure in cell.probe_ns]
+        return (statistics.median(figures), len(figures)) if figures else None
 
     @property
     def drift_note(self) -> str | None:

@@ -23,8 +23,9 @@ def scaled(factor: float) -> list[float]:
 
 def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = (), *, host: str = "box",
           metric: str = "wall_ns", params: dict[str, dict[str, Any]] | None = None, revision: str | None = None,
-          per_round: int | None = None) -> Path:
-    """A results file; with ``per_round``, each cell's samples come ``per_round`` to a round."""
+          per_round: int | None = None, probe_ns: float | None = None) -> Path:
+    """A results file; with ``per_round``, each cell's samples come ``per_round`` to a round; with ``probe_ns``, each
+    sample has that machine-probe figure beside it."""
     environment = {"cpu": "test", "hostname": host, "git_revision": revision}
     lines = [header_record(path.stem, "2026-11-21T00:00:00+00:00", environment, {})]
     for name, samples in cells.items():
@@ -33,7 +34,8 @@ def write(path: Path, cells: dict[str, list[float]], failed: tuple[str, ...] = (
                             status,  # type: ignore[arg-type]
                             error="boom" if status == "failed" else None, loops=1,
                             metrics={metric: MetricResult.of(samples, None if per_round is None else
-                                                             [i // per_round for i in range(len(samples))])})
+                                                             [i // per_round for i in range(len(samples))])},
+                            probe_ns=() if probe_ns is None else tuple(probe_ns for _ in samples))
         lines.append(cell_to_json(result))
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
@@ -218,6 +220,20 @@ def test_a_change_between_runs_of_one_clean_revision_is_put_down_to_the_machine(
         after = write(tmp_path / "after.jsonl", {"a": scaled(factor)}, revision=after_rev)
         main(["compare", str(before), str(after)])
         assert (same in capsys.readouterr().out) is said, (before_rev, after_rev, factor)
+
+
+def test_the_machine_probes_level_in_the_second_run_over_the_first_is_said_when_both_files_have_probes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for before_probe, after_probe, said in ((200_000.0, 190_000.0, "0.950x as long in the second run"),
+                                            (200_000.0, None, None), (None, 200_000.0, None)):
+        before = write(tmp_path / "before.jsonl", {"a": BASE, "b": BASE}, probe_ns=before_probe)
+        after = write(tmp_path / "after.jsonl", {"a": scaled(0.95), "b": scaled(0.95)}, probe_ns=after_probe)
+        main(["compare", str(before), str(after)])
+        out = capsys.readouterr().out
+        if said is None:
+            assert "machine probe" not in out
+        else:
+            assert said in out and "medians of 16 and 16 probes" in out
 
 
 def test_runs_whose_rounds_disagree_are_inconclusive_and_pass_the_gate_counted(
