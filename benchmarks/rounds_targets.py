@@ -25,7 +25,9 @@ then B; for each pair, printed side by side:
   machine's move between the runs, which no interval of one run can hold,
   is taken out;
 - cells flagged unstable in each run (target: under 10%);
-- the reference workload's range in each run (how much the machine moved).
+- how much the machine moved in each run: the range of each round's median of
+  the probes beside its samples, and of the reference workload's snapshot
+  after each round.
 
 **stratabench timeit beside pyperf timeit**, interleaved in ABBA order
 (stratabench then pyperf in one alternation, pyperf then stratabench in
@@ -89,7 +91,7 @@ from stratabench.engine.count_worker import dump_events  # noqa: E402
 from stratabench.engine.counting import counting_environment, require_valgrind  # noqa: E402
 
 from stratabench.report.generic import not_repeats_of  # noqa: E402
-from stratabench.report.provenance import reference_ratios  # noqa: E402
+from stratabench.report.provenance import probe_ratios, reference_ratios  # noqa: E402
 from stratabench.results.format import ResultsFile, load  # noqa: E402
 from stratabench.units import format_ns  # noqa: E402
 
@@ -212,10 +214,14 @@ def flagged(results: ResultsFile) -> str:
 
 
 def machine(results: ResultsFile) -> str:
-    ratios = [r for _, r in reference_ratios(results.header.get("environment") or {})]
+    """The rounds' range of the probes' medians (what the cells saw) and of the reference snapshot after each round."""
+    env = results.header.get("environment") or {}
+    ratios = [r for _, r in reference_ratios(env)]
     if not ratios:
         return "no rounds"
-    return f"{min(ratios):.2f}–{max(ratios):.2f}× over {len(ratios)} rounds"
+    probes = [r for _, r in probe_ratios(env, results.cells)]
+    beside = f"probes {min(probes):.2f}–{max(probes):.2f}×, " if probes else ""
+    return f"{beside}reference {min(ratios):.2f}–{max(ratios):.2f}× over {len(ratios)} rounds"
 
 
 def pair(number: int, directory: Path) -> None:

@@ -574,22 +574,30 @@ def suite_charts(suite: str, results: Sequence[CellResult], plan: ChartPlan | No
     return [chart for chart in charts if chart is not None]
 
 
-def machine_chart(ratios: Sequence[tuple[float, float]]) -> Chart | None:
-    """The reference workload's time over its median, round by round through the run; ``None`` with under two rounds.
+def machine_chart(ratios: Sequence[tuple[float, float]], probes: Sequence[tuple[float, float]] = ()) -> Chart | None:
+    """The machine's speed round by round through the run; ``None`` with under two rounds of either figure.
 
-    A flat line at 1 is a quiet machine; the line's swings are the drift
-    every cell's interval now includes, and that paired ratios cancel.
+    ``probes``: each round's median of the machine probe timed beside its
+    samples, over the run's (:func:`~stratabench.report.provenance.probe_ratios`);
+    ``ratios``: the reference workload's snapshot after each round, over its
+    median. A flat line at 1 is a quiet machine; the line's swings are the
+    drift every cell's interval now includes, and that paired ratios cancel.
     """
     import matplotlib
 
-    if len(ratios) < 2:
+    curves = [Curve(label, tuple(points)) for label, points in
+              (("probe beside the samples, round median", probes), ("reference workload after the round", ratios))
+              if len(points) >= 2]
+    if not curves:
         return None
     with matplotlib.rc_context(_RC):
         return curve_chart(
             "machine-speed", "the machine's speed during the run",
-            "The reference workload (a fixed pure-Python loop) timed after each round, over its median: above 1, "
-            "the machine was slower then. Each cell's interval spans these rounds; paired ratios cancel them.",
-            [Curve("reference workload", tuple(ratios))],
+            "A fixed pure-Python loop, over its median: above 1, the machine was slower then. The probe is timed "
+            "beside every sample in its worker (the line: each round's median); the reference workload once after "
+            "each round, a snapshot a short slow spell can fall on. Each cell's interval spans these rounds; paired "
+            "ratios cancel them.",
+            curves,
             CurveAxes("seconds into the run", "time / median", lambda v: "-" if v is None else f"{v:.0f} s",
                       lambda v: "-" if v is None else f"{v:.2f}×"),
             mark_label="", limit=1.0, limit_label="median")

@@ -115,6 +115,35 @@ def test_the_machine_s_speed_is_stated_in_the_provenance_and_plotted_round_by_ro
     assert machine_chart(reference_ratios({})) is None and "machine speed" not in dict(provenance({"environment": {}}))
 
 
+def test_the_machine_s_speed_is_each_round_s_median_of_the_probes_beside_the_samples() -> None:
+    from stratabench.report.charts import machine_chart
+    from stratabench.report.provenance import probe_ratios, provenance
+    from stratabench.results.records import CellResult, MetricResult
+
+    def cell(name: str, rounds: list[int], probe_ns: tuple[float, ...]) -> CellResult:
+        return CellResult("s", name, {}, "python", "ok", probe_ns=probe_ns,
+                          metrics={"wall_ns": MetricResult.of([1.0] * len(rounds), rounds)})
+
+    # Round 1's probes read slow all through it; the snapshot after round 1 caught a slow spell the probes did not.
+    results = [cell("a", [0, 0, 1, 1, 2], (100.0, 100.0, 120.0, 118.0, 99.0)),
+               cell("b", [0, 1, 1, 2, 2], (102.0, 119.0, 121.0, 100.0, 101.0)),
+               cell("c", [0, 1, 2], (500.0, 500.0))]  # probes not one for one with its samples: left out
+    env = {"reference_ns": [1.0e6, 1.0e6, 1.7e6], "reference_at_s": [10.0, 20.0, 30.0]}
+    assert [(at, round(ratio, 3)) for at, ratio in probe_ratios(env, results)] == [
+        (10.0, 0.985), (20.0, 1.177), (30.0, 0.985)]
+    facts = dict(provenance({"environment": env}, results))
+    assert facts["machine speed"] == (
+        "each round's median of the machine probe timed beside its samples ranged 0.99–1.18× the run's over 3 "
+        "rounds (10 probes; above 1: slower); the reference workload, one snapshot of a few ms after each round, "
+        "which a short slow spell of the machine can fall on, ranged 1.00–1.70× its median over 3 rounds")
+    chart = machine_chart([], probe_ratios(env, results))
+    assert chart is not None and chart.marks["line"] == 1 and chart.marks["point"] == 3
+    both = machine_chart([(10.0, 1.0), (20.0, 1.0)], probe_ratios(env, results))
+    assert both is not None and both.marks["line"] == 2 and both.marks["point"] == 5
+    # Without the rounds' times there is no axis to put a round on.
+    assert probe_ratios({}, results) == [] and probe_ratios(env, [cell("c", [0, 1, 2], (500.0, 500.0))]) == []
+
+
 def test_the_provenance_says_how_many_visits_were_retaken_and_why() -> None:
     from stratabench.report.provenance import provenance
     from stratabench.results.records import CellResult, MetricResult, Retake

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stratabench.report.charts import Chart, machine_chart, suite_charts
-from stratabench.report.provenance import reference_ratios
+from stratabench.report.provenance import probe_ratios, reference_ratios
 from stratabench.report.document import Report
 from stratabench.report.formats import REPORTERS
 from stratabench.report.formats.base import Reporter
@@ -267,7 +267,8 @@ class HtmlReporter(Reporter):
     def render_report(self, report: Report) -> str:
         taken: set[str] = set()
         parts = []
-        machine = machine_chart(reference_ratios(report.header.get("environment") or {}))
+        env = report.header.get("environment") or {}
+        machine = machine_chart(reference_ratios(env), probe_ratios(env, report.results))
         if machine is not None:
             taken.add(machine.id)
             parts.append(("machine", "machine", [(machine.id, machine.title, _figure(machine))]))
