@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -318,3 +319,35 @@ def test_a_cell_forked_from_a_warmed_zygote_verifies_as_one_that_builds_everythi
     for name, (error, (expected, actual), _) in seen["warm"].items():
         assert error is None and expected == actual, name
     assert seen["warm"]["encode mixed/100 dynamic ndb.encode"][2].startswith("index flags changed: prop_a")
+
+
+
+def _finding_3_with_dynamic_rounds(factors: list[float]) -> str:
+    """Finding 3's verdict when the dynamic Expando's decode at 100 properties ran ``factors``x the Model's, round by round."""
+    rounds = list(range(len(factors)))
+
+    def with_rounds(result: CellResult, ratios: list[float]) -> CellResult:
+        base = result.summary("cpu_ns")
+        assert base is not None
+        metric = MetricResult.of([base.median * r for r in ratios], rounds)
+        return dataclasses.replace(result, metrics={"wall_ns": metric, "cpu_ns": metric})
+
+    results = []
+    for result in synthetic():
+        p = result.params
+        if p["cell"] == "get20" and p["path"] == "ndb.decode" and p["n_props"] == 100:
+            if p["flavour"] == "model":
+                result = with_rounds(result, [1.0] * len(factors))
+            elif p["flavour"] == "dynamic":
+                result = with_rounds(result, [f / 2.5 for f in factors])  # synthetic's dynamic is 2.5x the Model
+        results.append(result)
+    return {f.id: f.verdict for f in findings(results)}["3"]
+
+
+def test_a_finding_whose_paired_ratio_straddles_its_bound_is_too_close_to_call() -> None:
+    # Nine rounds of 1.1-1.9x: the median ratio is 1.5, the finding's bound, with rounds on both sides. Read as
+    # a yes or a no, such a ratio flipped finding 3 between "reproduced" and "refuted" in two runs of one code.
+    spread = [1.1, 1.3, 1.5, 1.7, 1.9, 1.2, 1.6, 1.8, 1.4]
+    assert _finding_3_with_dynamic_rounds(spread) == "too close to call"
+    assert _finding_3_with_dynamic_rounds([f + 0.8 for f in spread]) == "reproduced"  # surely 1.5x or more
+    assert _finding_3_with_dynamic_rounds([f * 0.6 for f in spread]) == "refuted"  # surely below 1.5x
