@@ -16,6 +16,7 @@ from stratabench.suites.kit.findings import (
     conclusions_table,
     findings_table,
     judge,
+    judge_at_most,
 )
 
 
@@ -81,6 +82,9 @@ def test_a_paired_ratio_decides_a_claim_only_when_its_interval_clears_the_bound(
     assert measured is not None and measured.low is not None and 2.9 < measured.value < 3.1
     assert judge(measured, 2.0) is Verdict.HOLDS and judge(measured, 4.0) is Verdict.DOES_NOT_HOLD
     assert judge(measured, 3.01) is Verdict.WITHIN_NOISE  # the bound inside the interval: too close to call
+    # "At most" is the mirror: surely below the bound holds, surely above does not, across it too close to call.
+    assert judge_at_most(measured, 4.0) is Verdict.HOLDS and judge_at_most(measured, 2.0) is Verdict.DOES_NOT_HOLD
+    assert judge_at_most(measured, 3.01) is Verdict.WITHIN_NOISE and judge_at_most(None, 2.0) is Verdict.NOT_MEASURED
     # Too few pairs: never a call, whatever the ratio.
     short = paired(cell("a", [300.0, 310, 305]), cell("b", [100.0, 100, 100]))
     assert short is not None and judge(short, 2.0) is Verdict.WITHIN_NOISE

@@ -45,7 +45,7 @@ from stratabench.report.table import Column, Table
 from stratabench.results.records import CellResult
 from stratabench.results.stats import Summary
 from stratabench.suites.kit.findings import (TARGET, Finding, ResultIndex, Verdict, all_of, findings_table,
-                                             judge, said)
+                                             judge, judge_at_most, said)
 from stratabench.suites.kit.problems import problem_lines
 from stratabench.suites.kit.reports import ChartPlan, study_answer, study_charts, study_figure, study_report
 from stratabench.units import format_ns
@@ -434,12 +434,10 @@ def _at_least(ratios: Sequence[Ratio], bound: float) -> Verdict:
 def _within(ratio: Ratio, band: float) -> Verdict:
     """"Costs the same", within ``band`` of 1: holds when the ratio is within noise of 1 or surely inside the
     band, does not hold when surely outside it, else too close to call."""
-    if ratio.within_noise and ratio.low is None:  # two medians whose intervals overlap: the same work
-        return Verdict.HOLDS
     below, above = ratio.clear_of(1 - band), ratio.clear_of(1 + band)
     if below is False or above is True:
         return Verdict.DOES_NOT_HOLD
-    if (below is True and above is False) or ratio.within_noise:
+    if ratio.within_noise or (below is True and above is False):
         return Verdict.HOLDS
     return Verdict.WITHIN_NOISE
 
@@ -513,9 +511,8 @@ def findings(results: Sequence[CellResult]) -> list[Finding]:
         # The lazy entity follows the parse when its growth is surely at most 1.25x the parse's largest
         # (that bound taken at its value; the lazy ratio's own interval decides).
         parse_bound = 1.25 * max(r.value for r in growth["message"])
-        lazy_like_parse = [Verdict.HOLDS if side is False else Verdict.DOES_NOT_HOLD if side else Verdict.WITHIN_NOISE
-                           for side in (r.clear_of(parse_bound) for r in growth["lazy"])]
-        verdict = all_of(*(judge(r, 4) for r in growth["ndb.decode"] + growth["datastore"]), *lazy_like_parse)
+        verdict = all_of(*(judge(r, 4) for r in growth["ndb.decode"] + growth["datastore"]),
+                         *(judge_at_most(r, parse_bound) for r in growth["lazy"]))
         here = (f"10 → 100 properties: ndb.decode {_span(growth['ndb.decode'])}, datastore {_span(growth['datastore'])}, "
                 f"raw parse {_span(growth['message'])}, lazy read 1 {_span(growth['lazy'])}")
     else:

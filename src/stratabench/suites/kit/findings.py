@@ -68,6 +68,7 @@ __all__ = [
     "conclusions_table",
     "findings_table",
     "judge",
+    "judge_at_most",
     "judge_paired",
     "said",
 ]
@@ -145,6 +146,13 @@ def judge(measured: Ratio | None, at_least: float) -> Verdict:
     if side is None:
         return Verdict.WITHIN_NOISE
     return Verdict.HOLDS if side else Verdict.DOES_NOT_HOLD
+
+
+def judge_at_most(measured: Ratio | None, at_most: float) -> Verdict:
+    """:func:`judge`'s mirror for a claim of "at most ``at_most``×": *holds* when surely at or below the bound,
+    *does not hold* when surely above; else *within noise* ("too close to call")."""
+    verdict = judge(measured, at_most)  # surely above the bound is "at least" holding, so "at most" failing
+    return {Verdict.HOLDS: Verdict.DOES_NOT_HOLD, Verdict.DOES_NOT_HOLD: Verdict.HOLDS}.get(verdict, verdict)
 
 
 def judge_paired(measured: PairedRatio | None, at_least: float) -> Verdict:
